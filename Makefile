@@ -1,0 +1,63 @@
+# sompca: `make test` and `make demo` set up what they need on a fresh
+# machine (Debian packages by apt-get when run as root, Python packages
+# into the project-local virtual environment .venv) and then run.
+#
+# Each part of the project keeps its rules in mk/<part>.mk and adds its
+# test target to TEST_TARGETS.
+
+GO      ?= go
+BUILD   := build
+VENV    := .venv
+PY      := $(VENV)/bin/python
+APT_PACKAGES := libhdf5-dev pkg-config
+PY_PACKAGES  := numpy h5py pytest scikit-learn matplotlib
+
+export CGO_CFLAGS  ?= $(shell pkg-config --cflags hdf5 2>/dev/null)
+export CGO_LDFLAGS ?= $(shell pkg-config --libs hdf5 2>/dev/null)
+
+TEST_TARGETS := test-solver
+
+.PHONY: all test test-solver vet deps deps-system deps-python bench clean
+
+all: lib
+
+include $(sort $(wildcard mk/*.mk))
+
+test: $(TEST_TARGETS)
+	@echo "make test: all test suites passed"
+
+test-solver:
+	CGO_ENABLED=0 $(GO) vet ./solver/...
+	CGO_ENABLED=0 $(GO) test -count=1 ./solver/...
+
+bench:
+	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchmem ./solver/...
+
+deps: deps-system deps-python
+
+# Debian packages: installed with apt-get when missing and we are root;
+# otherwise say exactly what to install.
+deps-system:
+	@missing=""; for p in $(APT_PACKAGES) $(EXTRA_APT_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian packages:$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) || \
+	      { echo "error: apt-get could not install:$$missing" >&2; exit 1; }; \
+	  else \
+	    echo "error: missing Debian packages:$$missing; run: sudo apt-get install$$missing" >&2; exit 1; \
+	  fi; \
+	fi
+
+# Python packages go into the project-local virtual environment .venv.
+$(VENV)/.stamp:
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q $(PY_PACKAGES) || { echo "error: pip could not install $(PY_PACKAGES)" >&2; exit 1; }
+	touch $@
+
+deps-python: $(VENV)/.stamp
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,118 @@
+package solver
+
+import (
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Model is a fitted tensor-to-vector projection. The zero value is an
+// unfitted model; Fit fills it. A fitted model is read-only and safe for
+// concurrent use by transforms.
+//
+// Every per-feature field is indexed by feature j = 0..P-1 in the model's
+// feature order (by captured variance unless Options.Order said
+// otherwise); Order maps each feature to its extraction index.
+type Model struct {
+	Method       Method
+	RelaxedStart bool
+	// Nu is the orthogonal mode of SO-MPCA, 1-based; 0 for other methods.
+	Nu int
+	// Shape is the sample shape I_1, ..., I_N the model was fitted on.
+	Shape []int
+	// Samples is the number M of training samples.
+	Samples int
+	// MaxIter, Tol, Q and Order record the options of the fit.
+	MaxIter int
+	Tol     float64
+	Q       float64
+	Order   FeatureOrder
+
+	// Mean is the training mean (prod_n I_n values, C order); all zeros
+	// for TROD and CSA, which do not centre.
+	Mean []float64
+
+	// Projections holds the projection vectors: for the TVP methods, MPCA
+	// and CSA, N matrices, the n-th I_n x P with column j the mode-n vector
+	// of feature j's EMP (for MPCA and CSA a feature is an entry of the
+	// projected tensor, whose EMP takes one column of each factor matrix);
+	// for PCA one prod_n I_n x P matrix on the vectorised (C order) sample.
+	Projections []*mat.Dense
+
+	// Variance is the captured variance of each feature on the training
+	// data, S_p/(M-1) with S_p the total scatter of eq. (6).
+	Variance []float64
+	// TotalVariance is the total variance of the training data, the trace
+	// of its covariance (for TROD and CSA: of the uncentred second moment,
+	// sum_m ||X_m||^2/(M-1)), so Variance/TotalVariance is the explained
+	// variance ratio.
+	TotalVariance float64
+	// Extraction is the extraction index (0-based) of each feature.
+	Extraction []int
+	// Iterations is the number of sweeps run for each feature's EMP (0 for
+	// the fixed first EMP of relaxed start and for PCA, MPCA and CSA).
+	Iterations []int
+	// History is, for each feature of a TVP method, the objective (S_p,
+	// or for TROD the residual energy) at the start and after each sweep:
+	// len(History[j]) = Iterations[j]+1. For MPCA and CSA, History[0] is
+	// the total captured scatter after each sweep; nil for PCA.
+	History [][]float64
+	// Ranks holds the mode ranks P_n of MPCA and CSA; nil otherwise.
+	Ranks []int
+}
+
+// Components returns the number of features P, 0 if m is not fitted.
+func (m *Model) Components() int { return len(m.Variance) }
+
+// Fitted reports whether m holds a fitted model.
+func (m *Model) Fitted() bool { return len(m.Projections) > 0 }
+
+// Validate checks that m is a consistent fitted model: the shapes of the
+// mean, projections and per-feature fields agree with Shape and with each
+// other. Models read from files should be validated before use.
+func (m *Model) Validate() error {
+	size, err := sampleSize(m.Shape)
+	if err != nil {
+		return err
+	}
+	if len(m.Projections) == 0 {
+		return errNotFitted
+	}
+	if len(m.Mean) != size {
+		return fmt.Errorf("solver: model mean has %d values, want %d for shape %v", len(m.Mean), size, m.Shape)
+	}
+	p := len(m.Variance)
+	if p == 0 {
+		return fmt.Errorf("solver: model has no features")
+	}
+	switch {
+	case m.Method == PCA:
+		if len(m.Projections) != 1 {
+			return fmt.Errorf("solver: pca model has %d projection matrices, want 1", len(m.Projections))
+		}
+		if r, c := m.Projections[0].Dims(); r != size || c != p {
+			return fmt.Errorf("solver: pca projection is %dx%d, want %dx%d", r, c, size, p)
+		}
+	case m.Method >= 0 && int(m.Method) < len(methodNames):
+		if len(m.Projections) != len(m.Shape) {
+			return fmt.Errorf("solver: model has %d projection matrices for %d modes", len(m.Projections), len(m.Shape))
+		}
+		for n, u := range m.Projections {
+			if r, c := u.Dims(); r != m.Shape[n] || c != p {
+				return fmt.Errorf("solver: mode-%d projection is %dx%d, want %dx%d", n+1, r, c, m.Shape[n], p)
+			}
+		}
+	default:
+		return fmt.Errorf("solver: unknown method %d", int(m.Method))
+	}
+	if len(m.Extraction) != p || len(m.Iterations) != p {
+		return fmt.Errorf("solver: model has %d features but %d extraction indices and %d iteration counts", p, len(m.Extraction), len(m.Iterations))
+	}
+	if m.Nu < 0 || m.Nu > len(m.Shape) {
+		return fmt.Errorf("solver: model mode nu = %d outside 0..%d", m.Nu, len(m.Shape))
+	}
+	return nil
+}
+
+var errNotFitted = errors.New("solver: model is not fitted")

@@ -1,0 +1,148 @@
+package solver
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Method selects the algorithm a Model is fitted with.
+type Method int
+
+const (
+	// SOMPCA is semi-orthogonal multilinear PCA (Shi and Lu 2015, Sec. 3):
+	// successive EMPs, orthogonal in mode nu only. With RelaxedStart it is
+	// SO-MPCA-RS, the paper's proposed method.
+	SOMPCA Method = iota
+	// FOMPCA is full-orthogonal multilinear PCA (Sec. 3.1): successive EMPs
+	// orthogonal in every mode.
+	FOMPCA
+	// TROD is the tensor rank-one decomposition (Shashua and Levin 2001):
+	// successive rank-one EMPs of the uncentred, deflated residual.
+	TROD
+	// UMPCA is uncorrelated multilinear PCA (Lu, Plataniotis and
+	// Venetsanopoulos 2009): successive EMPs whose training features are
+	// mutually uncorrelated.
+	UMPCA
+	// PCA is ordinary PCA of the vectorised samples.
+	PCA
+	// MPCA is multilinear PCA (Lu, Plataniotis and Venetsanopoulos 2008), a
+	// tensor-to-tensor projection whose projected entries are the features.
+	MPCA
+	// CSA is concurrent subspace analysis (Xu et al. 2005): MPCA's shape on
+	// uncentred data, ranked by energy.
+	CSA
+)
+
+var methodNames = [...]string{"so-mpca", "fo-mpca", "trod", "umpca", "pca", "mpca", "csa"}
+
+// String returns the method's lower-case name, as used in model files
+// ("so-mpca", "fo-mpca", "trod", "umpca", "pca", "mpca", "csa").
+func (m Method) String() string {
+	if m >= 0 && int(m) < len(methodNames) {
+		return methodNames[m]
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// IsTVP reports whether the method is one of the successive-EMP
+// (tensor-to-vector projection) methods, which support RelaxedStart.
+func (m Method) IsTVP() bool { return m == SOMPCA || m == FOMPCA || m == TROD || m == UMPCA }
+
+// centred reports whether the method works on data centred by the
+// training mean.
+func (m Method) centred() bool { return m != TROD && m != CSA }
+
+// ParseMethod parses a method name such as "so-mpca-rs", "SO-MPCA", "umpca"
+// or "trod-rs" (case and '_' for '-' do not matter); a "-rs" suffix sets
+// relaxed start, which only the TVP methods accept.
+func ParseMethod(name string) (m Method, relaxedStart bool, err error) {
+	s := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "_", "-")
+	if t, ok := strings.CutSuffix(s, "-rs"); ok {
+		s, relaxedStart = t, true
+	}
+	if alias, ok := map[string]string{"sompca": "so-mpca", "fompca": "fo-mpca"}[s]; ok {
+		s = alias
+	}
+	for i, n := range methodNames {
+		if s == n {
+			m = Method(i)
+			if relaxedStart && !m.IsTVP() {
+				return 0, false, fmt.Errorf("solver: method %q: relaxed start applies only to so-mpca, fo-mpca, trod and umpca", name)
+			}
+			return m, relaxedStart, nil
+		}
+	}
+	return 0, false, fmt.Errorf("solver: unknown method %q (want one of so-mpca, so-mpca-rs, fo-mpca, fo-mpca-rs, trod, trod-rs, umpca, umpca-rs, pca, mpca, csa)", name)
+}
+
+// FeatureOrder says how a fitted model orders its features.
+type FeatureOrder int
+
+const (
+	// ByVariance sorts features by captured variance, descending (stable),
+	// as the paper does for classification; CSA sorts by energy.
+	ByVariance FeatureOrder = iota
+	// ByExtraction keeps the order in which the EMPs were found (for MPCA
+	// and CSA: the C order of the projected tensor's entries).
+	ByExtraction
+)
+
+// Options configures a fit. The zero value fits SO-MPCA (without relaxed
+// start) with the method's default number of features, nu = argmax_n I_n,
+// K = 20 sweeps, tol = 0 and all cores.
+type Options struct {
+	Method       Method
+	RelaxedStart bool // fix the first EMP to uniform vectors (TVP methods only)
+
+	// Components is the number of features P; 0 selects the default:
+	// the method's bound (SO-MPCA: I_nu; FO-MPCA: min_n I_n; UMPCA:
+	// min(min_n I_n, M-1); PCA: min(M-1, prod_n I_n); MPCA and CSA:
+	// prod_n P_n), and max_n I_n for TROD, which accepts up to prod_n I_n.
+	Components int
+
+	// Nu is SO-MPCA's orthogonal mode, 1-based as in the paper (1..N);
+	// 0 selects nu = argmax_n I_n, the first on ties (eq. 9). Other
+	// methods ignore it.
+	Nu int
+
+	// MaxIter is the number of alternating sweeps K per EMP (MPCA, CSA:
+	// in total); 0 means 20, the paper's setting.
+	MaxIter int
+	// Tol > 0 ends an EMP's sweeps early once the relative change of its
+	// captured variance over a sweep is at most Tol; 0 runs all MaxIter
+	// sweeps, exactly as the paper.
+	Tol float64
+
+	// Q is the fraction of each mode's variance (CSA: energy) that MPCA and
+	// CSA keep when choosing the mode ranks P_n; 0 means 0.97.
+	Q float64
+
+	// Threads is the number of goroutines that share each pass over the
+	// data; 0 means runtime.GOMAXPROCS(0). Results do not depend on it.
+	Threads int
+
+	// Order says how the fitted features are ordered.
+	Order FeatureOrder
+
+	// Progress, if not nil, is called after each unit of work: each EMP of
+	// a TVP method (done = EMPs found, variance = the EMP's captured
+	// variance), each sweep of MPCA and CSA, once for PCA. Returning false
+	// cancels the fit, which then returns ErrCanceled and leaves the model
+	// as it was.
+	Progress func(done, total int, variance float64) bool
+
+	// MemoryLimit bounds, in bytes, the cache of partial contractions that
+	// lets a sweep over a tensor of order N >= 3 read the data twice
+	// rather than N times; 0 means 1 GiB, negative disables the cache.
+	MemoryLimit int64
+}
+
+// ErrCanceled is returned by Fit when Options.Progress asked to stop.
+var ErrCanceled = errors.New("solver: fit canceled by the progress callback")
+
+const (
+	defaultMaxIter = 20
+	defaultQ       = 0.97
+	defaultMemory  = 1 << 30
+)

@@ -1,0 +1,180 @@
+package solver
+
+import (
+	"fmt"
+	"math"
+)
+
+// Elem is the element type in which a Source hands out its samples.
+// Kernels read each type as it is and accumulate in float64, so a uint8
+// dataset is never expanded to float64 in memory.
+type Elem int
+
+const (
+	Float64 Elem = iota
+	Float32
+	Uint8
+)
+
+func (e Elem) String() string {
+	switch e {
+	case Float64:
+		return "float64"
+	case Float32:
+		return "float32"
+	case Uint8:
+		return "uint8"
+	}
+	return fmt.Sprintf("Elem(%d)", int(e))
+}
+
+// Block holds consecutive samples, sample-major and row-major (C order)
+// within a sample, in one element type: exactly one of F64, F32 and U8 is
+// non-nil and its length is a whole number of samples.
+type Block struct {
+	F64 []float64
+	F32 []float32
+	U8  []uint8
+}
+
+// elems returns the number of elements held by b.
+func (b Block) elems() int {
+	switch {
+	case b.F64 != nil:
+		return len(b.F64)
+	case b.F32 != nil:
+		return len(b.F32)
+	default:
+		return len(b.U8)
+	}
+}
+
+// slice returns the elements [lo, hi) of b.
+func (b Block) slice(lo, hi int) Block {
+	switch {
+	case b.F64 != nil:
+		return Block{F64: b.F64[lo:hi]}
+	case b.F32 != nil:
+		return Block{F32: b.F32[lo:hi]}
+	default:
+		return Block{U8: b.U8[lo:hi]}
+	}
+}
+
+// at returns element i of b as a float64.
+func (b Block) at(i int) float64 {
+	switch {
+	case b.F64 != nil:
+		return b.F64[i]
+	case b.F32 != nil:
+		return float64(b.F32[i])
+	default:
+		return float64(b.U8[i])
+	}
+}
+
+// Source hands M samples of one tensor shape to the engine in consecutive
+// runs. The engine makes several passes over a source, each reading
+// [0, Len()) in increasing order by calls to Read; an in-memory source
+// returns views of its own memory, a file-backed source (package hdf5io)
+// reads each run from disk, so memory stays independent of M.
+//
+// A Source is used by one fit or transform at a time.
+type Source interface {
+	// Shape returns the shape I_1, ..., I_N of one sample (N >= 1).
+	// The caller must not modify the returned slice.
+	Shape() []int
+	// Len returns the number of samples M.
+	Len() int
+	// Read returns the samples [start, start+n) as a Block holding
+	// n*prod(Shape()) elements. The block may alias the source's memory or
+	// a buffer that the next call to Read reuses; the engine never writes
+	// to it and does not keep it past the next call.
+	Read(start, n int) (Block, error)
+}
+
+// SliceSource is a Source over samples already in memory. It hands out
+// views of the caller's slice without copying; the slice is never
+// modified.
+type SliceSource struct {
+	data  Block
+	shape []int
+	m     int
+}
+
+// NewSliceSource returns a Source over data, which holds m samples of the
+// given shape, sample-major and row-major within a sample. data is a
+// []float64, []float32 or []uint8; it is neither copied nor modified.
+func NewSliceSource[T float64 | float32 | uint8](data []T, m int, shape []int) (*SliceSource, error) {
+	size, err := sampleSize(shape)
+	if err != nil {
+		return nil, err
+	}
+	if m < 0 {
+		return nil, fmt.Errorf("solver: negative number of samples %d", m)
+	}
+	if m > 0 && size > math.MaxInt/m {
+		return nil, fmt.Errorf("solver: %d samples of shape %v overflow int", m, shape)
+	}
+	if len(data) != m*size {
+		return nil, fmt.Errorf("solver: data has %d elements, want %d samples x %v = %d", len(data), m, shape, m*size)
+	}
+	s := &SliceSource{shape: append([]int(nil), shape...), m: m}
+	switch d := any(data).(type) {
+	case []float64:
+		s.data.F64 = nonNil(d)
+	case []float32:
+		s.data.F32 = nonNil(d)
+	case []uint8:
+		s.data.U8 = nonNil(d)
+	}
+	return s, nil
+}
+
+func nonNil[T any](d []T) []T {
+	if d == nil {
+		return []T{}
+	}
+	return d
+}
+
+func (s *SliceSource) Shape() []int { return s.shape }
+func (s *SliceSource) Len() int     { return s.m }
+
+// Elem returns the element type of the samples.
+func (s *SliceSource) Elem() Elem {
+	switch {
+	case s.data.F64 != nil:
+		return Float64
+	case s.data.F32 != nil:
+		return Float32
+	}
+	return Uint8
+}
+
+func (s *SliceSource) Read(start, n int) (Block, error) {
+	if start < 0 || n < 0 || start+n > s.m {
+		return Block{}, fmt.Errorf("solver: read of samples [%d, %d) outside [0, %d)", start, start+n, s.m)
+	}
+	size := s.data.elems() / max(s.m, 1)
+	return s.data.slice(start*size, (start+n)*size), nil
+}
+
+// sampleSize checks a sample shape and returns the number of elements of
+// one sample.
+func sampleSize(shape []int) (int, error) {
+	if len(shape) == 0 {
+		return 0, fmt.Errorf("solver: empty sample shape (a sample needs at least one mode)")
+	}
+	size := 1
+	for n, d := range shape {
+		if d <= 0 {
+			return 0, fmt.Errorf("solver: mode %d of sample shape %v has size %d", n+1, shape, d)
+		}
+		if size > math.MaxInt32*64/d {
+			return 0, fmt.Errorf("solver: sample shape %v is too large", shape)
+		}
+		size *= d
+	}
+	return size, nil
+}
