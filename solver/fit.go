@@ -1,9 +1,270 @@
 package solver
 
-import "errors"
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
 
 // Fit fits m to the samples of src with the given options, replacing
 // whatever m held. On error m is left unchanged.
 func (m *Model) Fit(src Source, opts Options) error {
-	return errors.New("solver: not implemented yet")
+	f, err := newFitter(src, opts)
+	if err != nil {
+		return err
+	}
+	if err := f.stats(); err != nil {
+		return err
+	}
+	var res *Model
+	switch f.opts.Method {
+	case SOMPCA, FOMPCA, TROD, UMPCA:
+		res, err = f.fitTVP()
+	case PCA:
+		res, err = f.fitPCA()
+	case MPCA, CSA:
+		res, err = f.fitTucker()
+	}
+	if err != nil {
+		return err
+	}
+	res.Method = f.opts.Method
+	res.RelaxedStart = f.opts.RelaxedStart
+	res.Shape = append([]int(nil), f.shape...)
+	res.Samples = f.m
+	res.MaxIter = f.opts.MaxIter
+	res.Tol = f.opts.Tol
+	res.Q = f.opts.Q
+	res.Order = f.opts.Order
+	res.TotalVariance = f.total / float64(f.m-1)
+	if res.Mean == nil {
+		res.Mean = make([]float64, f.size)
+	}
+	res.sortFeatures(f.opts.Order, f.opts.Method == CSA)
+	*m = *res
+	return nil
+}
+
+// fitter holds what every method needs during one fit.
+type fitter struct {
+	opts  Options
+	shape []int
+	n     int // order N
+	size  int // elements per sample
+	m     int // samples M
+	run   *runner
+	// mean is the training mean; meanUsed is the mean the method
+	// subtracts (the mean, or nil for TROD and CSA).
+	mean, meanUsed []float64
+	total          float64 // total scatter sum_m ||X_m - mean||^2
+}
+
+func newFitter(src Source, opts Options) (*fitter, error) {
+	if src == nil {
+		return nil, fmt.Errorf("solver: nil source")
+	}
+	shape := src.Shape()
+	size, err := sampleSize(shape)
+	if err != nil {
+		return nil, err
+	}
+	m := src.Len()
+	if m < 2 {
+		return nil, fmt.Errorf("solver: %d samples: a fit needs at least 2", m)
+	}
+	if opts.Method < 0 || int(opts.Method) >= len(methodNames) {
+		return nil, fmt.Errorf("solver: unknown method %d", int(opts.Method))
+	}
+	if opts.RelaxedStart && !opts.Method.IsTVP() {
+		return nil, fmt.Errorf("solver: relaxed start applies only to the TVP methods (so-mpca, fo-mpca, trod, umpca), not %v", opts.Method)
+	}
+	if opts.MaxIter < 0 {
+		return nil, fmt.Errorf("solver: MaxIter = %d: want >= 0 (0 means %d)", opts.MaxIter, defaultMaxIter)
+	}
+	if opts.MaxIter == 0 {
+		opts.MaxIter = defaultMaxIter
+	}
+	if opts.Tol < 0 || math.IsNaN(opts.Tol) {
+		return nil, fmt.Errorf("solver: Tol = %v: want >= 0", opts.Tol)
+	}
+	if opts.Q == 0 {
+		opts.Q = defaultQ
+	}
+	if !(opts.Q > 0 && opts.Q <= 1) {
+		return nil, fmt.Errorf("solver: Q = %v: want 0 < Q <= 1", opts.Q)
+	}
+	if opts.Components < 0 {
+		return nil, fmt.Errorf("solver: Components = %d: want >= 0 (0 selects the default)", opts.Components)
+	}
+	if opts.Order != ByVariance && opts.Order != ByExtraction {
+		return nil, fmt.Errorf("solver: unknown feature order %d", int(opts.Order))
+	}
+	if opts.Method == SOMPCA {
+		if opts.Nu < 0 || opts.Nu > len(shape) {
+			return nil, fmt.Errorf("solver: mode nu = %d outside 1..%d for sample shape %v (0 selects argmax_n I_n)", opts.Nu, len(shape), shape)
+		}
+		if opts.Nu == 0 {
+			opts.Nu = 1
+			for n, d := range shape {
+				if d > shape[opts.Nu-1] {
+					opts.Nu = n + 1
+				}
+			}
+		}
+	} else {
+		opts.Nu = 0
+	}
+	if opts.MemoryLimit == 0 {
+		opts.MemoryLimit = defaultMemory
+	}
+	f := &fitter{
+		opts:  opts,
+		shape: append([]int(nil), shape...),
+		n:     len(shape),
+		size:  size,
+		m:     m,
+	}
+	f.run = newRunner(src, size, opts.Threads)
+	return f, nil
+}
+
+// stats makes two passes: the mean (checking every value is finite),
+// then the total scatter about it.
+func (f *fitter) stats() error {
+	w := f.run.threads
+	sums := make([][]float64, w)
+	bad := make([]int, w)
+	for i := range sums {
+		sums[i] = make([]float64, f.size)
+	}
+	sum := make([]float64, f.size)
+	firstBad := -1
+	err := f.run.each(func(wi, start int, x Block) {
+		s := sums[wi]
+		clear(s)
+		bad[wi] = -1
+		n := x.elems() / f.size
+		for i := range n {
+			xi := x.slice(i*f.size, (i+1)*f.size)
+			switch {
+			case xi.F64 != nil:
+				if bad[wi] < 0 && !allFinite(xi.F64) {
+					bad[wi] = start + i
+				}
+				floats.Add(s, xi.F64)
+			case xi.F32 != nil:
+				for j, v := range xi.F32 {
+					s[j] += float64(v)
+				}
+				if bad[wi] < 0 && !allFinite(s) {
+					bad[wi] = start + i
+				}
+			default:
+				for j, v := range xi.U8 {
+					s[j] += float64(v)
+				}
+			}
+		}
+	}, func(wi int) {
+		if firstBad < 0 && bad[wi] >= 0 {
+			firstBad = bad[wi]
+		}
+		floats.Add(sum, sums[wi])
+	})
+	if err != nil {
+		return err
+	}
+	if firstBad >= 0 {
+		return fmt.Errorf("solver: sample %d holds a NaN or Inf value", firstBad)
+	}
+	f.mean = sum
+	floats.Scale(1/float64(f.m), f.mean)
+	if f.opts.Method.centred() {
+		f.meanUsed = f.mean
+	}
+	tot := make([]float64, w)
+	err = f.run.each(func(wi, start int, x Block) {
+		t := 0.0
+		n := x.elems() / f.size
+		for i := range n {
+			for j := range f.size {
+				d := x.at(i*f.size+j) - f.mean[j]
+				t += d * d
+			}
+		}
+		tot[wi] = t
+	}, func(wi int) { f.total += tot[wi] })
+	if err != nil {
+		return err
+	}
+	if f.total == 0 {
+		return fmt.Errorf("solver: the %d samples have zero variance (all samples are identical)", f.m)
+	}
+	return nil
+}
+
+func allFinite(x []float64) bool {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// sortFeatures reorders every per-feature field of m by the given order:
+// by captured variance (or, for CSA, energy), descending and stable, or by
+// extraction. energy is only read for CSA.
+func (m *Model) sortFeatures(order FeatureOrder, byEnergy bool) {
+	p := len(m.Variance)
+	idx := make([]int, p)
+	for i := range idx {
+		idx[i] = i
+	}
+	if order == ByVariance {
+		key := m.Variance
+		if byEnergy {
+			key = m.energy
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return key[idx[a]] > key[idx[b]] })
+	}
+	m.energy = nil
+	permF := func(v []float64) []float64 {
+		out := make([]float64, p)
+		for j, i := range idx {
+			out[j] = v[i]
+		}
+		return out
+	}
+	m.Variance = permF(m.Variance)
+	ext := make([]int, p)
+	it := make([]int, p)
+	var hist [][]float64
+	if m.History != nil && len(m.History) == p {
+		hist = make([][]float64, p)
+	}
+	for j, i := range idx {
+		ext[j] = m.Extraction[i]
+		it[j] = m.Iterations[i]
+		if hist != nil {
+			hist[j] = m.History[i]
+		}
+	}
+	m.Extraction, m.Iterations = ext, it
+	if hist != nil {
+		m.History = hist
+	}
+	for k, U := range m.Projections {
+		r, _ := U.Dims()
+		V := mat.NewDense(r, p, nil)
+		for j, i := range idx {
+			for a := range r {
+				V.Set(a, j, U.At(a, i))
+			}
+		}
+		m.Projections[k] = V
+	}
 }

@@ -60,6 +60,8 @@ type Model struct {
 	History [][]float64
 	// Ranks holds the mode ranks P_n of MPCA and CSA; nil otherwise.
 	Ranks []int
+
+	energy []float64 // CSA's sort key during a fit; nil otherwise
 }
 
 // Components returns the number of features P, 0 if m is not fitted.

@@ -1,0 +1,161 @@
+package solver
+
+import "gonum.org/v1/gonum/floats"
+
+// This file holds the contraction kernels: the only code that reads sample
+// elements. Each reads its input in the element type it was given and
+// accumulates in float64.
+
+// dotRows sets dst[r] = sum_c x[r*cols+c] v[c] for r < rows: the
+// contraction of a row-major tensor's last mode.
+func dotRows(dst []float64, x Block, rows, cols int, v []float64) {
+	switch {
+	case x.F64 != nil:
+		for r := range rows {
+			dst[r] = floats.Dot(x.F64[r*cols:(r+1)*cols], v)
+		}
+	case x.F32 != nil:
+		dotRowsT(dst, x.F32, rows, cols, v)
+	default:
+		dotRowsT(dst, x.U8, rows, cols, v)
+	}
+}
+
+func dotRowsT[E float32 | uint8](dst []float64, x []E, rows, cols int, v []float64) {
+	v = v[:cols]
+	for r := range rows {
+		row := x[r*cols : (r+1)*cols]
+		var s0, s1, s2, s3 float64
+		c := 0
+		for ; c+4 <= len(row); c += 4 {
+			s0 += float64(row[c]) * v[c]
+			s1 += float64(row[c+1]) * v[c+1]
+			s2 += float64(row[c+2]) * v[c+2]
+			s3 += float64(row[c+3]) * v[c+3]
+		}
+		for ; c < len(row); c++ {
+			s0 += float64(row[c]) * v[c]
+		}
+		dst[r] = (s0 + s1) + (s2 + s3)
+	}
+}
+
+// axpyRows sets dst[c] = sum_r v[r] x[r*cols+c] for c < cols: the
+// contraction of a row-major tensor's first mode.
+func axpyRows(dst []float64, x Block, rows, cols int, v []float64) {
+	dst = dst[:cols]
+	clear(dst)
+	switch {
+	case x.F64 != nil:
+		for r := range rows {
+			floats.AddScaled(dst, v[r], x.F64[r*cols:(r+1)*cols])
+		}
+	case x.F32 != nil:
+		axpyRowsT(dst, x.F32, rows, cols, v)
+	default:
+		axpyRowsT(dst, x.U8, rows, cols, v)
+	}
+}
+
+func axpyRowsT[E float32 | uint8](dst []float64, x []E, rows, cols int, v []float64) {
+	for r := range rows {
+		a := v[r]
+		row := x[r*cols : (r+1)*cols]
+		row = row[:len(dst)]
+		for c, e := range row {
+			dst[c] += a * float64(e)
+		}
+	}
+}
+
+// contractor computes partial multilinear projections (eq. 10) of samples
+// of one shape: the contraction of every mode but one with given vectors.
+// It owns its scratch space, so each goroutine needs its own.
+type contractor struct {
+	dims []int
+	a, b []float64
+}
+
+func newContractor(dims []int) *contractor {
+	size := 1
+	for _, d := range dims {
+		size *= d
+	}
+	return &contractor{dims: dims, a: make([]float64, size), b: make([]float64, size)}
+}
+
+// partial writes to out (len dims[n]) the contraction of sample x with
+// vs[k] in every mode k != n. vs[n] is not read.
+//
+// The first contraction, the only one that touches every element of x, is
+// made in x's own type; the rest work on the much smaller float64 result.
+// Trailing modes are contracted before leading ones, so that the first
+// contraction is a run of contiguous dot products.
+func (c *contractor) partial(out []float64, x Block, n int, vs [][]float64) {
+	dims := c.dims
+	last := len(dims) - 1
+	if last == 0 {
+		for i := range out[:dims[0]] {
+			out[i] = x.at(i)
+		}
+		return
+	}
+	rows := 1
+	for _, d := range dims[:last] {
+		rows *= d
+	}
+	var cur []float64
+	lo, hi := 0, last // the remaining tensor has modes lo..hi
+	if n != last {
+		dotRows(c.a, x, rows, dims[last], vs[last])
+		cur, hi = c.a[:rows], last-1
+	} else {
+		cols := rows // product of dims[1:]
+		cols = cols / dims[0] * dims[last]
+		axpyRows(c.a, x, dims[0], cols, vs[0])
+		cur, lo = c.a[:cols], 1
+	}
+	c.finish(out, cur, lo, hi, n, vs)
+}
+
+// finish contracts the float64 tensor cur, whose modes are lo..hi of
+// c.dims, with vs in every mode but n, into out.
+func (c *contractor) finish(out, cur []float64, lo, hi, n int, vs [][]float64) {
+	dims := c.dims
+	buf := c.b
+	for hi > n {
+		rows := len(cur) / dims[hi]
+		dst := buf[:rows]
+		dotRows(dst, Block{F64: cur}, rows, dims[hi], vs[hi])
+		cur, buf = dst, cur[:cap(cur)]
+		hi--
+	}
+	for lo < n {
+		cols := len(cur) / dims[lo]
+		dst := buf[:cols]
+		axpyRows(dst, Block{F64: cur}, dims[lo], cols, vs[lo])
+		cur, buf = dst, cur[:cap(cur)]
+		lo++
+	}
+	copy(out, cur)
+}
+
+// full returns the full contraction of sample x with vs in every mode.
+func (c *contractor) full(x Block, vs [][]float64) float64 {
+	last := len(c.dims) - 1
+	out := c.b[:c.dims[last]]
+	if last == 0 {
+		return dotBlock(x, vs[0])
+	}
+	// out aliases c.b, which partial may use as scratch: safe, since
+	// finish writes its result to out only at the end.
+	c.partial(out, x, last, vs)
+	return floats.Dot(out, vs[last])
+}
+
+// dotBlock returns sum_i x[i] v[i] over the elements of x.
+func dotBlock(x Block, v []float64) float64 {
+	var out [1]float64
+	dotRows(out[:], x, 1, len(v), v)
+	return out[0]
+}

@@ -1,0 +1,5 @@
+package solver
+
+import "errors"
+
+func (f *fitter) fitPCA() (*Model, error) { return nil, errors.New("solver: pca not implemented yet") }
