@@ -82,7 +82,7 @@ func (e *eigenSolver) dense(u []float64, S *mat.SymDense, C *mat.Dense) (float64
 		}
 		vals := e.es.Values(nil)
 		e.vecs.Reset()
-	e.es.VectorsTo(&e.vecs)
+		e.es.VectorsTo(&e.vecs)
 		top := len(vals) - 1 // ascending order
 		mat.Col(u, top, &e.vecs)
 		return vals[top], nil
