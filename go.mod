@@ -4,4 +4,4 @@ go 1.24.0
 
 require gonum.org/v1/gonum v0.17.0
 
-require gonum.org/v1/hdf5 v0.0.0-20210714002203-8c5d23bc6946 // indirect
+require gonum.org/v1/hdf5 v0.0.0-20210714002203-8c5d23bc6946

@@ -1,0 +1,166 @@
+package hdf5io
+
+// #include "shim.h"
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"gonum.org/v1/hdf5"
+)
+
+// hid returns the C identifier of a gonum.org/v1/hdf5 object.
+func hid(id interface{ ID() int64 }) C.hid_t { return C.hid_t(id.ID()) }
+
+// openRead opens path read-only. Callers hold h5mu. An input file is
+// never opened for writing.
+func openRead(path string) (*hdf5.File, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%w: no such file", ErrNotExist)
+	case err != nil:
+		return nil, fmt.Errorf("%w: %v", ErrIO, err)
+	case fi.IsDir():
+		return nil, fmt.Errorf("%w: is a directory", ErrNotHDF5)
+	}
+	c := cstr(path)
+	defer freeCString(c)
+	switch is := C.H5Fis_hdf5(c); {
+	case is < 0:
+		return nil, h5err(ErrIO, "cannot read the file")
+	case is == 0:
+		return nil, fmt.Errorf("%w (no HDF5 signature)", ErrNotHDF5)
+	}
+	f, err := hdf5.OpenFile(path, hdf5.F_ACC_RDONLY)
+	if err != nil {
+		return nil, h5err(ErrCorrupt, "cannot open")
+	}
+	return f, nil
+}
+
+// objectType returns the H5I type of the object at the absolute path
+// name, checking each group on the way, or ErrNotExist naming the first
+// missing link. Callers hold h5mu.
+func objectType(f *hdf5.File, name string) (C.int, error) {
+	if name == "/" {
+		return C.H5I_GROUP, nil
+	}
+	parts := strings.Split(strings.TrimPrefix(name, "/"), "/")
+	prefix := ""
+	for i, part := range parts {
+		if part == "" {
+			return 0, fmt.Errorf("%w: empty name component in %q", ErrNotExist, name)
+		}
+		prefix += "/" + part
+		c := cstr(prefix)
+		ex := C.sompca_h5_link_exists(hid(f), c)
+		var t C.int
+		if ex > 0 {
+			t = C.sompca_h5_obj_type(hid(f), c)
+		}
+		freeCString(c)
+		switch {
+		case ex < 0:
+			return 0, h5err(ErrCorrupt, fmt.Sprintf("cannot look up %q", prefix))
+		case ex == 0:
+			return 0, fmt.Errorf("%w: the file has no object %q", ErrNotExist, prefix)
+		case t < 0:
+			return 0, h5err(ErrCorrupt, fmt.Sprintf("cannot open object %q (dangling link?)", prefix))
+		case i < len(parts)-1 && t != C.H5I_GROUP:
+			return 0, fmt.Errorf("%w: %q is not a group", ErrNotExist, prefix)
+		case i == len(parts)-1:
+			return t, nil
+		}
+	}
+	panic("unreachable")
+}
+
+// openDataset opens the dataset at name (absolute) in f. Callers hold h5mu.
+func openDataset(f *hdf5.File, name string) (*hdf5.Dataset, error) {
+	t, err := objectType(f, name)
+	if err != nil {
+		return nil, err
+	}
+	switch t {
+	case C.H5I_DATASET:
+	case C.H5I_GROUP:
+		return nil, fmt.Errorf("%w: the object is a group, not a dataset", ErrType)
+	case C.H5I_DATATYPE:
+		return nil, fmt.Errorf("%w: the object is a named datatype, not a dataset", ErrType)
+	default:
+		return nil, fmt.Errorf("%w: the object is not a dataset (H5I type %d)", ErrType, int(t))
+	}
+	d, err := f.OpenDataset(name)
+	if err != nil {
+		return nil, h5err(ErrCorrupt, "cannot open the dataset")
+	}
+	return d, nil
+}
+
+// datasetKind returns the element kind of d. Callers hold h5mu.
+func datasetKind(d *hdf5.Dataset) (kind, error) {
+	var class C.int
+	var size C.size_t
+	var signed C.int
+	if C.sompca_h5_dataset_type(hid(d), &class, &size, &signed) < 0 {
+		return 0, h5err(ErrCorrupt, "cannot read the element type")
+	}
+	return kindOf(int(class), int(size), signed != 0)
+}
+
+// datasetDims returns the dimensions of d. Callers hold h5mu.
+func datasetDims(d *hdf5.Dataset) ([]uint, error) {
+	space := d.Space()
+	if space == nil {
+		return nil, h5err(ErrCorrupt, "cannot read the dataspace")
+	}
+	defer space.Close()
+	switch space.SimpleExtentType() {
+	case hdf5.S_SCALAR:
+		return []uint{}, nil
+	case hdf5.S_NULL:
+		return nil, fmt.Errorf("%w: the dataset has a null dataspace (no data)", ErrShape)
+	case hdf5.S_SIMPLE:
+	default:
+		return nil, h5err(ErrCorrupt, "cannot read the dataspace")
+	}
+	if space.SimpleExtentNDims() == 0 {
+		return []uint{}, nil
+	}
+	dims, _, err := space.SimpleExtentDims()
+	if err != nil {
+		return nil, h5err(ErrCorrupt, "cannot read the dataspace")
+	}
+	return dims, nil
+}
+
+// readAll reads the whole of d as kind k into dst, which holds exactly
+// its number of elements. Callers hold h5mu.
+func readAll(d *hdf5.Dataset, k kind, dst []uint64) error {
+	var p *uint64
+	if len(dst) > 0 {
+		p = &dst[0]
+	}
+	if C.sompca_h5_read(hid(d), C.int(k), C.H5S_ALL, C.H5S_ALL, unsafePointer(p)) < 0 {
+		return h5err(ErrCorrupt, "cannot read the data")
+	}
+	return nil
+}
+
+func formatDims[T int | uint](dims []T) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, d := range dims {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, d)
+	}
+	b.WriteByte(')')
+	return b.String()
+}

@@ -1,0 +1,135 @@
+package hdf5io
+
+/*
+#cgo pkg-config: hdf5
+#cgo CFLAGS: -Wall -Wextra
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// h5mu serializes every call into libhdf5: Debian builds it without its
+// thread-safety option, so two goroutines must never be inside it at once.
+// Functions that call back into solver (which calls Source.Read) must not
+// hold it across that call.
+var h5mu sync.Mutex
+
+// lock enters libhdf5. The goroutine is also pinned to its thread, so that
+// a thread-safe libhdf5, whose error stack is per thread, would still show
+// us the stack of our own failed call.
+func lock() {
+	runtime.LockOSThread()
+	h5mu.Lock()
+}
+
+func unlock() {
+	h5mu.Unlock()
+	runtime.UnlockOSThread()
+}
+
+func init() {
+	// gonum.org/v1/hdf5 switches automatic error printing off in its own
+	// init; we do it again so that hdf5io's promise does not rest on it.
+	lock()
+	defer unlock()
+	if C.sompca_h5_silence() < 0 {
+		panic("hdf5io: cannot switch off HDF5's error printing (H5Eset_auto2)")
+	}
+}
+
+// h5msg returns the text of HDF5's current error stack and clears it; it
+// must be called, with h5mu held, right after the failed call and before
+// any other HDF5 call (each API call clears the stack on entry).
+func h5msg() string {
+	var buf [1024]C.char
+	n := C.sompca_h5_errmsg(&buf[0], C.size_t(len(buf)))
+	msg := C.GoStringN(&buf[0], C.int(n))
+	if msg == "" {
+		return "unknown HDF5 error"
+	}
+	return msg
+}
+
+// h5err returns an error carrying HDF5's message, wrapping kind (one of
+// the Err... values, or nil).
+func h5err(kind error, what string) error {
+	msg := h5msg()
+	if kind != nil {
+		return fmt.Errorf("%w: %s: %s", kind, what, msg)
+	}
+	return fmt.Errorf("%s: %s", what, msg)
+}
+
+// cstr returns name as a C string that the caller frees with freeCString.
+func cstr(name string) *C.char { return C.CString(name) }
+
+func freeCString(s *C.char) { C.free(unsafe.Pointer(s)) }
+
+// Errors wrapped by every failure, so that callers (the C API maps them to
+// status codes) can tell the classes apart with errors.Is. The message of
+// the returned error always names the file and, where there is one, the
+// dataset.
+var (
+	// ErrNotExist: the file, or the dataset in it, does not exist.
+	ErrNotExist = errors.New("does not exist")
+	// ErrNotHDF5: the file is not an HDF5 file.
+	ErrNotHDF5 = errors.New("not an HDF5 file")
+	// ErrCorrupt: HDF5 could not read the file (truncated or corrupt).
+	ErrCorrupt = errors.New("truncated or corrupt HDF5 file")
+	// ErrType: the object is not a dataset, or its element type is not
+	// one of the ten numeric types hdf5io reads.
+	ErrType = errors.New("unsupported type")
+	// ErrShape: the dataset's shape cannot hold samples (rank below 2,
+	// zero samples, an empty mode), or does not match a model.
+	ErrShape = errors.New("bad shape")
+	// ErrFormat: a model file of another format or a newer version, or
+	// with missing or inconsistent fields.
+	ErrFormat = errors.New("not a readable sompca model file")
+	// ErrExists: the output dataset exists and overwriting was not asked for.
+	ErrExists = errors.New("already exists")
+	// ErrIO: an operating-system or HDF5 failure while reading or writing.
+	ErrIO = errors.New("I/O error")
+)
+
+// Error is the type of the errors hdf5io returns: what was being done to
+// which file and object, and why it failed.
+type Error struct {
+	Op     string // "open", "read", "save model", ...
+	Path   string // the file
+	Object string // the dataset (or other object) in the file, if any
+	Err    error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "hdf5io: %s %q", e.Op, e.Path)
+	if e.Object != "" {
+		fmt.Fprintf(&b, " dataset %q", e.Object)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// datasetName returns name as an absolute path inside the file: "X" and
+// "/X" name the same dataset.
+func datasetName(name string) string {
+	if !strings.HasPrefix(name, "/") {
+		return "/" + name
+	}
+	return name
+}
+
+// unsafePointer converts p for a C call; nil stays nil.
+func unsafePointer[T any](p *T) unsafe.Pointer { return unsafe.Pointer(p) }

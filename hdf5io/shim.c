@@ -1,0 +1,303 @@
+/* shim.c: see shim.h. Every function returns HDF5's negative error value on
+ * failure and leaves HDF5's error stack for sompca_h5_errmsg to read. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+int sompca_h5_silence(void)
+{
+	return H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+struct errbuf {
+	char *buf;
+	size_t cap, len;
+	int entries;
+};
+
+static void errbuf_add(struct errbuf *e, const char *s)
+{
+	size_t n = strlen(s);
+	if (e->len + n + 1 > e->cap)
+		n = e->cap > e->len + 1 ? e->cap - e->len - 1 : 0;
+	memcpy(e->buf + e->len, s, n);
+	e->len += n;
+	e->buf[e->len] = '\0';
+}
+
+/* Walking downward goes from the API call to the innermost failure, so the
+ * text reads "H5Fopen: unable to open file: ... : truncated file". */
+static herr_t errwalk(unsigned n, const H5E_error2_t *err, void *data)
+{
+	struct errbuf *e = data;
+	if (n == 0 && err->func_name != NULL) {
+		errbuf_add(e, err->func_name);
+		errbuf_add(e, ": ");
+	} else if (e->entries > 0) {
+		errbuf_add(e, ": ");
+	}
+	errbuf_add(e, err->desc != NULL ? err->desc : "(no description)");
+	e->entries++;
+	return 0;
+}
+
+size_t sompca_h5_errmsg(char *buf, size_t cap)
+{
+	struct errbuf e = {buf, cap, 0, 0};
+	if (cap == 0)
+		return 0;
+	buf[0] = '\0';
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, errwalk, &e);
+	H5Eclear2(H5E_DEFAULT);
+	return e.len;
+}
+
+void sompca_h5_clear(void)
+{
+	H5Eclear2(H5E_DEFAULT);
+}
+
+static hid_t native(int kind)
+{
+	switch (kind) {
+	case SOMPCA_H5_INT8: return H5T_NATIVE_INT8;
+	case SOMPCA_H5_UINT8: return H5T_NATIVE_UINT8;
+	case SOMPCA_H5_INT16: return H5T_NATIVE_INT16;
+	case SOMPCA_H5_UINT16: return H5T_NATIVE_UINT16;
+	case SOMPCA_H5_INT32: return H5T_NATIVE_INT32;
+	case SOMPCA_H5_UINT32: return H5T_NATIVE_UINT32;
+	case SOMPCA_H5_INT64: return H5T_NATIVE_INT64;
+	case SOMPCA_H5_UINT64: return H5T_NATIVE_UINT64;
+	case SOMPCA_H5_FLOAT32: return H5T_NATIVE_FLOAT;
+	case SOMPCA_H5_FLOAT64: return H5T_NATIVE_DOUBLE;
+	}
+	return -1;
+}
+
+int sompca_h5_type_info(hid_t dtype, int *cls, size_t *size, int *is_signed)
+{
+	H5T_class_t c = H5Tget_class(dtype);
+	if (c == H5T_NO_CLASS)
+		return -1;
+	*cls = (int)c;
+	*size = H5Tget_size(dtype);
+	*is_signed = 0;
+	if (c == H5T_INTEGER) {
+		H5T_sign_t s = H5Tget_sign(dtype);
+		if (s == H5T_SGN_ERROR)
+			return -1;
+		*is_signed = s == H5T_SGN_2;
+	}
+	return 0;
+}
+
+int sompca_h5_dataset_type(hid_t dset, int *cls, size_t *size, int *is_signed)
+{
+	hid_t t = H5Dget_type(dset);
+	int rc;
+	if (t < 0)
+		return -1;
+	rc = sompca_h5_type_info(t, cls, size, is_signed);
+	H5Tclose(t);
+	return rc;
+}
+
+/* sompca_h5_obj_type returns the H5I type (H5I_GROUP, H5I_DATASET,
+ * H5I_DATATYPE) of the object name refers to, or a negative value. */
+int sompca_h5_obj_type(hid_t loc, const char *name)
+{
+	hid_t obj = H5Oopen(loc, name, H5P_DEFAULT);
+	H5I_type_t t;
+	if (obj < 0)
+		return -1;
+	t = H5Iget_type(obj);
+	H5Oclose(obj);
+	return (int)t;
+}
+
+int sompca_h5_link_exists(hid_t loc, const char *name)
+{
+	return H5Lexists(loc, name, H5P_DEFAULT);
+}
+
+herr_t sompca_h5_link_delete(hid_t loc, const char *name)
+{
+	return H5Ldelete(loc, name, H5P_DEFAULT);
+}
+
+herr_t sompca_h5_read(hid_t dset, int kind, hid_t memspace, hid_t filespace, void *buf)
+{
+	return H5Dread(dset, native(kind), memspace, filespace, H5P_DEFAULT, buf);
+}
+
+herr_t sompca_h5_write(hid_t dset, int kind, hid_t memspace, hid_t filespace, const void *buf)
+{
+	return H5Dwrite(dset, native(kind), memspace, filespace, H5P_DEFAULT, buf);
+}
+
+hid_t sompca_h5_create_dataset(hid_t loc, const char *name, int kind, int rank, const hsize_t *dims)
+{
+	hid_t space = H5Screate_simple(rank, dims, NULL), dset;
+	if (space < 0)
+		return -1;
+	dset = H5Dcreate2(loc, name, native(kind), space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	H5Sclose(space);
+	return dset;
+}
+
+/* len < 0 writes a scalar attribute, len >= 0 a one-dimensional one. */
+herr_t sompca_h5_attr_write(hid_t loc, const char *name, int kind, hssize_t len, const void *buf)
+{
+	hsize_t dim = len < 0 ? 0 : (hsize_t)len;
+	hid_t space = len < 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dim, NULL), attr;
+	herr_t rc = -1;
+	if (space < 0)
+		return -1;
+	attr = H5Acreate2(loc, name, native(kind), space, H5P_DEFAULT, H5P_DEFAULT);
+	if (attr >= 0) {
+		rc = H5Awrite(attr, native(kind), buf);
+		if (H5Aclose(attr) < 0)
+			rc = -1;
+	}
+	H5Sclose(space);
+	return rc;
+}
+
+/* Strings are written as scalar variable-length UTF-8, which h5py reads
+ * back as str. */
+herr_t sompca_h5_attr_write_string(hid_t loc, const char *name, const char *value)
+{
+	hid_t type = H5Tcopy(H5T_C_S1), space = -1, attr = -1;
+	herr_t rc = -1;
+	if (type < 0)
+		return -1;
+	if (H5Tset_size(type, H5T_VARIABLE) < 0 || H5Tset_cset(type, H5T_CSET_UTF8) < 0)
+		goto out;
+	if ((space = H5Screate(H5S_SCALAR)) < 0)
+		goto out;
+	if ((attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+		goto out;
+	rc = H5Awrite(attr, type, &value);
+out:
+	if (attr >= 0 && H5Aclose(attr) < 0)
+		rc = -1;
+	if (space >= 0)
+		H5Sclose(space);
+	H5Tclose(type);
+	return rc;
+}
+
+/* sompca_h5_attr_info returns 1 and the class and number of elements of
+ * the attribute if it exists, 0 if it does not, negative on error. */
+int sompca_h5_attr_info(hid_t loc, const char *name, int *cls, hssize_t *npoints)
+{
+	htri_t exists = H5Aexists(loc, name);
+	hid_t attr, type, space;
+	int rc = -1;
+	if (exists <= 0)
+		return (int)exists;
+	if ((attr = H5Aopen(loc, name, H5P_DEFAULT)) < 0)
+		return -1;
+	type = H5Aget_type(attr);
+	space = H5Aget_space(attr);
+	if (type >= 0 && space >= 0) {
+		*cls = (int)H5Tget_class(type);
+		*npoints = H5Sget_simple_extent_npoints(space);
+		rc = *cls < 0 || *npoints < 0 ? -1 : 1;
+	}
+	if (space >= 0)
+		H5Sclose(space);
+	if (type >= 0)
+		H5Tclose(type);
+	H5Aclose(attr);
+	return rc;
+}
+
+herr_t sompca_h5_attr_read(hid_t loc, const char *name, int kind, void *buf)
+{
+	hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
+	herr_t rc;
+	if (attr < 0)
+		return -1;
+	rc = H5Aread(attr, native(kind), buf);
+	if (H5Aclose(attr) < 0)
+		rc = -1;
+	return rc;
+}
+
+/* sompca_h5_attr_read_string copies a scalar string attribute, fixed or
+ * variable length, into buf (NUL-terminated, truncated to cap-1 bytes) and
+ * returns its full length, or a negative value on error. */
+long sompca_h5_attr_read_string(hid_t loc, const char *name, char *buf, size_t cap)
+{
+	hid_t attr = H5Aopen(loc, name, H5P_DEFAULT), type = -1, space = -1, mem = -1;
+	long n = -1;
+	if (attr < 0 || cap == 0)
+		goto out;
+	if ((type = H5Aget_type(attr)) < 0 || H5Tget_class(type) != H5T_STRING)
+		goto out;
+	if ((space = H5Aget_space(attr)) < 0 || H5Sget_simple_extent_npoints(space) != 1)
+		goto out;
+	if (H5Tis_variable_str(type) > 0) {
+		char *s = NULL;
+		if ((mem = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mem, H5T_VARIABLE) < 0)
+			goto out;
+		if (H5Aread(attr, mem, &s) < 0)
+			goto out;
+		n = s != NULL ? (long)strlen(s) : 0;
+		strncpy(buf, s != NULL ? s : "", cap - 1);
+		buf[cap - 1] = '\0';
+		H5free_memory(s);
+	} else {
+		size_t size = H5Tget_size(type);
+		char *s = calloc(size + 1, 1);
+		if (s == NULL)
+			goto out;
+		if ((mem = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mem, size + 1) < 0 ||
+		    H5Tset_strpad(mem, H5T_STR_NULLTERM) < 0 || H5Aread(attr, mem, s) < 0) {
+			free(s);
+			goto out;
+		}
+		n = (long)strlen(s);
+		strncpy(buf, s, cap - 1);
+		buf[cap - 1] = '\0';
+		free(s);
+	}
+out:
+	if (mem >= 0)
+		H5Tclose(mem);
+	if (space >= 0)
+		H5Sclose(space);
+	if (type >= 0)
+		H5Tclose(type);
+	if (attr >= 0)
+		H5Aclose(attr);
+	return n;
+}
+
+/* sompca_h5_write_rows writes rows x cols doubles into rows
+ * [row0, row0+rows) of a two-dimensional float64 dataset. */
+herr_t sompca_h5_write_rows(hid_t dset, hsize_t row0, hsize_t rows, hsize_t cols, const double *buf)
+{
+	hsize_t start[2] = {row0, 0}, count[2] = {rows, cols};
+	hid_t file = H5Dget_space(dset), mem = -1;
+	herr_t rc = -1;
+	if (file < 0)
+		return -1;
+	if (H5Sselect_hyperslab(file, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
+		goto out;
+	if ((mem = H5Screate_simple(2, count, NULL)) < 0)
+		goto out;
+	rc = H5Dwrite(dset, H5T_NATIVE_DOUBLE, mem, file, H5P_DEFAULT, buf);
+out:
+	if (mem >= 0)
+		H5Sclose(mem);
+	H5Sclose(file);
+	return rc;
+}
+
+herr_t sompca_h5_close_dataset(hid_t dset)
+{
+	return H5Dclose(dset);
+}

@@ -1,0 +1,330 @@
+package hdf5io
+
+// #include "shim.h"
+import "C"
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/hdf5"
+)
+
+// update writes the HDF5 file at path atomically: fn edits a temporary
+// file in the same directory, which is renamed over path only when fn and
+// every close and sync have succeeded; on failure the temporary file is
+// removed and path is as it was. With keep, the temporary file starts as
+// a copy of an existing file at path (so its other objects are kept);
+// otherwise it starts empty. HDF5 calls in fn run with h5mu held.
+func update(path string, keep bool, fn func(f *hdf5.File) error) (err error) {
+	fi, statErr := os.Stat(path)
+	exists := statErr == nil
+	switch {
+	case statErr != nil && !errors.Is(statErr, fs.ErrNotExist):
+		return fmt.Errorf("%w: %v", ErrIO, statErr)
+	case exists && !fi.Mode().IsRegular():
+		return fmt.Errorf("%w: not a regular file, refusing to replace it", ErrIO)
+	}
+	if exists && keep {
+		if err := checkHDF5(path); err != nil {
+			return err
+		}
+	}
+	tmp, tf, err := createTemp(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}()
+	if exists {
+		// The temporary file takes the mode of the file it replaces.
+		if err := tf.Chmod(fi.Mode().Perm()); err != nil {
+			tf.Close()
+			return fmt.Errorf("%w: %v", ErrIO, err)
+		}
+	}
+	if exists && keep {
+		if err := copyFile(tf, path); err != nil {
+			tf.Close()
+			return err
+		}
+	}
+	if err := tf.Close(); err != nil {
+		return fmt.Errorf("%w: %v", ErrIO, err)
+	}
+	if err := editHDF5(tmp, exists && keep, fn); err != nil {
+		return err
+	}
+	if err := syncFile(tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("%w: %v", ErrIO, err)
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+// editHDF5 opens (or creates) the temporary file, runs fn and closes it.
+func editHDF5(tmp string, open bool, fn func(f *hdf5.File) error) (err error) {
+	lock()
+	defer unlock()
+	var f *hdf5.File
+	if open {
+		f, err = hdf5.OpenFile(tmp, hdf5.F_ACC_RDWR)
+		if err != nil {
+			return h5err(ErrCorrupt, "cannot open a copy for writing")
+		}
+	} else {
+		f, err = hdf5.CreateFile(tmp, hdf5.F_ACC_TRUNC)
+		if err != nil {
+			return h5err(ErrIO, "cannot create the file")
+		}
+	}
+	err = fn(f)
+	if f.Close() != nil && err == nil {
+		err = h5err(ErrIO, "cannot close the file")
+	}
+	return err
+}
+
+// checkHDF5 reports whether path is an HDF5 file that HDF5 can open.
+func checkHDF5(path string) error {
+	lock()
+	defer unlock()
+	f, err := openRead(path)
+	if err != nil {
+		return err
+	}
+	if f.Close() != nil {
+		return h5err(ErrCorrupt, "cannot close")
+	}
+	return nil
+}
+
+// createTemp creates an empty file next to path under a name of its own,
+// with mode 0666 less the umask.
+func createTemp(path string) (string, *os.File, error) {
+	dir, base := filepath.Split(path)
+	for range 100 {
+		var r [6]byte
+		if _, err := rand.Read(r[:]); err != nil {
+			return "", nil, fmt.Errorf("%w: %v", ErrIO, err)
+		}
+		tmp := filepath.Join(dir, "."+base+".tmp-"+hex.EncodeToString(r[:]))
+		f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			return tmp, f, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", nil, fmt.Errorf("%w: cannot create a temporary file: %v", ErrIO, err)
+		}
+	}
+	return "", nil, fmt.Errorf("%w: cannot find a free temporary file name next to %q", ErrIO, path)
+}
+
+func copyFile(dst *os.File, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrIO, err)
+	}
+	defer in.Close()
+	if _, err := io.Copy(dst, in); err != nil {
+		return fmt.Errorf("%w: cannot copy: %v", ErrIO, err)
+	}
+	return nil
+}
+
+func syncFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrIO, err)
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrIO, err)
+	}
+	return nil
+}
+
+// syncDir makes a rename durable; filesystems that cannot sync a
+// directory are ignored, the rename itself has succeeded.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// prepareDataset makes the groups on the way to name (absolute) and, if
+// a dataset of that name exists, deletes it when overwrite is set and
+// fails otherwise. Callers hold h5mu.
+func prepareDataset(f *hdf5.File, name string, overwrite bool) error {
+	if name == "/" || strings.Contains(name, "//") || strings.HasSuffix(name, "/") {
+		return fmt.Errorf("%w: %q is not a dataset name", ErrType, name)
+	}
+	parts := strings.Split(name[1:], "/")
+	prefix := ""
+	for _, part := range parts[:len(parts)-1] {
+		prefix += "/" + part
+		t, err := objectType(f, prefix)
+		switch {
+		case errors.Is(err, ErrNotExist):
+			g, err := f.CreateGroup(prefix)
+			if err != nil {
+				return h5err(ErrIO, fmt.Sprintf("cannot create group %q", prefix))
+			}
+			g.Close()
+		case err != nil:
+			return err
+		case t != C.H5I_GROUP:
+			return fmt.Errorf("%w: %q exists and is not a group", ErrExists, prefix)
+		}
+	}
+	t, err := objectType(f, name)
+	switch {
+	case errors.Is(err, ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case t != C.H5I_DATASET:
+		return fmt.Errorf("%w: %q exists and is not a dataset; it is never replaced", ErrExists, name)
+	case !overwrite:
+		return fmt.Errorf("%w: the dataset exists (ask for overwrite to replace it)", ErrExists)
+	}
+	c := cstr(name)
+	defer freeCString(c)
+	if C.sompca_h5_link_delete(hid(f), c) < 0 {
+		return h5err(ErrIO, "cannot delete the old dataset")
+	}
+	return nil
+}
+
+// createDataset creates the dataset name (absolute, its groups existing)
+// of the given kind and dimensions and returns its identifier, which the
+// caller closes with closeDataset. Callers hold h5mu.
+func createDataset(loc C.hid_t, name string, k kind, dims []int) (C.hid_t, error) {
+	cdims := make([]C.hsize_t, max(len(dims), 1))
+	for i, d := range dims {
+		cdims[i] = C.hsize_t(d)
+	}
+	c := cstr(name)
+	defer freeCString(c)
+	d := C.sompca_h5_create_dataset(loc, c, C.int(k), C.int(len(dims)), &cdims[0])
+	if d < 0 {
+		return -1, h5err(ErrIO, fmt.Sprintf("cannot create dataset %q", name))
+	}
+	return d, nil
+}
+
+func closeDataset(d C.hid_t, name string) error {
+	if C.sompca_h5_close_dataset(d) < 0 {
+		return h5err(ErrIO, fmt.Sprintf("cannot close dataset %q", name))
+	}
+	return nil
+}
+
+// kindFor returns the kind of the Go element type T.
+func kindFor[T Number]() kind {
+	var z T
+	switch any(z).(type) {
+	case int8:
+		return kInt8
+	case uint8:
+		return kUint8
+	case int16:
+		return kInt16
+	case uint16:
+		return kUint16
+	case int32:
+		return kInt32
+	case uint32:
+		return kUint32
+	case int64:
+		return kInt64
+	case uint64:
+		return kUint64
+	case float32:
+		return kFloat32
+	}
+	return kFloat64
+}
+
+// writeArray creates the dataset name in f with the given dimensions and
+// writes data (C order) to it. Callers hold h5mu.
+func writeArray[T Number](f *hdf5.File, name string, dims []int, data []T) error {
+	n := 1
+	for _, d := range dims {
+		n *= d
+	}
+	if len(data) != n {
+		panic(fmt.Sprintf("hdf5io: %d values for dataset %q of shape %v", len(data), name, dims))
+	}
+	d, err := createDataset(hid(f), name, kindFor[T](), dims)
+	if err != nil {
+		return err
+	}
+	var p *T
+	if n > 0 {
+		p = &data[0]
+	}
+	if C.sompca_h5_write(d, C.int(kindFor[T]()), C.H5S_ALL, C.H5S_ALL, unsafePointer(p)) < 0 {
+		err = h5err(ErrIO, fmt.Sprintf("cannot write dataset %q", name))
+		closeDataset(d, name)
+		return err
+	}
+	return closeDataset(d, name)
+}
+
+// WriteArray writes data, an array of the given dimensions in C order, as
+// the dataset (e.g. "/train/X") of the HDF5 file at path, creating the
+// file and any groups on the way. Other objects of an existing file are
+// kept; an existing dataset of that name is replaced only with overwrite.
+// The file is rewritten atomically: on failure it is left as it was.
+func WriteArray[T Number](path, dataset string, dims []int, data []T, overwrite bool) error {
+	dataset = datasetName(dataset)
+	n := 1
+	for _, d := range dims {
+		if d < 0 {
+			return &Error{Op: "write", Path: path, Object: dataset, Err: fmt.Errorf("%w: negative dimension in %v", ErrShape, dims)}
+		}
+		n *= d
+	}
+	if len(dims) == 0 || len(data) != n {
+		return &Error{Op: "write", Path: path, Object: dataset, Err: fmt.Errorf("%w: %d values for shape %v", ErrShape, len(data), dims)}
+	}
+	err := update(path, true, func(f *hdf5.File) error {
+		if err := prepareDataset(f, dataset, overwrite); err != nil {
+			return err
+		}
+		return writeArray(f, dataset, dims, data)
+	})
+	if err != nil {
+		return &Error{Op: "write", Path: path, Object: dataset, Err: err}
+	}
+	return nil
+}
+
+// WriteFeatures writes features, m samples x p features of transform
+// output (sample-major), as a float64 dataset of shape (m, p); see
+// WriteArray for how the file is updated.
+func WriteFeatures(path, dataset string, features []float64, m, p int, overwrite bool) error {
+	if m < 0 || p < 0 || len(features) != m*p {
+		return &Error{Op: "write features", Path: path, Object: datasetName(dataset),
+			Err: fmt.Errorf("%w: %d values for %d samples x %d features", ErrShape, len(features), m, p)}
+	}
+	return WriteArray(path, dataset, []int{m, p}, features, overwrite)
+}
