@@ -230,6 +230,8 @@ func (m *Model) sortFeatures(order FeatureOrder, byEnergy bool) {
 			key = m.energy
 		}
 		sort.SliceStable(idx, func(a, b int) bool { return key[idx[a]] > key[idx[b]] })
+	} else {
+		sort.SliceStable(idx, func(a, b int) bool { return m.Extraction[idx[a]] < m.Extraction[idx[b]] })
 	}
 	m.energy = nil
 	permF := func(v []float64) []float64 {

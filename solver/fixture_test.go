@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 
@@ -218,6 +217,13 @@ func checkFixture(t *testing.T, c map[string]fixFit, ref fixFit, name string) {
 			}
 		}
 	}
+	feats, err := m.TransformTo(nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := columnsUpToSign(mat.NewDense(M, m.Components(), feats), featureColumns(t, ref, m.Extraction), fixtureTol); err != nil {
+		t.Errorf("features: %v", err)
+	}
 	// The feature order: a second fit sorted by variance must list the
 	// extraction indices in the fixture's order.
 	opts.Order = ByVariance
@@ -232,14 +238,32 @@ func checkFixture(t *testing.T, c map[string]fixFit, ref fixFit, name string) {
 			break
 		}
 	}
-	if !strings.HasPrefix(name, "") {
-		t.Fatal("unreachable")
+}
+
+// featureColumns returns the fixture's training features for the given
+// extraction indices (MPCA and CSA keep only the top features).
+func featureColumns(t *testing.T, ref fixFit, ext []int) *fixArray {
+	f := ref.array(t, "features")
+	M, all := f.Shape[0], f.Shape[1]
+	out := &fixArray{Shape: []int{M, len(ext)}}
+	for i := range M {
+		for _, e := range ext {
+			out.Data = append(out.Data, f.Data[i*all+e])
+		}
 	}
+	return out
 }
 
 // factorColumns returns MPCA/CSA's distinct mode-n factor columns, in
 // order, from a model fitted with ByExtraction.
 func factorColumns(m *Model, n int) *mat.Dense {
-	r := m.Shape[n]
-	return mat.DenseCopyOf(m.Projections[n].Slice(0, r, 0, m.Ranks[n]))
+	stride := 1
+	for _, r := range m.Ranks[n+1:] {
+		stride *= r
+	}
+	out := mat.NewDense(m.Shape[n], m.Ranks[n], nil)
+	for j := range m.Ranks[n] {
+		out.SetCol(j, mat.Col(nil, j*stride, m.Projections[n]))
+	}
+	return out
 }

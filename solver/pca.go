@@ -1,5 +1,149 @@
 package solver
 
-import "errors"
+import (
+	"fmt"
+	"math"
 
-func (f *fitter) fitPCA() (*Model, error) { return nil, errors.New("solver: pca not implemented yet") }
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// fitPCA fits ordinary PCA of the vectorised samples (the paper's first
+// baseline): the top eigenvectors of the scatter matrix, at most
+// min(M-1, prod_n I_n) of them. With fewer samples than dimensions it
+// works on the M x M Gram matrix of the centred samples instead, as is
+// usual for faces (Turk and Pentland's trick), which holds the data in
+// memory.
+func (f *fitter) fitPCA() (*Model, error) {
+	bound := min(f.m-1, f.size)
+	P := f.opts.Components
+	if P == 0 {
+		P = bound
+	}
+	if P > bound {
+		return nil, fmt.Errorf("solver: %d features requested, but pca on %d samples of %d values gives at most min(M-1, prod_n I_n) = %d", P, f.m, f.size, bound)
+	}
+	var W *mat.Dense
+	var vals []float64
+	var err error
+	if f.m < f.size {
+		W, vals, err = f.pcaGram(P)
+	} else {
+		W, vals, err = f.pcaScatter(P)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{Mean: append([]float64(nil), f.mean...), Projections: []*mat.Dense{W}}
+	m.Variance = make([]float64, P)
+	m.Extraction = make([]int, P)
+	m.Iterations = make([]int, P)
+	for j := range P {
+		m.Variance[j] = math.Max(vals[j], 0) / float64(f.m-1)
+		m.Extraction[j] = j
+	}
+	if f.opts.Progress != nil && !f.opts.Progress(1, 1, m.Variance[0]) {
+		return nil, ErrCanceled
+	}
+	return m, nil
+}
+
+// centredRows writes the samples of x, centred by the training mean, as
+// float64 rows into dst and returns their number.
+func (f *fitter) centredRows(dst []float64, x Block) int {
+	cnt := x.elems() / f.size
+	for i := range cnt {
+		row := dst[i*f.size : (i+1)*f.size]
+		for j := range row {
+			row[j] = x.at(i*f.size+j) - f.mean[j]
+		}
+	}
+	return cnt
+}
+
+// pcaScatter diagonalises the prod(I) x prod(I) scatter matrix.
+func (f *fitter) pcaScatter(P int) (*mat.Dense, []float64, error) {
+	D := f.size
+	w := f.run.threads
+	rows := make([][]float64, w)
+	parts := make([][]float64, w)
+	for i := range w {
+		rows[i] = make([]float64, grain*D)
+		parts[i] = make([]float64, D*D)
+	}
+	S := mat.NewSymDense(D, nil)
+	raw := S.RawSymmetric()
+	err := f.run.each(func(wi, start int, x Block) {
+		cnt := f.centredRows(rows[wi], x)
+		Y := blas64.General{Rows: cnt, Cols: D, Stride: D, Data: rows[wi][:cnt*D]}
+		blas64.Syrk(blas.Trans, 1, Y, 0, blas64.Symmetric{Uplo: blas.Upper, N: D, Stride: D, Data: parts[wi]})
+	}, func(wi int) {
+		for i := range D {
+			floats.Add(raw.Data[i*raw.Stride+i:i*raw.Stride+D], parts[wi][i*D+i:i*D+D])
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return topEigenvectors(S, P)
+}
+
+// pcaGram diagonalises the M x M Gram matrix of the centred samples and
+// maps its eigenvectors v to unit projections X^T v / sqrt(lambda).
+func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
+	D := f.size
+	X := mat.NewDense(f.m, D, nil)
+	raw := X.RawMatrix().Data
+	err := f.run.each(func(wi, start int, x Block) {
+		f.centredRows(raw[start*D:], x)
+	}, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	K := mat.NewSymDense(f.m, nil)
+	K.SymOuterK(1, X)
+	V, vals, err := topEigenvectors(K, P)
+	if err != nil {
+		return nil, nil, err
+	}
+	W := mat.NewDense(D, P, nil)
+	W.Mul(X.T(), V)
+	for j := range P {
+		if vals[j] <= 1e-12*vals[0] {
+			return nil, nil, fmt.Errorf("solver: pca: only %d of the %d requested features have non-zero variance", j, P)
+		}
+		col := mat.Col(nil, j, W)
+		floats.Scale(1/floats.Norm(col, 2), col)
+		fixSign(col)
+		W.SetCol(j, col)
+	}
+	return W, vals, nil
+}
+
+// topEigenvectors returns the P eigenvectors of S with the largest
+// eigenvalues, as sign-fixed columns in descending order, and all
+// eigenvalues in descending order.
+func topEigenvectors(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
+	var es mat.EigenSym
+	if !es.Factorize(S, true) {
+		return nil, nil, fmt.Errorf("solver: symmetric eigendecomposition did not converge")
+	}
+	asc := es.Values(nil)
+	var V mat.Dense
+	es.VectorsTo(&V)
+	n := len(asc)
+	vals := make([]float64, n)
+	for i := range n {
+		vals[i] = asc[n-1-i]
+	}
+	out := mat.NewDense(n, P, nil)
+	col := make([]float64, n)
+	for j := range P {
+		mat.Col(col, n-1-j, &V)
+		fixSign(col)
+		out.SetCol(j, col)
+	}
+	return out, vals, nil
+}

@@ -1,10 +1,76 @@
 package solver
 
-import "errors"
+import (
+	"fmt"
+	"slices"
 
-// TransformTo projects every sample of src to the model's P features and
-// writes them, sample-major (M x P), into dst, which it returns. A nil dst
-// is allocated; otherwise len(dst) must be Len()*P.
+	"gonum.org/v1/gonum/mat"
+)
+
+// TransformTo projects every sample of src to the model's P features,
+// y_p = (X - mean) x_1 u_p^(1)T ... x_N u_p^(N)T (PCA: W^T vec(X - mean)),
+// and writes them, sample-major (M x P), into dst, which it returns. A nil
+// dst is allocated; otherwise len(dst) must be Len()*P. src's sample shape
+// must equal the model's.
 func (m *Model) TransformTo(dst []float64, src Source) ([]float64, error) {
-	return nil, errors.New("solver: not implemented yet")
+	return m.transform(dst, src, 0)
+}
+
+func (m *Model) transform(dst []float64, src Source, threads int) ([]float64, error) {
+	if !m.Fitted() {
+		return nil, errNotFitted
+	}
+	if src == nil {
+		return nil, fmt.Errorf("solver: nil source")
+	}
+	if !slices.Equal(src.Shape(), m.Shape) {
+		return nil, fmt.Errorf("solver: samples of shape %v, but the model was fitted on shape %v", src.Shape(), m.Shape)
+	}
+	M, P := src.Len(), m.Components()
+	if dst == nil {
+		dst = make([]float64, M*P)
+	}
+	if len(dst) != M*P {
+		return nil, fmt.Errorf("solver: destination has %d values, want %d samples x %d features = %d", len(dst), M, P, M*P)
+	}
+	if M == 0 {
+		return dst, nil
+	}
+	dims := m.Shape
+	if len(m.Projections) == 1 && len(dims) > 1 { // PCA on vectorised samples
+		dims = []int{len(m.Mean)}
+	}
+	// vs[p][n] is feature p's mode-n vector.
+	vs := make([][][]float64, P)
+	for p := range P {
+		vs[p] = make([][]float64, len(dims))
+		for n, U := range m.Projections {
+			vs[p][n] = mat.Col(nil, p, U)
+		}
+	}
+	size := len(m.Mean)
+	run := newRunner(src, size, threads)
+	cs := make([]*contractor, run.threads)
+	for i := range cs {
+		cs[i] = newContractor(dims)
+	}
+	meanProj := make([]float64, P)
+	for p := range P {
+		meanProj[p] = cs[0].full(Block{F64: m.Mean}, vs[p])
+	}
+	err := run.each(func(w, start int, x Block) {
+		c := cs[w]
+		cnt := x.elems() / size
+		for i := range cnt {
+			xi := x.slice(i*size, (i+1)*size)
+			row := dst[(start+i)*P : (start+i+1)*P]
+			for p := range P {
+				row[p] = c.full(xi, vs[p]) - meanProj[p]
+			}
+		}
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return dst, nil
 }
