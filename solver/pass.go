@@ -17,6 +17,9 @@ const grain = 256
 const readBytes = 32 << 20
 
 // runner makes passes over a Source, spreading grains over goroutines.
+// Reads hold a whole number of grains, at most readBytes (as float64)
+// and, if the source has a method MaxRead() int, at most that many
+// samples rounded down to whole grains (but at least one grain).
 type runner struct {
 	src     Source
 	m, size int // samples, elements per sample
@@ -30,6 +33,9 @@ func newRunner(src Source, size, threads int) *runner {
 	}
 	m := src.Len()
 	perRead := max(1, readBytes/(8*size*grain)) * grain
+	if mr, ok := src.(interface{ MaxRead() int }); ok {
+		perRead = min(perRead, max(1, mr.MaxRead()/grain)*grain)
+	}
 	return &runner{src: src, m: m, size: size, threads: threads, block: min(perRead, roundUp(max(m, 1), grain))}
 }
 

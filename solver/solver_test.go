@@ -1,0 +1,455 @@
+package solver
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+)
+
+// randomTensors returns m samples of the given shape: Gaussian noise plus
+// a few random rank-one components, so that eigenvalues are distinct.
+func randomTensors(seed uint64, m int, shape []int) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	size := 1
+	for _, d := range shape {
+		size *= d
+	}
+	x := make([]float64, m*size)
+	for i := range x {
+		x[i] = rng.NormFloat64() + 3
+	}
+	for range 3 {
+		comp := make([]float64, size)
+		for i := range comp {
+			comp[i] = 1
+		}
+		stride := size
+		for _, d := range shape {
+			stride /= d
+			v := make([]float64, d)
+			for j := range v {
+				v[j] = rng.NormFloat64()
+			}
+			for i := range comp {
+				comp[i] *= v[(i/stride)%d]
+			}
+		}
+		for s := range m {
+			a := 3 * rng.NormFloat64()
+			floats.AddScaled(x[s*size:(s+1)*size], a, comp)
+		}
+	}
+	return x
+}
+
+var testShapes = [][]int{{9}, {7, 5}, {4, 7, 3}, {3, 5, 2, 4}}
+
+type methodCase struct {
+	method Method
+	rs     bool
+}
+
+var tvpCases = []methodCase{
+	{SOMPCA, false}, {SOMPCA, true}, {FOMPCA, false}, {FOMPCA, true},
+	{TROD, false}, {TROD, true}, {UMPCA, false}, {UMPCA, true},
+}
+
+func (c methodCase) String() string {
+	if c.rs {
+		return c.method.String() + "-rs"
+	}
+	return c.method.String()
+}
+
+func fitOrFatal(t testing.TB, data []float64, m int, shape []int, opts Options) (*Model, *SliceSource) {
+	t.Helper()
+	src, err := NewSliceSource(data, m, shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var model Model
+	if err := model.Fit(src, opts); err != nil {
+		t.Fatalf("%v: %v", opts.Method, err)
+	}
+	return &model, src
+}
+
+// TestInvariants checks, on random tensors of orders 1 to 4, what the
+// math guarantees for every TVP method: unit vectors; orthonormal nu-mode
+// vectors for SO-MPCA and every mode for FO-MPCA; uncorrelated training
+// features for UMPCA; captured variance equal to the sample variance of
+// the transformed training data; the exactly uniform first EMP of relaxed
+// start; and objectives that do not decrease over the sweeps.
+func TestInvariants(t *testing.T) {
+	const M = 23
+	for si, shape := range testShapes {
+		data := randomTensors(uint64(si+1), M, shape)
+		for _, c := range tvpCases {
+			t.Run(fmt.Sprintf("%v/%v", shape, c), func(t *testing.T) {
+				model, src := fitOrFatal(t, data, M, shape, Options{Method: c.method, RelaxedStart: c.rs})
+				P := model.Components()
+				for n, U := range model.Projections {
+					for j := range P {
+						if nrm := floats.Norm(mat.Col(nil, j, U), 2); math.Abs(nrm-1) > 1e-12 {
+							t.Errorf("mode %d vector of feature %d has norm %v", n+1, j, nrm)
+						}
+					}
+					if c.method == FOMPCA || (c.method == SOMPCA && n == model.Nu-1) {
+						var G mat.Dense
+						G.Mul(U.T(), U) // orthonormal columns: U^T U = I
+						if !mat.EqualApprox(&G, eye(P), 1e-12) {
+							t.Errorf("mode %d vectors are not orthonormal:\n%v", n+1, mat.Formatted(&G))
+						}
+					}
+				}
+				feats, err := model.TransformTo(nil, src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				F := mat.NewDense(M, P, feats)
+				for j := range P {
+					v := stat.Variance(mat.Col(nil, j, F), nil) // divides by M-1
+					if math.Abs(v-model.Variance[j]) > 1e-10*model.Variance[j] {
+						t.Errorf("feature %d: captured variance %v, variance of its training features %v", j, model.Variance[j], v)
+					}
+				}
+				if c.method == UMPCA {
+					var cov mat.SymDense
+					stat.CovarianceMatrix(&cov, F, nil)
+					for i := range P {
+						for j := range i {
+							if r := cov.At(i, j) / math.Sqrt(cov.At(i, i)*cov.At(j, j)); math.Abs(r) > 1e-9 {
+								t.Errorf("UMPCA features %d and %d have correlation %v", i, j, r)
+							}
+						}
+					}
+				}
+				if c.rs {
+					j := indexOf(model.Extraction, 0)
+					for n, U := range model.Projections {
+						want := 1 / math.Sqrt(float64(shape[n]))
+						for i := range shape[n] {
+							if U.At(i, j) != want {
+								t.Fatalf("relaxed start: mode %d entry %d of the first EMP is %v, want exactly %v", n+1, i, U.At(i, j), want)
+							}
+						}
+					}
+				}
+				checkMonotone(t, model, c)
+			})
+		}
+	}
+}
+
+// checkMonotone checks that each EMP's objective does not decrease over
+// its sweeps. Every mode update maximises the objective over a set that
+// holds the current vector, once that vector satisfies the constraint;
+// the uniform start satisfies it only for TROD and for the first EMP
+// of the other methods, so elsewhere the check starts after sweep 1.
+func checkMonotone(t *testing.T, model *Model, c methodCase) {
+	t.Helper()
+	for j, h := range model.History {
+		from := 1
+		if c.method == TROD || (model.Extraction[j] == 0 && !c.rs) {
+			from = 0
+		}
+		for k := from; k+1 < len(h); k++ {
+			if h[k+1] < h[k]-1e-10*math.Abs(h[k]) {
+				t.Errorf("EMP %d: objective fell from %v to %v in sweep %d", model.Extraction[j]+1, h[k], h[k+1], k+1)
+			}
+		}
+	}
+}
+
+func eye(n int) *mat.Dense {
+	d := mat.NewDense(n, n, nil)
+	for i := range n {
+		d.Set(i, i, 1)
+	}
+	return d
+}
+
+func indexOf(s []int, v int) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestOrder1SOMPCAIsPCA: for vectors (N = 1) an EMP is one unit vector and
+// SO-MPCA's constraint is PCA's, so both give the same projections and
+// variances (up to sign), whatever the number of sweeps.
+func TestOrder1SOMPCAIsPCA(t *testing.T) {
+	const M = 30
+	shape := []int{11}
+	data := randomTensors(3, M, shape)
+	so, _ := fitOrFatal(t, data, M, shape, Options{Method: SOMPCA})
+	pca, _ := fitOrFatal(t, data, M, shape, Options{Method: PCA, Components: 11})
+	if ok, d := closeTo(so.Variance, pca.Variance, 1e-10); !ok {
+		t.Errorf("variances differ by %.3g:\nso-mpca %v\npca     %v", d, so.Variance, pca.Variance)
+	}
+	want := &fixArray{Shape: []int{11, 11}, Data: pca.Projections[0].RawMatrix().Data}
+	if err := columnsUpToSign(so.Projections[0], want, 1e-8); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestCompleteBasis: with P = I_nu, SO-MPCA's nu-mode vectors are I_nu
+// orthonormal vectors in R^I_nu, a complete basis: U U^T = I as well.
+func TestCompleteBasis(t *testing.T) {
+	const M = 17
+	for _, rs := range []bool{false, true} {
+		shape := []int{4, 6, 3}
+		model, _ := fitOrFatal(t, randomTensors(5, M, shape), M, shape, Options{Method: SOMPCA, RelaxedStart: rs, Components: 6})
+		if model.Nu != 2 {
+			t.Fatalf("nu = %d, want 2 (argmax of %v)", model.Nu, shape)
+		}
+		U := model.Projections[1]
+		var G mat.Dense
+		G.Mul(U, U.T())
+		if !mat.EqualApprox(&G, eye(6), 1e-12) {
+			t.Errorf("rs=%v: U U^T != I:\n%v", rs, mat.Formatted(&G))
+		}
+	}
+}
+
+// TestElementTypes: the same integer-valued samples as float64, float32
+// and uint8 give the same model (kernels accumulate in float64; only the
+// order of additions may differ).
+func TestElementTypes(t *testing.T) {
+	const M = 40
+	shape := []int{6, 5, 4}
+	rng := rand.New(rand.NewPCG(9, 9))
+	u8 := make([]uint8, M*120)
+	for i := range u8 {
+		u8[i] = uint8(rng.IntN(256))
+	}
+	f32 := make([]float32, len(u8))
+	f64 := make([]float64, len(u8))
+	for i, v := range u8 {
+		f32[i], f64[i] = float32(v), float64(v)
+	}
+	for _, c := range append(tvpCases, methodCase{PCA, false}, methodCase{MPCA, false}, methodCase{CSA, false}) {
+		opts := Options{Method: c.method, RelaxedStart: c.rs}
+		want, _ := fitOrFatal(t, f64, M, shape, opts)
+		for name, src := range map[string]Source{"float32": must(NewSliceSource(f32, M, shape)), "uint8": must(NewSliceSource(u8, M, shape))} {
+			var got Model
+			if err := got.Fit(src, opts); err != nil {
+				t.Fatal(err)
+			}
+			if ok, d := closeTo(got.Variance, want.Variance, 1e-10); !ok {
+				t.Errorf("%v %s: variances differ from float64 by %.3g", c, name, d)
+			}
+			for n := range got.Projections {
+				if !mat.EqualApprox(got.Projections[n], want.Projections[n], 1e-8) {
+					t.Errorf("%v %s: mode %d projections differ from float64", c, name, n+1)
+				}
+			}
+		}
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestDeterminism: results do not depend on the number of goroutines nor
+// on how the passes split the data into reads, and fitting twice on the
+// same receiver gives the same model (bit for bit in both cases).
+func TestDeterminism(t *testing.T) {
+	const M = 3*grain + 17 // several grains, the last one partial
+	shape := []int{5, 4, 3}
+	data := randomTensors(11, M, shape)
+	for _, c := range append(tvpCases, methodCase{PCA, false}, methodCase{MPCA, false}) {
+		ref, src := fitOrFatal(t, data, M, shape, Options{Method: c.method, RelaxedStart: c.rs, Threads: 1, Components: 3})
+		var m Model
+		for _, threads := range []int{3, 2} {
+			if err := m.Fit(src, Options{Method: c.method, RelaxedStart: c.rs, Threads: threads, Components: 3}); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(&m, ref) {
+				t.Errorf("%v: fit with %d threads differs from 1 thread", c, threads)
+			}
+		}
+		small := &smallReads{src: src, max: 1}
+		if err := m.Fit(small, Options{Method: c.method, RelaxedStart: c.rs, Components: 3}); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(&m, ref) {
+			t.Errorf("%v: fit through one-grain reads differs", c)
+		}
+	}
+}
+
+// smallReads is a Source that copies each read into a fresh buffer and
+// reports a preferred read of at most max grains.
+type smallReads struct {
+	src Source
+	max int
+}
+
+func (s *smallReads) Shape() []int { return s.src.Shape() }
+func (s *smallReads) Len() int     { return s.src.Len() }
+func (s *smallReads) Read(start, n int) (Block, error) {
+	b, err := s.src.Read(start, n)
+	return Block{F64: append([]float64(nil), b.F64...)}, err
+}
+func (s *smallReads) MaxRead() int { return s.max * grain }
+
+// TestTol: tol > 0 stops EMPs early, and every stop is where the relative
+// change of the objective first fell to tol.
+func TestTol(t *testing.T) {
+	const M = 30
+	shape := []int{6, 7}
+	tol := 1e-4
+	model, _ := fitOrFatal(t, randomTensors(13, M, shape), M, shape, Options{Method: SOMPCA, Tol: tol, Order: ByExtraction})
+	early := false
+	for j, h := range model.History {
+		it := model.Iterations[j]
+		if len(h) != it+1 {
+			t.Fatalf("feature %d: %d history values for %d sweeps", j, len(h), it)
+		}
+		for k := 1; k <= it; k++ {
+			stop := math.Abs(h[k]-h[k-1]) <= tol*math.Abs(h[k-1])
+			if stop != (k == it) && k != 20 {
+				t.Errorf("feature %d: sweep %d change %v, stopped after %d", j, k, math.Abs(h[k]-h[k-1])/h[k-1], it)
+			}
+		}
+		early = early || it < 20
+	}
+	if !early {
+		t.Error("tol = 1e-4 stopped no EMP early")
+	}
+}
+
+// TestProgressCancel: the callback sees each EMP, and returning false
+// stops the fit with ErrCanceled, leaving the receiver as it was.
+func TestProgressCancel(t *testing.T) {
+	const M = 20
+	shape := []int{5, 6}
+	src := must(NewSliceSource(randomTensors(2, M, shape), M, shape))
+	var calls []int
+	var m Model
+	err := m.Fit(src, Options{Progress: func(done, total int, v float64) bool {
+		calls = append(calls, done)
+		if total != 6 || v <= 0 {
+			t.Errorf("progress(%d, %d, %v)", done, total, v)
+		}
+		return done < 2
+	}})
+	if !errors.Is(err, ErrCanceled) {
+		t.Fatalf("err = %v, want ErrCanceled", err)
+	}
+	if !reflect.DeepEqual(calls, []int{1, 2}) || m.Fitted() {
+		t.Errorf("calls %v, fitted %v", calls, m.Fitted())
+	}
+}
+
+// TestErrors: bad input gives an error that names what is wrong.
+func TestErrors(t *testing.T) {
+	shape := []int{4, 6}
+	good := randomTensors(1, 10, shape)
+	nan := append([]float64(nil), good...)
+	nan[7*24+3] = math.NaN()
+	inf := append([]float64(nil), good...)
+	inf[2*24] = math.Inf(-1)
+	same := make([]float64, 10*24)
+	for i := range same {
+		same[i] = float64(i % 24)
+	}
+	cases := []struct {
+		name string
+		data []float64
+		m    int
+		opts Options
+		want string
+	}{
+		{"so-mpca P > I_nu", good, 10, Options{Components: 7}, "at most I_nu = I_2 = 6"},
+		{"fo-mpca P > min I", good, 10, Options{Method: FOMPCA, Components: 5}, "min_n I_n = 4"},
+		{"umpca P > M-1", good[:4*24], 4, Options{Method: UMPCA, Components: 4}, "min(min_n I_n, M-1) = 3"},
+		{"trod P > prod I", good, 10, Options{Method: TROD, Components: 25}, "prod_n I_n = 24"},
+		{"pca P > M-1", good, 10, Options{Method: PCA, Components: 10}, "at most min(M-1, prod_n I_n) = 9"},
+		{"mpca P > prod P_n", good, 10, Options{Method: MPCA, Components: 25}, "mode ranks"},
+		{"nu too large", good, 10, Options{Nu: 3}, "mode nu = 3 outside 1..2"},
+		{"nu negative", good, 10, Options{Nu: -1}, "mode nu = -1"},
+		{"one sample", good[:24], 1, Options{}, "1 samples: a fit needs at least 2"},
+		{"NaN", nan, 10, Options{}, "sample 7 holds a NaN or Inf"},
+		{"Inf", inf, 10, Options{Method: PCA}, "sample 2 holds a NaN or Inf"},
+		{"zero variance", same, 10, Options{}, "zero variance"},
+		{"relaxed pca", good, 10, Options{Method: PCA, RelaxedStart: true}, "relaxed start applies only"},
+		{"negative P", good, 10, Options{Components: -1}, "Components = -1"},
+		{"bad Q", good, 10, Options{Method: MPCA, Q: 1.5}, "Q = 1.5"},
+		{"bad method", good, 10, Options{Method: 42}, "unknown method"},
+		{"negative tol", good, 10, Options{Tol: -1}, "Tol = -1"},
+	}
+	for _, c := range cases {
+		src, err := NewSliceSource(c.data, c.m, shape)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var m Model
+		err = m.Fit(src, c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		shape []int
+		n     int
+		want  string
+	}{
+		{[]int{4, 0}, 0, "mode 2 of sample shape [4 0] has size 0"},
+		{nil, 0, "empty sample shape"},
+		{[]int{4, 6}, 23, "data has 240 elements, want 23 samples"},
+	} {
+		if _, err := NewSliceSource(good, c.n, c.shape); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("NewSliceSource(%v, %d): %v, want %q", c.shape, c.n, err, c.want)
+		}
+	}
+	var m Model
+	src := must(NewSliceSource(good, 10, shape))
+	if _, err := m.TransformTo(nil, src); err == nil || !strings.Contains(err.Error(), "not fitted") {
+		t.Errorf("transform before fit: %v", err)
+	}
+	if err := m.Fit(src, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	other := must(NewSliceSource(good, 10, []int{6, 4}))
+	if _, err := m.TransformTo(nil, other); err == nil || !strings.Contains(err.Error(), "shape [6 4]") {
+		t.Errorf("transform of another shape: %v", err)
+	}
+	if _, err := m.TransformTo(make([]float64, 5), src); err == nil || !strings.Contains(err.Error(), "destination has 5 values") {
+		t.Errorf("transform into a short slice: %v", err)
+	}
+}
+
+func TestParseMethod(t *testing.T) {
+	for _, c := range []struct {
+		in string
+		m  Method
+		rs bool
+	}{{"so-mpca-rs", SOMPCA, true}, {"SO-MPCA", SOMPCA, false}, {"sompca_rs", SOMPCA, true}, {"trod-rs", TROD, true}, {"umpca", UMPCA, false}, {"Fo-Mpca", FOMPCA, false}, {"csa", CSA, false}} {
+		m, rs, err := ParseMethod(c.in)
+		if err != nil || m != c.m || rs != c.rs {
+			t.Errorf("ParseMethod(%q) = %v, %v, %v", c.in, m, rs, err)
+		}
+	}
+	for _, bad := range []string{"pca-rs", "so-pca", ""} {
+		if _, _, err := ParseMethod(bad); err == nil {
+			t.Errorf("ParseMethod(%q) succeeded", bad)
+		}
+	}
+}
