@@ -1,0 +1,104 @@
+"""The command line: fit, transform and info on a small file; bad input exits 1 with one line."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+import pytest
+
+import sompca
+import sompca._cli
+from test_estimators import assert_close
+
+
+def run(*args, entry=(sys.executable, "-m", "sompca")):
+    return subprocess.run([*entry, *map(str, args)], capture_output=True, text=True)
+
+
+def test_fit_transform_info(tmp_path, h5file, X2):
+    model = tmp_path / "model.h5"
+    result = run("fit", f"{h5file}:/data/X", "-m", "so-mpca-rs", "-P", 4, "-o", model)
+    assert result.returncode == 0, result.stderr
+    assert "4 features" in result.stdout and result.stderr == ""  # no progress bar off a terminal
+    # The model is the one the estimator fits on the same data.
+    expected = sompca.SOMPCA(n_components=4).fit(X2)
+    loaded = sompca.load(model)
+    assert isinstance(loaded, sompca.SOMPCA) and loaded.relaxed_start
+    for a, b in zip(loaded.projections_, expected.projections_):
+        assert_close(a, b)
+
+    features = tmp_path / "features.h5"
+    result = run("transform", model, f"{h5file}:/data/X", "-o", f"{features}:/out/Y")
+    assert result.returncode == 0, result.stderr
+    with h5py.File(features, "r") as f:
+        assert_close(f["/out/Y"][()], expected.transform(X2))
+    # The output exists now: refused without --overwrite, replaced with it.
+    again = run("transform", model, f"{h5file}:/data/X", "-o", f"{features}:/out/Y")
+    assert again.returncode == 1 and len(again.stderr.splitlines()) == 1
+    assert run("transform", model, f"{h5file}:/data/X", "-o", f"{features}:/out/Y", "--overwrite").returncode == 0
+
+    result = run("info", model)
+    assert result.returncode == 0, result.stderr
+    for text in ("so-mpca-rs", "8 x 6", "40", "orthogonal mode", "nu = 1"):
+        assert text in result.stdout
+
+
+def test_fit_options_reach_the_model(tmp_path, h5file, X2):
+    model = tmp_path / "mpca.h5"
+    result = run("fit", f"{h5file}:/data/X32", "-m", "MPCA", "--q", 0.9, "--max-iter", 3, "--order", "extraction",
+                 "-j", 1, "-o", model)
+    assert result.returncode == 0, result.stderr
+    expected = sompca.MPCA(q=0.9, max_iter=3, sort_features=False).fit(X2.astype(np.float32))
+    for a, b in zip(sompca.load(model).projections_, expected.projections_):
+        assert_close(a, b)
+
+
+def test_installed_script(tmp_path, h5file):
+    script = shutil.which("sompca", path=os.path.dirname(sys.executable))
+    if script is None:
+        pytest.skip("the sompca script is installed by `pip install bindings/python` (make test does)")
+    result = run("fit", f"{h5file}:/data/X", "-m", "pca", "-o", tmp_path / "m.h5", entry=(script,))
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("args, words", [
+    (["fit", "{missing}:/X", "-o", "{tmp}/m.h5"], ["missing.h5"]),
+    (["fit", "{data}:/nope", "-o", "{tmp}/m.h5"], ["/nope"]),
+    (["fit", "{data}", "-o", "{tmp}/m.h5"], ["FILE.h5:/DATASET"]),
+    (["fit", "{data}:/data/X", "-m", "pca-rs", "-o", "{tmp}/m.h5"], ["pca-rs"]),
+    (["fit", "{data}:/data/X", "-m", "so-mpca", "--q", "0.5", "-o", "{tmp}/m.h5"], ["--q", "so-mpca"]),
+    (["fit", "{data}:/data/X", "-P", "0", "-o", "{tmp}/m.h5"], ["n_components"]),
+    (["fit", "{data}:/data/X", "-P", "100", "-o", "{tmp}/m.h5"], ["100"]),
+    (["fit", "{data}:/data/X", "--mode", "7", "-o", "{tmp}/m.h5"], ["mode"]),
+    (["fit", "{data}:/data/X"], ["-o"]),
+    (["fit", "{data}:/data/X", "-P", "many", "-o", "{tmp}/m.h5"], ["many"]),
+    (["transform", "{missing}", "{data}:/data/X", "-o", "{tmp}/f.h5:/Y"], ["missing.h5"]),
+    (["info", "{data}"], ["samples.h5"]),
+    (["frobnicate"], ["frobnicate"]),
+])
+def test_bad_input_exits_1_with_one_line(tmp_path, h5file, args, words):
+    names = {"missing": tmp_path / "missing.h5", "data": h5file, "tmp": tmp_path}
+    result = run(*(arg.format(**names) for arg in args))
+    assert result.returncode == 1, result
+    assert result.stdout == "" and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    for word in words:
+        assert word in result.stderr
+    assert not (tmp_path / "m.h5").exists()
+
+
+def test_help_explains_every_option():
+    parser = sompca._cli._build_parser()
+    commands = parser._subparsers._group_actions[0].choices
+    assert set(commands) == {"fit", "transform", "info"}
+    main_help = run("--help")
+    assert main_help.returncode == 0 and all(name in main_help.stdout for name in commands)
+    for name, sub in commands.items():
+        text = run(name, "--help").stdout
+        for action in sub._actions:
+            # Every option and argument is listed with a help text of its own.
+            assert action.help, f"{name}: {action.option_strings or action.dest} has no help"
+            for option in action.option_strings:
+                assert option in text, f"{name} --help does not show {option}"

@@ -1,0 +1,194 @@
+"""Every error path raises the right exception with a message that names what is wrong."""
+
+import _thread
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import sompca
+from sompca import _lib
+
+
+def test_status_codes_map_to_exceptions():
+    # The table of the issue: bad input -> ValueError, files -> OSError, the rest -> RuntimeError.
+    expected = {_lib.EINVAL: ValueError, _lib.ESHAPE: ValueError, _lib.ERANGE: ValueError, _lib.EDATA: ValueError,
+                _lib.EIO: OSError, _lib.ENOTFITTED: RuntimeError, _lib.ENOMEM: RuntimeError,
+                _lib.ECANCELED: RuntimeError, _lib.EINTERNAL: RuntimeError, 42: RuntimeError}
+    for status, cls in expected.items():
+        exc = _lib.error_for(status, "message")
+        assert type(exc) is cls and exc.status == status and str(exc) == "message"
+
+
+def test_transform_before_fit():
+    with pytest.raises(sompca.NotFittedError, match="SOMPCA instance is not fitted yet"):
+        sompca.SOMPCA().transform(np.zeros((3, 4, 5)))
+    with pytest.raises(ValueError, match="not fitted"):  # NotFittedError is a ValueError
+        sompca.PCA().save("never-written.h5")
+    sklearn_exceptions = pytest.importorskip("sklearn.exceptions")
+    assert sompca.NotFittedError is sklearn_exceptions.NotFittedError
+
+
+@pytest.mark.parametrize("params, name", [
+    ({"n_components": 0}, "n_components"), ({"n_components": -2}, "n_components"),
+    ({"n_components": 2.5}, "n_components"), ({"n_components": True}, "n_components"),
+    ({"n_components": 2**40}, "n_components"),
+    ({"max_iter": 0}, "max_iter"), ({"max_iter": None}, "max_iter"),
+    ({"tol": -1.0}, "tol"), ({"tol": float("nan")}, "tol"), ({"tol": "0"}, "tol"),
+    ({"mode": -1}, "mode"), ({"n_jobs": 0}, "n_jobs"), ({"n_jobs": 1.5}, "n_jobs"),
+])
+def test_bad_parameters_name_the_parameter(params, name, X3):
+    with pytest.raises(ValueError, match=name):
+        sompca.SOMPCA(**params).fit(X3)
+
+
+@pytest.mark.parametrize("q", [0.0, 1.5, -0.1, float("inf")])
+def test_bad_q(q, X3):
+    with pytest.raises(ValueError, match="q must be"):
+        sompca.MPCA(q=q).fit(X3)
+
+
+# Errors the library finds: the exception carries its message, which starts with the C
+# function's name (capi's convention) and names the offending value.
+@pytest.mark.parametrize("make, X, cls, words", [
+    (lambda: sompca.SOMPCA(mode=3), "X3", ValueError, ["sompca_fit", "mode is 3"]),
+    (lambda: sompca.SOMPCA(n_components=50), "X3", ValueError, ["sompca_fit", "50"]),
+    (lambda: sompca.SOMPCA(), "nan", ValueError, ["sompca_fit", "NaN"]),
+    (lambda: sompca.SOMPCA(), "one", ValueError, ["sompca_fit"]),
+    (lambda: sompca.SOMPCA(), "empty", ValueError, ["sompca_fit", "n_samples is 0"]),
+])
+def test_library_errors_carry_its_message(make, X, cls, words, X3):
+    data = {"X3": X3, "nan": np.where(X3 > 3, np.nan, X3), "one": X3[:1], "empty": X3[:0]}[X]
+    with pytest.raises(cls) as info:
+        make().fit(data)
+    for word in words:
+        assert word in str(info.value)
+    assert info.value.status != _lib.OK
+
+
+def test_file_errors_are_oserrors(tmp_path, h5file, X3):
+    missing = tmp_path / "missing.h5"
+    with pytest.raises(OSError, match="missing.h5"):
+        sompca.SOMPCA().fit(f"{missing}:/X")
+    with pytest.raises(OSError, match="/nope"):
+        sompca.SOMPCA().fit(f"{h5file}:/nope")
+    with pytest.raises(OSError, match="missing.h5"):
+        sompca.load(missing)
+    with pytest.raises((OSError, ValueError), match="samples.h5"):  # an HDF5 file that is no model
+        sompca.load(h5file)
+    fitted = sompca.SOMPCA(n_components=2).fit(X3)
+    with pytest.raises(OSError, match="sompca_model_save"):
+        fitted.save(tmp_path / "no-such-folder" / "model.h5")
+    with pytest.raises(OSError, match="missing.h5"):
+        fitted.transform(f"{missing}:/X")
+
+
+def test_bad_specs_and_shapes(h5file, X2, X3):
+    for spec in ("samples.h5", "samples.h5:X", ":/X"):
+        with pytest.raises(ValueError, match="FILE.h5:/DATASET"):
+            sompca.SOMPCA().fit(spec)
+    with pytest.raises(ValueError, match="FILE.h5:/DATASET"):
+        sompca.SOMPCA().fit(h5file)  # a path without a dataset
+    with pytest.raises(ValueError, match=r"shape \(30,\)"):
+        sompca.SOMPCA().fit(np.zeros(30))
+    fitted = sompca.SOMPCA(n_components=2).fit(X3)
+    with pytest.raises(ValueError, match=r"shape \(8, 6\).*\(5, 4, 3\)"):
+        fitted.transform(X2)
+    with pytest.raises(ValueError, match="sompca_transform_hdf5"):  # the library checks files' shapes
+        fitted.transform(f"{h5file}:/data/X")
+
+
+def test_progress_exceptions_stop_the_fit(X3):
+    calls = []
+
+    def report(done, total, variance):
+        calls.append((done, total))
+        if done == 2:
+            raise ZeroDivisionError("from the progress hook")
+
+    with pytest.raises(ZeroDivisionError, match="from the progress hook"):
+        sompca.SOMPCA(n_components=4)._fit(X3, progress=report)
+    assert calls == [(1, 4), (2, 4)]  # no report after the failing one
+
+
+def test_ctrl_c_cancels_the_fit(X3, monkeypatch):
+    # Ctrl-C during a fit reaches the main thread while the library works in a worker;
+    # the progress callback then returns "cancel" and the fit raises KeyboardInterrupt.
+    progresses = []
+
+    class Recorded(_lib._Progress):
+        def __init__(self, report):
+            super().__init__(report)
+            progresses.append(self)
+
+    def report(done, total, variance):
+        calls.append(done)
+        if done == 1:
+            _thread.interrupt_main()
+            # Wait until the main thread has seen the interrupt, so the test does not race.
+            assert progresses[0].cancel.wait(timeout=60)
+
+    calls = []
+    monkeypatch.setattr(_lib, "_Progress", Recorded)
+    estimator = sompca.SOMPCA(n_components=5)
+    with pytest.raises(KeyboardInterrupt):
+        estimator._fit(X3, progress=report)
+    assert calls == [1]
+    assert not hasattr(estimator, "projections_")
+
+
+def test_without_scikit_learn(X3):
+    # The package works with scikit-learn unimportable, with its own NotFittedError and params.
+    code = textwrap.dedent("""
+        import sys
+        sys.modules["sklearn"] = None  # makes `import sklearn` raise ImportError
+        import numpy as np
+        import sompca
+        X = np.random.default_rng(0).normal(size=(20, 4, 3))
+        est = sompca.SOMPCA(n_components=2, tol=1e-9)
+        assert repr(est) == "SOMPCA(n_components=2, tol=1e-09)", repr(est)
+        assert est.get_params()["tol"] == 1e-9
+        assert est.set_params(max_iter=3) is est and est.max_iter == 3
+        try:
+            est.set_params(bogus=1)
+        except ValueError as err:
+            assert "bogus" in str(err)
+        else:
+            raise AssertionError("set_params accepted bogus")
+        try:
+            est.transform(X)
+        except sompca.NotFittedError as err:
+            assert isinstance(err, ValueError) and "not fitted" in str(err)
+        else:
+            raise AssertionError("no NotFittedError")
+        assert est.fit_transform(X).shape == (20, 2)
+        assert "sklearn" not in type(sompca.NotFittedError).__module__
+        print("ok")
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
+
+def test_library_version_mismatch_is_an_import_error(tmp_path):
+    code = textwrap.dedent("""
+        import sys, types
+        fake = types.ModuleType("sompca._version")  # found in sys.modules before the real one
+        fake.__version__ = "9.9.9"
+        sys.modules["sompca._version"] = fake
+        try:
+            import sompca
+        except ImportError as err:
+            print(err)
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "9.9.9" in result.stdout and sompca.library_version() in result.stdout, result.stdout + result.stderr
+
+
+def test_missing_library_is_an_import_error(tmp_path):
+    env = dict(os.environ, SOMPCA_LIBRARY=str(tmp_path / "libnothing.so"))
+    result = subprocess.run([sys.executable, "-c", "import sompca"], capture_output=True, text=True, env=env)
+    assert result.returncode != 0 and "ImportError" in result.stderr and "libnothing.so" in result.stderr

@@ -1,0 +1,121 @@
+"""Every input form gives the same model: dtypes, layouts, h5py Datasets, "file.h5:/path" strings."""
+
+import tracemalloc
+
+import h5py
+import numpy as np
+import pytest
+
+import sompca
+from test_estimators import assert_close, assert_same_model
+
+# Values exactly representable in every dtype below (small non-negative integers), so each
+# conversion is exact and every fit must equal the float64 fit up to rounding in the sums.
+VALUES = np.random.default_rng(3).integers(0, 100, size=(25, 6, 5)).astype(np.float64)
+
+
+@pytest.mark.parametrize("dtype", [
+    np.float64, np.float32, np.uint8, np.int8, np.int16, np.uint16, np.int32, np.int64, np.uint64,
+    np.float16, np.longdouble, ">f8", "<f4", ">i4",
+])
+def test_every_real_dtype(dtype):
+    reference = sompca.SOMPCA(n_components=3).fit(VALUES)
+    X = VALUES.astype(dtype)
+    estimator = sompca.SOMPCA(n_components=3).fit(X)
+    assert_same_model(estimator, reference)
+    assert_close(estimator.transform(X), reference.transform(VALUES))
+
+
+def test_bool_dtype():
+    X = VALUES > 50
+    estimator = sompca.PCA(n_components=2).fit(X)
+    assert_same_model(estimator, sompca.PCA(n_components=2).fit(X.astype(np.float64)))
+
+
+@pytest.mark.parametrize("layout", ["fortran", "strided", "list"])
+def test_non_contiguous_layouts(layout):
+    X = {"fortran": np.asfortranarray(VALUES),
+         "strided": np.repeat(VALUES, 2, axis=2)[:, :, ::2],
+         "list": VALUES.tolist()}[layout]
+    assert_same_model(sompca.SOMPCA(n_components=3).fit(X), sompca.SOMPCA(n_components=3).fit(VALUES))
+
+
+@pytest.mark.parametrize("bad", [
+    (VALUES + 1j).astype(np.complex128), VALUES.astype(object), VALUES.astype(str),
+    np.zeros((25, 6, 5), dtype="datetime64[s]"),
+])
+def test_rejects_non_real_dtypes(bad):
+    with pytest.raises(ValueError, match=str(bad.dtype).replace("[", r"\[").replace("]", r"\]")):
+        sompca.SOMPCA().fit(bad)
+    fitted = sompca.SOMPCA(n_components=2).fit(VALUES)
+    with pytest.raises(ValueError, match="dtype"):
+        fitted.transform(bad)
+
+
+@pytest.mark.parametrize("name", ["/data/X", "/data/X32", "/data/U8"])
+def test_hdf5_inputs_give_the_array_model(h5file, name):
+    with h5py.File(h5file, "r") as f:
+        array = f[name][()]
+    reference = sompca.SOMPCA(n_components=3).fit(array)
+    expected = reference.transform(array)
+    spec = f"{h5file}:{name}"
+    # A "file:/path" string, streamed by the library (which reads each dataset's real type).
+    from_spec = sompca.SOMPCA(n_components=3).fit(spec)
+    assert_same_model(from_spec, reference)
+    assert_close(from_spec.transform(spec), expected)
+    # An h5py Dataset of a file opened read-only (streamed by the library) ...
+    with h5py.File(h5file, "r") as f:
+        from_dataset = sompca.SOMPCA(n_components=3).fit(f[name])
+        assert_close(from_dataset.transform(f[name]), expected)
+    assert_same_model(from_dataset, reference)
+    # ... and of a file open for writing, which is read into memory instead.
+    with h5py.File(h5file, "r+") as f:
+        assert_same_model(sompca.SOMPCA(n_components=3).fit(f[name]), reference)
+        assert_close(from_dataset.transform(f[name]), expected)
+
+
+def test_in_memory_h5py_dataset(X2):
+    with h5py.File("in-memory.h5", "w", driver="core", backing_store=False) as f:
+        f["X"] = X2
+        estimator = sompca.FOMPCA(n_components=2).fit(f["X"])
+    assert_same_model(estimator, sompca.FOMPCA(n_components=2).fit(X2))
+
+
+def test_spec_splits_at_last_colon_slash(tmp_path, X2):
+    folder = tmp_path / "a:b"
+    folder.mkdir()
+    path = folder / "x:y.h5"
+    with h5py.File(path, "w") as f:
+        f["/g/X"] = X2
+    assert sompca._estimators.split_spec(f"{path}:/g/X") == (str(path), "/g/X")
+    assert_same_model(sompca.SOMPCA(n_components=2).fit(f"{path}:/g/X"), sompca.SOMPCA(n_components=2).fit(X2))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.uint8])
+def test_fit_adds_no_copy(dtype):
+    # 4 MB or more of samples; numpy reports its buffers to tracemalloc, so a copy of X
+    # (or a float64 conversion) would raise the traced peak by at least X.nbytes.
+    X = np.random.default_rng(4).integers(0, 200, size=(2000, 32, 64)).astype(dtype)
+    estimator = sompca.SOMPCA(n_components=2, max_iter=2)
+    tracemalloc.start()
+    try:
+        estimator.fit(X)
+        features = estimator.transform(X)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert features.shape == (2000, 2)
+    assert peak < X.nbytes / 4, f"peak {peak} bytes traced while fitting {X.nbytes} bytes"
+
+
+def test_copy_detector_sees_a_conversion():
+    # The control for test_fit_adds_no_copy: int16 samples are converted to float64, and the
+    # measurement must see that copy (4x the int16 bytes).
+    X = np.random.default_rng(4).integers(0, 200, size=(2000, 32, 64)).astype(np.int16)
+    tracemalloc.start()
+    try:
+        sompca.SOMPCA(n_components=2, max_iter=2).fit(X)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak >= 4 * X.nbytes
