@@ -24,11 +24,15 @@ import (
 var h5mu sync.Mutex
 
 // lock enters libhdf5. The goroutine is also pinned to its thread, so that
-// a thread-safe libhdf5, whose error stack is per thread, would still show
-// us the stack of our own failed call.
+// a thread-safe libhdf5, whose error stack is per thread, shows us the
+// stack of our own failed call.
 func lock() {
 	runtime.LockOSThread()
 	h5mu.Lock()
+	// Debian's libhdf5 is in fact built thread-safe, which makes the
+	// automatic error printing a per-thread setting: switch it off on
+	// whichever thread we are.
+	C.sompca_h5_silence()
 }
 
 func unlock() {
@@ -36,15 +40,6 @@ func unlock() {
 	runtime.UnlockOSThread()
 }
 
-func init() {
-	// gonum.org/v1/hdf5 switches automatic error printing off in its own
-	// init; we do it again so that hdf5io's promise does not rest on it.
-	lock()
-	defer unlock()
-	if C.sompca_h5_silence() < 0 {
-		panic("hdf5io: cannot switch off HDF5's error printing (H5Eset_auto2)")
-	}
-}
 
 // h5msg returns the text of HDF5's current error stack and clears it; it
 // must be called, with h5mu held, right after the failed call and before

@@ -58,6 +58,19 @@ void sompca_h5_clear(void)
 	H5Eclear2(H5E_DEFAULT);
 }
 
+/* Every HDF5 API call clears the error stack on entry, so a function that
+ * cleans up after a failure saves the stack first and restores it last. */
+static hid_t save_errors(int failed)
+{
+	return failed ? H5Eget_current_stack() : -1;
+}
+
+static void restore_errors(hid_t saved)
+{
+	if (saved >= 0)
+		H5Eset_current_stack(saved); /* also closes saved */
+}
+
 static hid_t native(int kind)
 {
 	switch (kind) {
@@ -94,12 +107,14 @@ int sompca_h5_type_info(hid_t dtype, int *cls, size_t *size, int *is_signed)
 
 int sompca_h5_dataset_type(hid_t dset, int *cls, size_t *size, int *is_signed)
 {
-	hid_t t = H5Dget_type(dset);
+	hid_t t = H5Dget_type(dset), saved;
 	int rc;
 	if (t < 0)
 		return -1;
 	rc = sompca_h5_type_info(t, cls, size, is_signed);
+	saved = save_errors(rc < 0);
 	H5Tclose(t);
+	restore_errors(saved);
 	return rc;
 }
 
@@ -138,11 +153,13 @@ herr_t sompca_h5_write(hid_t dset, int kind, hid_t memspace, hid_t filespace, co
 
 hid_t sompca_h5_create_dataset(hid_t loc, const char *name, int kind, int rank, const hsize_t *dims)
 {
-	hid_t space = H5Screate_simple(rank, dims, NULL), dset;
+	hid_t space = H5Screate_simple(rank, dims, NULL), dset, saved;
 	if (space < 0)
 		return -1;
 	dset = H5Dcreate2(loc, name, native(kind), space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	saved = save_errors(dset < 0);
 	H5Sclose(space);
+	restore_errors(saved);
 	return dset;
 }
 
@@ -150,17 +167,18 @@ hid_t sompca_h5_create_dataset(hid_t loc, const char *name, int kind, int rank, 
 herr_t sompca_h5_attr_write(hid_t loc, const char *name, int kind, hssize_t len, const void *buf)
 {
 	hsize_t dim = len < 0 ? 0 : (hsize_t)len;
-	hid_t space = len < 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dim, NULL), attr;
+	hid_t space = len < 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dim, NULL), attr, saved;
 	herr_t rc = -1;
 	if (space < 0)
 		return -1;
 	attr = H5Acreate2(loc, name, native(kind), space, H5P_DEFAULT, H5P_DEFAULT);
-	if (attr >= 0) {
+	if (attr >= 0)
 		rc = H5Awrite(attr, native(kind), buf);
-		if (H5Aclose(attr) < 0)
-			rc = -1;
-	}
+	saved = save_errors(rc < 0);
+	if (attr >= 0 && H5Aclose(attr) < 0 && saved < 0)
+		rc = -1;
 	H5Sclose(space);
+	restore_errors(saved);
 	return rc;
 }
 
@@ -168,7 +186,7 @@ herr_t sompca_h5_attr_write(hid_t loc, const char *name, int kind, hssize_t len,
  * back as str. */
 herr_t sompca_h5_attr_write_string(hid_t loc, const char *name, const char *value)
 {
-	hid_t type = H5Tcopy(H5T_C_S1), space = -1, attr = -1;
+	hid_t type = H5Tcopy(H5T_C_S1), space = -1, attr = -1, saved;
 	herr_t rc = -1;
 	if (type < 0)
 		return -1;
@@ -180,11 +198,13 @@ herr_t sompca_h5_attr_write_string(hid_t loc, const char *name, const char *valu
 		goto out;
 	rc = H5Awrite(attr, type, &value);
 out:
-	if (attr >= 0 && H5Aclose(attr) < 0)
+	saved = save_errors(rc < 0);
+	if (attr >= 0 && H5Aclose(attr) < 0 && saved < 0)
 		rc = -1;
 	if (space >= 0)
 		H5Sclose(space);
 	H5Tclose(type);
+	restore_errors(saved);
 	return rc;
 }
 
@@ -193,7 +213,7 @@ out:
 int sompca_h5_attr_info(hid_t loc, const char *name, int *cls, hssize_t *npoints)
 {
 	htri_t exists = H5Aexists(loc, name);
-	hid_t attr, type, space;
+	hid_t attr, type, space, saved;
 	int rc = -1;
 	if (exists <= 0)
 		return (int)exists;
@@ -206,23 +226,27 @@ int sompca_h5_attr_info(hid_t loc, const char *name, int *cls, hssize_t *npoints
 		*npoints = H5Sget_simple_extent_npoints(space);
 		rc = *cls < 0 || *npoints < 0 ? -1 : 1;
 	}
+	saved = save_errors(rc < 0);
 	if (space >= 0)
 		H5Sclose(space);
 	if (type >= 0)
 		H5Tclose(type);
 	H5Aclose(attr);
+	restore_errors(saved);
 	return rc;
 }
 
 herr_t sompca_h5_attr_read(hid_t loc, const char *name, int kind, void *buf)
 {
-	hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
+	hid_t attr = H5Aopen(loc, name, H5P_DEFAULT), saved;
 	herr_t rc;
 	if (attr < 0)
 		return -1;
 	rc = H5Aread(attr, native(kind), buf);
-	if (H5Aclose(attr) < 0)
+	saved = save_errors(rc < 0);
+	if (H5Aclose(attr) < 0 && saved < 0)
 		rc = -1;
+	restore_errors(saved);
 	return rc;
 }
 
@@ -231,7 +255,7 @@ herr_t sompca_h5_attr_read(hid_t loc, const char *name, int kind, void *buf)
  * returns its full length, or a negative value on error. */
 long sompca_h5_attr_read_string(hid_t loc, const char *name, char *buf, size_t cap)
 {
-	hid_t attr = H5Aopen(loc, name, H5P_DEFAULT), type = -1, space = -1, mem = -1;
+	hid_t attr = H5Aopen(loc, name, H5P_DEFAULT), type = -1, space = -1, mem = -1, saved;
 	long n = -1;
 	if (attr < 0 || cap == 0)
 		goto out;
@@ -241,7 +265,10 @@ long sompca_h5_attr_read_string(hid_t loc, const char *name, char *buf, size_t c
 		goto out;
 	if (H5Tis_variable_str(type) > 0) {
 		char *s = NULL;
-		if ((mem = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mem, H5T_VARIABLE) < 0)
+		/* HDF5 does not convert between ASCII and UTF-8: read in the
+		 * file's character set. */
+		if ((mem = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mem, H5T_VARIABLE) < 0 ||
+		    H5Tset_cset(mem, H5Tget_cset(type)) < 0)
 			goto out;
 		if (H5Aread(attr, mem, &s) < 0)
 			goto out;
@@ -255,6 +282,7 @@ long sompca_h5_attr_read_string(hid_t loc, const char *name, char *buf, size_t c
 		if (s == NULL)
 			goto out;
 		if ((mem = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mem, size + 1) < 0 ||
+		    H5Tset_cset(mem, H5Tget_cset(type)) < 0 ||
 		    H5Tset_strpad(mem, H5T_STR_NULLTERM) < 0 || H5Aread(attr, mem, s) < 0) {
 			free(s);
 			goto out;
@@ -265,6 +293,7 @@ long sompca_h5_attr_read_string(hid_t loc, const char *name, char *buf, size_t c
 		free(s);
 	}
 out:
+	saved = save_errors(n < 0);
 	if (mem >= 0)
 		H5Tclose(mem);
 	if (space >= 0)
@@ -273,6 +302,7 @@ out:
 		H5Tclose(type);
 	if (attr >= 0)
 		H5Aclose(attr);
+	restore_errors(saved);
 	return n;
 }
 
@@ -281,7 +311,7 @@ out:
 herr_t sompca_h5_write_rows(hid_t dset, hsize_t row0, hsize_t rows, hsize_t cols, const double *buf)
 {
 	hsize_t start[2] = {row0, 0}, count[2] = {rows, cols};
-	hid_t file = H5Dget_space(dset), mem = -1;
+	hid_t file = H5Dget_space(dset), mem = -1, saved;
 	herr_t rc = -1;
 	if (file < 0)
 		return -1;
@@ -291,9 +321,11 @@ herr_t sompca_h5_write_rows(hid_t dset, hsize_t row0, hsize_t rows, hsize_t cols
 		goto out;
 	rc = H5Dwrite(dset, H5T_NATIVE_DOUBLE, mem, file, H5P_DEFAULT, buf);
 out:
+	saved = save_errors(rc < 0);
 	if (mem >= 0)
 		H5Sclose(mem);
 	H5Sclose(file);
+	restore_errors(saved);
 	return rc;
 }
 

@@ -205,12 +205,7 @@ func prepareDataset(f *hdf5.File, name string, overwrite bool) error {
 	case !overwrite:
 		return fmt.Errorf("%w: the dataset exists (ask for overwrite to replace it)", ErrExists)
 	}
-	c := cstr(name)
-	defer freeCString(c)
-	if C.sompca_h5_link_delete(hid(f), c) < 0 {
-		return h5err(ErrIO, "cannot delete the old dataset")
-	}
-	return nil
+	return deleteLink(f, name)
 }
 
 // createDataset creates the dataset name (absolute, its groups existing)
@@ -327,4 +322,14 @@ func WriteFeatures(path, dataset string, features []float64, m, p int, overwrite
 			Err: fmt.Errorf("%w: %d values for %d samples x %d features", ErrShape, len(features), m, p)}
 	}
 	return WriteArray(path, dataset, []int{m, p}, features, overwrite)
+}
+
+// deleteLink deletes the link name (absolute) of f. Callers hold h5mu.
+func deleteLink(f *hdf5.File, name string) error {
+	c := cstr(name)
+	defer freeCString(c)
+	if C.sompca_h5_link_delete(hid(f), c) < 0 {
+		return h5err(ErrIO, fmt.Sprintf("cannot delete %q", name))
+	}
+	return nil
 }
