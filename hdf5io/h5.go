@@ -40,7 +40,6 @@ func unlock() {
 	runtime.UnlockOSThread()
 }
 
-
 // h5msg returns the text of HDF5's current error stack and clears it; it
 // must be called, with h5mu held, right after the failed call and before
 // any other HDF5 call (each API call clears the stack on entry).
