@@ -259,13 +259,6 @@ func TestElementTypes(t *testing.T) {
 	}
 }
 
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
 // TestDeterminism: results do not depend on the number of goroutines nor
 // on how the passes split the data into reads, and fitting twice on the
 // same receiver gives the same model (bit for bit in both cases).
@@ -450,6 +443,25 @@ func TestParseMethod(t *testing.T) {
 	for _, bad := range []string{"pca-rs", "so-pca", ""} {
 		if _, _, err := ParseMethod(bad); err == nil {
 			t.Errorf("ParseMethod(%q) succeeded", bad)
+		}
+	}
+}
+
+// TestContractionCache: the cache of X x_N u^(N) changes how often the
+// data are read, not one bit of the result.
+func TestContractionCache(t *testing.T) {
+	const M = grain + 9
+	for _, shape := range [][]int{{4, 7, 3}, {3, 5, 2, 4}} {
+		data := randomTensors(21, M, shape)
+		for _, c := range tvpCases {
+			with, src := fitOrFatal(t, data, M, shape, Options{Method: c.method, RelaxedStart: c.rs, Components: 2})
+			var without Model
+			if err := without.Fit(src, Options{Method: c.method, RelaxedStart: c.rs, Components: 2, MemoryLimit: -1}); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(with, &without) {
+				t.Errorf("%v %v: the cache changes the fit", shape, c)
+			}
 		}
 	}
 }

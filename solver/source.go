@@ -178,3 +178,11 @@ func sampleSize(shape []int) (int, error) {
 	}
 	return size, nil
 }
+
+// must returns v, panicking on a non-nil err: for calls that cannot fail.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -29,16 +29,25 @@ type tvpFit struct {
 
 	work []*tvpWork
 	eig  eigenSolver
+
+	// z caches Z_m = X_m x_N u^(N) (M x prod_{n<N} I_n) for N >= 3 when it
+	// fits in Options.MemoryLimit: u^(N) stays fixed through modes
+	// 1..N-1 of a sweep, so the mode-1 pass computes Z on its way and
+	// modes 2..N-1 read Z, 1/I_N the size of X. A sweep then reads the
+	// data twice instead of N times.
+	z    []float64
+	zrun *runner
 }
 
 // tvpWork is one goroutine's workspace, sized once per fit.
 type tvpWork struct {
 	c    *contractor
-	rows []float64 // grain x I_n partial projections
-	g    []float64 // grain x p previous features (UMPCA)
-	s    []float64 // I_n x I_n scatter of the grain
-	a    []float64 // I_n x p cross term Y~ G of the grain (UMPCA)
-	r    []float64 // p residual coefficients of one sample (TROD)
+	cz   *contractor // over the first N-1 modes, for the cache z
+	rows []float64   // grain x I_n partial projections
+	g    []float64   // grain x p previous features (UMPCA)
+	s    []float64   // I_n x I_n scatter of the grain
+	a    []float64   // I_n x p cross term Y~ G of the grain (UMPCA)
+	r    []float64   // p residual coefficients of one sample (TROD)
 }
 
 // tvpBound returns the largest number of EMPs the method can give and
@@ -81,9 +90,15 @@ func (f *fitter) fitTVP() (*Model, error) {
 	for _, d := range f.shape {
 		maxI = max(maxI, d)
 	}
+	if f.n >= 3 && f.opts.MemoryLimit > 0 && int64(f.m)*int64(f.size/f.shape[f.n-1])*8 <= f.opts.MemoryLimit {
+		zs := f.size / f.shape[f.n-1]
+		t.z = make([]float64, f.m*zs)
+		t.zrun = newRunner(must(NewSliceSource(t.z, f.m, f.shape[:f.n-1])), zs, f.run.threads)
+	}
 	for range f.run.threads {
 		t.work = append(t.work, &tvpWork{
 			c:    newContractor(f.shape),
+			cz:   newContractor(f.shape[:max(f.n-1, 1)]),
 			rows: make([]float64, grain*maxI),
 			g:    make([]float64, grain*P),
 			s:    make([]float64, maxI*maxI),
@@ -127,16 +142,19 @@ func (t *tvpFit) emp(p int) error {
 	t.u[p] = vs
 	needFeatures := t.opts.Method == UMPCA || t.opts.Method == TROD
 	if t.opts.RelaxedStart && p == 0 {
-		obj := t.evaluate(p)
+		obj, err := t.evaluate(p)
 		t.hist[p] = []float64{obj}
-		return nil
+		return err
 	}
 	fixed := t.fixedConstraints(p)
 	var lambda float64
 	h := make([]float64, 0, t.opts.MaxIter+1)
 	for k := 0; k < t.opts.MaxIter; k++ {
 		for n := range t.n {
-			S, A := t.scatter(p, n, vs)
+			S, A, err := t.scatter(p, n, vs)
+			if err != nil {
+				return err
+			}
 			if k == 0 && n == 0 {
 				h = append(h, quadForm(S, vs[0]))
 			}
@@ -144,7 +162,6 @@ func (t *tvpFit) emp(p int) error {
 			if t.opts.Method == UMPCA && p > 0 {
 				C = orthonormalRange(A)
 			}
-			var err error
 			lambda, err = t.eig.top(vs[n], S, C, vs[n])
 			if err != nil {
 				return fmt.Errorf("solver: EMP %d, mode %d: %w", p+1, n+1, err)
@@ -160,7 +177,8 @@ func (t *tvpFit) emp(p int) error {
 	t.hist[p] = h
 	t.variance[p] = lambda / float64(t.m-1)
 	if needFeatures {
-		t.evaluate(p)
+		_, err := t.evaluate(p)
+		return err
 	}
 	return nil
 }
@@ -196,7 +214,7 @@ func quadForm(S *mat.SymDense, v []float64) float64 {
 // the vectors vs, and for UMPCA the cross term Y~ G with the previous
 // EMPs' features. The partial projections are of the centred data (of the
 // residual, uncentred, for TROD).
-func (t *tvpFit) scatter(p, n int, vs [][]float64) (*mat.SymDense, *mat.Dense) {
+func (t *tvpFit) scatter(p, n int, vs [][]float64) (*mat.SymDense, *mat.Dense, error) {
 	In := t.shape[n]
 	var meanPart []float64
 	if t.meanUsed != nil {
@@ -228,13 +246,35 @@ func (t *tvpFit) scatter(p, n int, vs [][]float64) (*mat.SymDense, *mat.Dense) {
 		A = mat.NewDense(In, p, nil)
 	}
 	sraw := S.RawSymmetric()
-	_ = t.run.each(func(w, start int, x Block) {
+	// With the cache of Z_m = X_m x_N u^(N) (see tvpFit.z), the mode-1
+	// pass fills it on its way and modes 2..N-1 read it instead of X.
+	// The operations are the same as without it, so are the results.
+	run, size, partial := t.run, t.size, func(ws *tvpWork, row []float64, x Block, m int) {
+		ws.c.partial(row, x, n, vs)
+	}
+	if t.z != nil && n < t.n-1 {
+		last := t.n - 1
+		zs := t.size / t.shape[last]
+		if n == 0 {
+			partial = func(ws *tvpWork, row []float64, x Block, m int) {
+				z := t.z[m*zs : (m+1)*zs]
+				dotRows(z, x, zs, t.shape[last], vs[last])
+				ws.cz.partial(row, Block{F64: z}, 0, vs[:last])
+			}
+		} else {
+			run, size = t.zrun, zs
+			partial = func(ws *tvpWork, row []float64, z Block, m int) {
+				ws.cz.partial(row, z, n, vs[:last])
+			}
+		}
+	}
+	err := run.each(func(w, start int, x Block) {
 		ws := t.work[w]
-		cnt := x.elems() / t.size
+		cnt := x.elems() / size
 		rows := ws.rows[:cnt*In]
 		for i := range cnt {
 			row := rows[i*In : (i+1)*In]
-			ws.c.partial(row, x.slice(i*t.size, (i+1)*t.size), n, vs)
+			partial(ws, row, x.slice(i*size, (i+1)*size), start+i)
 			if meanPart != nil {
 				floats.Sub(row, meanPart)
 			}
@@ -267,7 +307,7 @@ func (t *tvpFit) scatter(p, n int, vs [][]float64) (*mat.SymDense, *mat.Dense) {
 			floats.Add(A.RawMatrix().Data, ws.a[:In*p])
 		}
 	})
-	return S, A
+	return S, A, err
 }
 
 // evaluate makes one pass computing EMP p's projection of every training
@@ -275,7 +315,7 @@ func (t *tvpFit) scatter(p, n int, vs [][]float64) (*mat.SymDense, *mat.Dense) {
 // projections of the undeflated data as features and those of the
 // residual as deflation coefficients. It sets the EMP's captured variance
 // and returns its objective (TROD: the residual energy; otherwise S_p).
-func (t *tvpFit) evaluate(p int) float64 {
+func (t *tvpFit) evaluate(p int) (float64, error) {
 	vs := t.u[p]
 	meanProj := 0.0
 	if t.meanUsed != nil {
@@ -294,7 +334,7 @@ func (t *tvpFit) evaluate(p int) float64 {
 		t.plain[p] = make([]float64, t.m)
 	}
 	y := make([]float64, t.m)
-	_ = t.run.each(func(w, start int, x Block) {
+	err := t.run.each(func(w, start int, x Block) {
 		ws := t.work[w]
 		cnt := x.elems() / t.size
 		for i := range cnt {
@@ -309,6 +349,9 @@ func (t *tvpFit) evaluate(p int) float64 {
 			y[m] = v
 		}
 	}, nil)
+	if err != nil {
+		return 0, err
+	}
 	t.y[p] = y
 	feat := y
 	if trod {
@@ -316,9 +359,9 @@ func (t *tvpFit) evaluate(p int) float64 {
 	}
 	t.variance[p] = scatterOf(feat) / float64(t.m-1)
 	if trod {
-		return floats.Dot(y, y)
+		return floats.Dot(y, y), nil
 	}
-	return t.variance[p] * float64(t.m-1)
+	return t.variance[p] * float64(t.m-1), nil
 }
 
 // scatterOf returns sum_m (x_m - mean(x))^2.
