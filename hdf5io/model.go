@@ -36,7 +36,9 @@ var orderNames = map[solver.FeatureOrder]string{solver.ByVariance: "variance", s
 func SaveModel(path string, m *solver.Model) error {
 	err := m.Validate()
 	if err == nil {
-		err = update(path, false, func(f *hdf5.File) error { return writeModel(f, m, ModelFormatVersion) })
+		err = update(path, false, func(f *hdf5.File) error {
+			return withLock(func() error { return writeModel(f, m, ModelFormatVersion) })
+		})
 	} else {
 		err = fmt.Errorf("%w: %v", ErrFormat, err)
 	}

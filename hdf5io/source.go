@@ -32,11 +32,11 @@ type Options struct {
 
 // Source streams the samples of one HDF5 dataset to the solver. It
 // implements solver.Source. Each Read reads whole samples by hyperslabs
-// of at most BlockLen samples, converts them to Elem and, for samples-last
+// of at most MaxRead samples, converts them to Elem and, for samples-last
 // data, transposes them to sample-major order; the block it returns is
 // reused by the next Read. Memory is independent of the number of samples
 // M unless Options.InMemory is set, or a caller asks one Read for more
-// than BlockLen samples.
+// than MaxRead samples.
 //
 // A Source is used by one goroutine at a time. It holds the file open,
 // read-only, until Close.
@@ -190,10 +190,16 @@ func (s *Source) Elem() solver.Elem { return s.elem }
 // "int16".
 func (s *Source) FileType() string { return s.kind.String() }
 
-// BlockLen returns the number of samples one HDF5 read holds, the most
-// that a Read can return without exceeding Options.ChunkBytes. Callers
-// that read in runs of at most BlockLen samples keep memory bounded.
-func (s *Source) BlockLen() int { return s.chunk }
+// MaxRead returns the number of samples one HDF5 read holds, the most
+// that a Read can return without exceeding Options.ChunkBytes (M with
+// Options.InMemory). The solver reads in runs of at most MaxRead samples,
+// rounded up to its grain of 256, so memory stays bounded.
+func (s *Source) MaxRead() int {
+	if s.mem != nil {
+		return s.m
+	}
+	return s.chunk
+}
 
 // String describes the source: file, dataset, type, shape and axis.
 func (s *Source) String() string {
@@ -226,7 +232,7 @@ func (s *Source) Read(start, n int) (solver.Block, error) {
 	return b, nil
 }
 
-// read reads samples [start, start+n) into s.out, BlockLen samples per
+// read reads samples [start, start+n) into s.out, MaxRead samples per
 // HDF5 read. Callers hold h5mu.
 func (s *Source) read(start, n int) (solver.Block, error) {
 	total := n * s.size

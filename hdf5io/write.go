@@ -22,7 +22,8 @@ import (
 // every close and sync have succeeded; on failure the temporary file is
 // removed and path is as it was. With keep, the temporary file starts as
 // a copy of an existing file at path (so its other objects are kept);
-// otherwise it starts empty. HDF5 calls in fn run with h5mu held.
+// otherwise it starts empty. fn runs without h5mu and takes it around
+// its own HDF5 calls (withLock), so that it may read a Source meanwhile.
 func update(path string, keep bool, fn func(f *hdf5.File) error) (err error) {
 	fi, statErr := os.Stat(path)
 	exists := statErr == nil
@@ -77,25 +78,38 @@ func update(path string, keep bool, fn func(f *hdf5.File) error) (err error) {
 
 // editHDF5 opens (or creates) the temporary file, runs fn and closes it.
 func editHDF5(tmp string, open bool, fn func(f *hdf5.File) error) (err error) {
-	lock()
-	defer unlock()
 	var f *hdf5.File
-	if open {
-		f, err = hdf5.OpenFile(tmp, hdf5.F_ACC_RDWR)
-		if err != nil {
-			return h5err(ErrCorrupt, "cannot open a copy for writing")
-		}
-	} else {
-		f, err = hdf5.CreateFile(tmp, hdf5.F_ACC_TRUNC)
-		if err != nil {
+	err = withLock(func() error {
+		if open {
+			if f, err = hdf5.OpenFile(tmp, hdf5.F_ACC_RDWR); err != nil {
+				return h5err(ErrCorrupt, "cannot open a copy for writing")
+			}
+		} else if f, err = hdf5.CreateFile(tmp, hdf5.F_ACC_TRUNC); err != nil {
 			return h5err(ErrIO, "cannot create the file")
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	err = fn(f)
-	if f.Close() != nil && err == nil {
-		err = h5err(ErrIO, "cannot close the file")
+	cerr := withLock(func() error {
+		if f.Close() != nil {
+			return h5err(ErrIO, "cannot close the file")
+		}
+		return nil
+	})
+	if err == nil {
+		err = cerr
 	}
 	return err
+}
+
+// withLock runs fn with h5mu held.
+func withLock(fn func() error) error {
+	lock()
+	defer unlock()
+	return fn()
 }
 
 // checkHDF5 reports whether path is an HDF5 file that HDF5 can open.
@@ -302,10 +316,12 @@ func WriteArray[T Number](path, dataset string, dims []int, data []T, overwrite 
 		return &Error{Op: "write", Path: path, Object: dataset, Err: fmt.Errorf("%w: %d values for shape %v", ErrShape, len(data), dims)}
 	}
 	err := update(path, true, func(f *hdf5.File) error {
-		if err := prepareDataset(f, dataset, overwrite); err != nil {
-			return err
-		}
-		return writeArray(f, dataset, dims, data)
+		return withLock(func() error {
+			if err := prepareDataset(f, dataset, overwrite); err != nil {
+				return err
+			}
+			return writeArray(f, dataset, dims, data)
+		})
 	})
 	if err != nil {
 		return &Error{Op: "write", Path: path, Object: dataset, Err: err}
