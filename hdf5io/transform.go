@@ -26,7 +26,9 @@ import (
 func TransformFile(model *solver.Model, inPath, inDataset string, in Options, outPath, outDataset string, overwrite bool) error {
 	inDataset, outDataset = datasetName(inDataset), datasetName(outDataset)
 	inErr := func(err error) error { return &Error{Op: "transform", Path: inPath, Object: inDataset, Err: err} }
-	outErr := func(err error) error { return &Error{Op: "write features", Path: outPath, Object: outDataset, Err: err} }
+	outErr := func(err error) error {
+		return &Error{Op: "write features", Path: outPath, Object: outDataset, Err: err}
+	}
 	if model == nil || !model.Fitted() {
 		return inErr(errors.New("the model is not fitted"))
 	}
