@@ -44,19 +44,19 @@ type Model struct {
 	// data, S_p/(M-1) with S_p the total scatter of eq. (6).
 	Variance []float64
 	// TotalVariance is the total variance of the training data, the trace
-	// of its covariance (for TROD and CSA: of the uncentred second moment,
-	// sum_m ||X_m||^2/(M-1)), so Variance/TotalVariance is the explained
-	// variance ratio.
+	// of its covariance (sum_m ||X_m - mean||^2/(M-1)), so
+	// Variance/TotalVariance is the explained variance ratio.
 	TotalVariance float64
 	// Extraction is the extraction index (0-based) of each feature.
 	Extraction []int
-	// Iterations is the number of sweeps run for each feature's EMP (0 for
-	// the fixed first EMP of relaxed start and for PCA, MPCA and CSA).
+	// Iterations is the number of sweeps run for each feature's EMP: 0
+	// for the fixed first EMP of relaxed start and for PCA; for MPCA and
+	// CSA the sweeps of the whole fit.
 	Iterations []int
-	// History is, for each feature of a TVP method, the objective (S_p,
-	// or for TROD the residual energy) at the start and after each sweep:
-	// len(History[j]) = Iterations[j]+1. For MPCA and CSA, History[0] is
-	// the total captured scatter after each sweep; nil for PCA.
+	// History is, for each feature of a TVP method, its EMP's objective
+	// (the scatter S_p; for TROD the residual energy) at the uniform start
+	// and after each sweep: len(History[j]) = Iterations[j]+1 (the paper's
+	// Fig. 3). nil for PCA, MPCA and CSA.
 	History [][]float64
 	// Ranks holds the mode ranks P_n of MPCA and CSA; nil otherwise.
 	Ranks []int
