@@ -11,7 +11,7 @@ import (
 // denseLimit is the largest dimension whose eigenproblems are solved by a
 // dense symmetric eigendecomposition; larger ones use Lanczos iterations
 // warm-started from the previous vector, so that no update costs O(I^3).
-const denseLimit = 128
+var denseLimit = 128
 
 // fixSign flips v so that its entry of largest magnitude (the first such
 // on ties) is positive. An eigenvector is defined up to sign; this one
@@ -188,14 +188,19 @@ func lanczosTop(u []float64, S *mat.SymDense, C *mat.Dense, warm []float64) (flo
 	} else {
 		floats.AddConst(1, x)
 	}
+	// Project twice: once is not enough when x lies almost in span(C).
+	n0 := floats.Norm(x, 2)
 	project(x)
-	if nx := floats.Norm(x, 2); nx > 0 {
+	project(x)
+	if nx := floats.Norm(x, 2); nx > 1e-6*n0 {
 		floats.Scale(1/nx, x)
 	} else {
-		// warm lies in span(C): start from a generic vector.
+		// warm lies (almost) in span(C), as the uniform start does for
+		// the second EMP of SO-MPCA-RS: start from a generic vector.
 		for i := range x {
-			x[i] = 1 + float64(i)/float64(n)
+			x[i] = 1 + math.Sin(float64(i+1))
 		}
+		project(x)
 		project(x)
 		floats.Scale(1/floats.Norm(x, 2), x)
 	}

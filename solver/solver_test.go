@@ -465,3 +465,28 @@ func TestContractionCache(t *testing.T) {
 		}
 	}
 }
+
+// TestLanczos: above denseLimit the top eigenvectors come from Lanczos
+// iterations; they must agree with the dense eigendecomposition, with and
+// without the orthogonality constraint.
+func TestLanczos(t *testing.T) {
+	const M = 40
+	shape := []int{140, 3}
+	data := randomTensors(17, M, shape)
+	for _, c := range []methodCase{{SOMPCA, false}, {SOMPCA, true}, {UMPCA, false}} {
+		opts := Options{Method: c.method, RelaxedStart: c.rs, Components: 3}
+		iter, _ := fitOrFatal(t, data, M, shape, opts)
+		saved := denseLimit
+		denseLimit = 1000
+		dense, _ := fitOrFatal(t, data, M, shape, opts)
+		denseLimit = saved
+		if ok, d := closeTo(iter.Variance, dense.Variance, 1e-11); !ok {
+			t.Errorf("%v: variances differ by %.3g", c, d)
+		}
+		for n := range shape {
+			if !mat.EqualApprox(iter.Projections[n], dense.Projections[n], 1e-9) {
+				t.Errorf("%v: mode %d vectors differ", c, n+1)
+			}
+		}
+	}
+}
