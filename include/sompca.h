@@ -4,7 +4,8 @@
  *
  * This header is hand-written and is the one public C contract of the
  * library (the header that `go build -buildmode=c-shared` generates is not
- * installed). C99, includable from C++.
+ * installed). C99, includable from C++. Link with -lsompca, or use
+ * `pkg-config --cflags --libs sompca`.
  *
  * Conventions
  *   - Every function that can fail returns an int status: SOMPCA_OK (0) or
@@ -12,18 +13,46 @@
  *     versions, so treat any unknown non-zero value as a failure.
  *   - sompca_errstr(code) gives a static description of a code;
  *     sompca_last_error() gives the exact message of the last failure on
- *     the calling thread (file, dataset, shape, value).
- *   - Output parameters come first and are named out. Arrays are copied
- *     into caller buffers (dst, cap) where cap counts elements; a function
- *     tells the size needed. Nothing the caller passes is kept after a call
- *     returns, and the library never writes to input data.
- *   - Arrays are row-major (C order); samples are the first axis.
+ *     the calling thread (file, dataset, shape, value). See "Errors" below.
+ *   - A function that creates a model writes it to its first parameter,
+ *     named out; other functions take the model first. Arrays are copied
+ *     into caller buffers (dst, cap) where cap counts elements (not bytes);
+ *     the needed size follows from the model's accessors, and too small a
+ *     cap gives SOMPCA_ERANGE with nothing written. Nothing the caller
+ *     passes is kept after a call returns, and the library never writes to
+ *     input data.
+ *   - Arrays are row-major (C order); samples are the first axis, so n
+ *     samples of shape I_0 x ... x I_{N-1} are n * I_0 * ... * I_{N-1}
+ *     consecutive elements.
  *   - Modes are 0-based in this interface (the paper counts them from 1).
+ *   - Features are indexed j = 0..P-1 in the model's feature order (by
+ *     captured variance, descending, unless the fit asked for extraction
+ *     order); sompca_model_extraction maps them to extraction order.
  *
- * Threading: distinct models may be used from different threads at once.
- * A fitted model is read-only: transforms and accessors on one model may
- * run concurrently; sompca_model_free must not race with other uses of
- * the same model. HDF5 calls are serialized inside the library.
+ * Errors
+ *   The message of a failure is kept per thread, like errno or dlerror: a
+ *   failing call stores its message in a buffer owned by the calling
+ *   thread, and a successful status-returning call clears it, so
+ *   sompca_last_error() describes the most recent status-returning call
+ *   on this thread. This works for failures that leave no model (a failed
+ *   fit or load) and is safe when many threads call the library at once:
+ *   each thread sees only its own messages. Messages longer than about 2 KB
+ *   are truncated, ending in "...".
+ *
+ * Threading
+ *   Every function may be called from any thread. Distinct models may be
+ *   used from different threads at once, including concurrent fits. A
+ *   fitted model is read-only: transforms, accessors and saves on one
+ *   model may run concurrently. sompca_model_free must not race with any
+ *   other use of the same model. HDF5 calls are serialized inside the
+ *   library, so HDF5 work from several threads is safe but does not run in
+ *   parallel. A fit uses its own worker threads (see n_threads).
+ *
+ * Handles
+ *   A model is an opaque pointer made by sompca_fit, sompca_fit_hdf5 or
+ *   sompca_model_load and released by sompca_model_free. A NULL, freed or
+ *   foreign pointer is detected and gives SOMPCA_ENOTFITTED, except when
+ *   its address has since been reused by a newer model.
  */
 #ifndef SOMPCA_H
 #define SOMPCA_H
@@ -35,97 +64,327 @@
 extern "C" {
 #endif
 
+/*
+ * Version of this header. Compare SOMPCA_VERSION_NUMBER with
+ * sompca_version_number() to check that header and library match.
+ */
 #define SOMPCA_VERSION_MAJOR 0
 #define SOMPCA_VERSION_MINOR 1
 #define SOMPCA_VERSION_PATCH 0
 #define SOMPCA_VERSION_NUMBER \
 	(SOMPCA_VERSION_MAJOR * 10000 + SOMPCA_VERSION_MINOR * 100 + SOMPCA_VERSION_PATCH)
 
-/* Status codes. */
+/* Status codes. New codes may be added; treat unknown non-zero values as failures. */
 #define SOMPCA_OK         0 /* success */
-#define SOMPCA_EINVAL     1 /* invalid argument or option value */
-#define SOMPCA_ESHAPE     2 /* shapes or sizes do not agree */
+#define SOMPCA_EINVAL     1 /* invalid argument or option value (NULL pointer, unknown enum, negative count) */
+#define SOMPCA_ESHAPE     2 /* shapes or sizes are zero, absurd (their product overflows) or do not agree */
 #define SOMPCA_ERANGE     3 /* caller buffer too small */
 #define SOMPCA_ENOTFITTED 4 /* NULL, freed or foreign model handle */
-#define SOMPCA_EIO        5 /* file or HDF5 failure */
+#define SOMPCA_EIO        5 /* file or HDF5 failure: missing file or dataset, wrong type, write error */
 #define SOMPCA_ENOMEM     6 /* out of memory */
-#define SOMPCA_EDATA      7 /* bad data: NaN or Inf, zero variance */
+#define SOMPCA_EDATA      7 /* bad data: NaN or Inf, zero variance, too few samples for the method */
 #define SOMPCA_ECANCELED  8 /* the progress callback cancelled the fit */
-#define SOMPCA_EINTERNAL  9 /* a bug in sompca: please report it */
+#define SOMPCA_EINTERNAL  9 /* a bug in sompca (a recovered panic): please report it */
 
-/* Methods. */
-#define SOMPCA_METHOD_SOMPCA 0
-#define SOMPCA_METHOD_FOMPCA 1
-#define SOMPCA_METHOD_TROD   2
-#define SOMPCA_METHOD_UMPCA  3
-#define SOMPCA_METHOD_PCA    4
-#define SOMPCA_METHOD_MPCA   5
-#define SOMPCA_METHOD_CSA    6
+/* Methods (sompca_options.method). */
+#define SOMPCA_METHOD_SOMPCA 0 /* semi-orthogonal MPCA (the paper's method with relaxed_start) */
+#define SOMPCA_METHOD_FOMPCA 1 /* full-orthogonal MPCA */
+#define SOMPCA_METHOD_TROD   2 /* tensor rank-one decomposition (uncentred) */
+#define SOMPCA_METHOD_UMPCA  3 /* uncorrelated MPCA */
+#define SOMPCA_METHOD_PCA    4 /* PCA of the vectorised samples */
+#define SOMPCA_METHOD_MPCA   5 /* multilinear PCA; features are entries of the projected tensor */
+#define SOMPCA_METHOD_CSA    6 /* concurrent subspace analysis (uncentred MPCA) */
 
-/* Element types of input arrays. */
-#define SOMPCA_FLOAT64 0
-#define SOMPCA_FLOAT32 1
-#define SOMPCA_UINT8   2
+/* Element types of input arrays (the dtype arguments). */
+#define SOMPCA_FLOAT64 0 /* double */
+#define SOMPCA_FLOAT32 1 /* float */
+#define SOMPCA_UINT8   2 /* uint8_t */
 
-/* Feature orders. */
-#define SOMPCA_ORDER_VARIANCE   0
-#define SOMPCA_ORDER_EXTRACTION 1
+/* Feature orders (sompca_options.feature_order). */
+#define SOMPCA_ORDER_VARIANCE   0 /* by captured variance, descending (the paper's order) */
+#define SOMPCA_ORDER_EXTRACTION 1 /* in the order the projections were found */
 
+/* An opaque fitted model. */
 typedef struct sompca_model sompca_model;
 
+/*
+ * Progress callback of a fit. It is called on the thread that called the
+ * fit function, after each unit of work: after each EMP of the TVP
+ * methods (SO-MPCA, FO-MPCA, TROD, UMPCA) with done = number of EMPs found
+ * so far (1..total), total = number of features P and variance = the
+ * captured variance of the EMP just found; after each sweep of MPCA and
+ * CSA; once for PCA. user is opts->progress_user, passed through.
+ * Returning 0 continues; returning non-zero cancels the fit, which then
+ * returns SOMPCA_ECANCELED and makes no model. The callback must not free
+ * or otherwise use a model that another call is using.
+ */
 typedef int (*sompca_progress_fn)(void *user, int done, int total, double variance);
 
+/*
+ * Options of a fit. Initialize with sompca_options_init, then set fields:
+ * the library reads only the fields of the version of the struct it was
+ * built with, and rejects a struct whose size field is 0 (uninitialized)
+ * with SOMPCA_EINVAL.
+ */
 typedef struct sompca_options {
 	uint32_t size;         /* sizeof(sompca_options), set by sompca_options_init */
-	int method;            /* SOMPCA_METHOD_* */
-	int relaxed_start;     /* non-zero: relaxed start (TVP methods only) */
-	int n_components;      /* P; 0 = the method's default */
-	int mode;              /* SO-MPCA's nu, 0-based; -1 = argmax_n I_n */
-	int max_iter;          /* sweeps K; 0 = 20 */
-	double tol;            /* 0 = run all max_iter sweeps */
-	int n_threads;         /* 0 = all cores */
-	int feature_order;     /* SOMPCA_ORDER_* */
-	double q;              /* MPCA/CSA kept fraction; 0 = 0.97 */
-	sompca_progress_fn progress; /* may be NULL */
-	void *progress_user;
+	int method;            /* SOMPCA_METHOD_*; default SOMPCA_METHOD_SOMPCA */
+	int relaxed_start;     /* non-zero: relaxed start (TVP methods only, else SOMPCA_EINVAL); default 0 */
+	int n_components;      /* P; 0 (default) = the method's maximum: SO-MPCA I_mode, FO-MPCA min I_n,
+	                          UMPCA min(min I_n, M-1), PCA min(M-1, prod I_n), MPCA and CSA prod P_n,
+	                          TROD max I_n (TROD accepts up to prod I_n) */
+	int mode;              /* SO-MPCA's orthogonal mode nu, 0-based; -1 (default) = the largest
+	                          mode, the first on ties; other methods ignore it but it must be
+	                          -1..N-1 */
+	int max_iter;          /* sweeps K per EMP (MPCA, CSA: in total); 0 (default) = 20 */
+	double tol;            /* > 0: stop an EMP's sweeps once the relative change of its captured
+	                          variance is at most tol; 0 (default) = run all max_iter sweeps */
+	int n_threads;         /* worker threads of a fit; 0 (default) = all cores; results do not
+	                          depend on it */
+	int feature_order;     /* SOMPCA_ORDER_*; default SOMPCA_ORDER_VARIANCE */
+	double q;              /* MPCA/CSA: fraction of each mode's variance kept when choosing the
+	                          mode ranks, in (0, 1]; 0 (default) = 0.97 */
+	sompca_progress_fn progress; /* may be NULL (default) */
+	void *progress_user;   /* passed to progress; never dereferenced by the library */
 } sompca_options;
 
+/* The library's version as MAJOR*10000 + MINOR*100 + PATCH. Never fails. */
 int sompca_version_number(void);
+
+/* The library's version as a static string "MAJOR.MINOR.PATCH". Never fails. */
 const char *sompca_version(void);
+
+/*
+ * A static, never-NULL description of a status code ("unknown status code"
+ * for codes this version does not know). Thread-safe; does not change the
+ * last error.
+ */
 const char *sompca_errstr(int code);
+
+/*
+ * The message of the last failure of a status-returning call on the
+ * calling thread, such as "sompca_fit_hdf5: hdf5io: open \"x.h5\": ...";
+ * "" when the last such call succeeded or none was made. Never NULL. The
+ * string belongs to the library and stays valid, unchanged, until the next
+ * sompca call on the same thread; copy it to keep it. Thread-safe (each
+ * thread has its own message); does not change the last error.
+ */
 const char *sompca_last_error(void);
 
+/*
+ * Fills *opts with the defaults and sets opts->size. Does nothing if opts
+ * is NULL. Thread-safe; does not change the last error.
+ */
 void sompca_options_init(sompca_options *opts);
 
+/*
+ * Fits a model to n_samples samples held in memory.
+ *
+ * out       receives the new model, to be freed with sompca_model_free;
+ *           set to NULL on any failure. Must not be NULL.
+ * data      n_samples * shape[0] * ... * shape[order-1] elements of type
+ *           dtype, sample-major and row-major within a sample. Read in
+ *           place, without a converted copy, only during the call, and
+ *           never modified.
+ * dtype     SOMPCA_FLOAT64, SOMPCA_FLOAT32 or SOMPCA_UINT8.
+ * n_samples number of samples M (>= 1; the methods need more, see EDATA).
+ * order     number of modes N of a sample, 1..32.
+ * shape     shape[order], each 1..2^31-1; read only during the call.
+ * opts      options, or NULL for the defaults of sompca_options_init.
+ *
+ * Returns SOMPCA_OK; SOMPCA_EINVAL for NULL out, data or shape, an unknown
+ * dtype or a bad option; SOMPCA_ESHAPE for order, n_samples or shape[n]
+ * zero, order > 32, or sizes whose product overflows or exceeds 2^48
+ * bytes; SOMPCA_EDATA when the solver rejects the data or an option that
+ * only the data can refute (too few samples, more components than the
+ * method allows, NaN or Inf, zero variance); SOMPCA_ECANCELED when the
+ * progress callback cancelled; SOMPCA_EINTERNAL on a bug. Thread-safe for
+ * distinct out pointers.
+ */
 int sompca_fit(sompca_model **out, const void *data, int dtype, size_t n_samples,
                size_t order, const size_t *shape, const sompca_options *opts);
+
+/*
+ * Fits a model to the samples of an HDF5 dataset, streamed from the file
+ * (memory does not grow with the number of samples). The dataset's real
+ * element type is read: float64, float32 or uint8.
+ *
+ * out          receives the new model (as sompca_fit); must not be NULL.
+ * path         the HDF5 file, opened read-only; must not be NULL or empty.
+ * dataset      the dataset's path in the file, e.g. "/train/x".
+ * samples_last 0: the first axis indexes samples (n x I_0 x ... x I_{N-1});
+ *              non-zero: the last axis does (I_0 x ... x I_{N-1} x n, the
+ *              MATLAB layout of the paper's data sets).
+ * opts         options, or NULL for the defaults.
+ *
+ * Returns as sompca_fit, plus SOMPCA_EIO when the file or dataset cannot
+ * be opened or read, or has an unsupported type or rank. Thread-safe for
+ * distinct out pointers (HDF5 access is serialized).
+ */
 int sompca_fit_hdf5(sompca_model **out, const char *path, const char *dataset,
                     int samples_last, const sompca_options *opts);
 
+/*
+ * Sets *out to n_samples * P, the number of doubles that sompca_transform
+ * writes for n_samples samples.
+ *
+ * Returns SOMPCA_OK; SOMPCA_EINVAL for NULL out; SOMPCA_ENOTFITTED for a
+ * bad model; SOMPCA_ESHAPE if the product overflows. Thread-safe.
+ */
 int sompca_transform_size(const sompca_model *model, size_t n_samples, size_t *out);
+
+/*
+ * Projects n_samples samples of the model's shape to its P features and
+ * writes them, sample-major (n_samples x P, row-major), into dst.
+ *
+ * model     a fitted model.
+ * dst       caller buffer of cap doubles; may be NULL when n_samples is 0.
+ * cap       capacity of dst in doubles; at least sompca_transform_size.
+ * data      n_samples samples of the model's shape (sompca_model_shape),
+ *           of type dtype, laid out as for sompca_fit; read in place during
+ *           the call, never modified. May be NULL when n_samples is 0.
+ * dtype     SOMPCA_FLOAT64, SOMPCA_FLOAT32 or SOMPCA_UINT8 (need not be the
+ *           type the model was fitted on).
+ * n_samples number of samples; 0 writes nothing and succeeds.
+ *
+ * Returns SOMPCA_OK; SOMPCA_ENOTFITTED; SOMPCA_EINVAL for NULL dst or data
+ * or an unknown dtype; SOMPCA_ERANGE when cap is too small (nothing is
+ * written); SOMPCA_ESHAPE for an absurd n_samples. On other failures dst's
+ * contents are unspecified. Thread-safe, also on one model.
+ */
 int sompca_transform(const sompca_model *model, double *dst, size_t cap,
                      const void *data, int dtype, size_t n_samples);
+
+/*
+ * Projects every sample of an HDF5 dataset and writes the features, a
+ * float64 dataset of n x P (sample-major whatever samples_last says), to
+ * out_dataset in out_path. The input is streamed and never modified; the
+ * output file is written to a temporary file and renamed into place, so a
+ * failure leaves no half-written file. If out_path exists, the dataset is
+ * added to a copy of it.
+ *
+ * model        a fitted model.
+ * in_path, in_dataset, samples_last
+ *              the input, as for sompca_fit_hdf5; its samples must have the
+ *              model's shape.
+ * out_path, out_dataset
+ *              the output file and dataset path; no argument may be NULL or
+ *              empty.
+ * overwrite    0: an existing out_dataset is an error; non-zero: replace it.
+ *
+ * Returns SOMPCA_OK; SOMPCA_ENOTFITTED; SOMPCA_EINVAL for a NULL or empty
+ * string; SOMPCA_EIO for any file failure, including a shape that does not
+ * match the model or an existing dataset without overwrite. Thread-safe
+ * (HDF5 access is serialized); do not write one file from two calls at
+ * once.
+ */
 int sompca_transform_hdf5(const sompca_model *model, const char *in_path,
                           const char *in_dataset, int samples_last,
                           const char *out_path, const char *out_dataset, int overwrite);
 
+/*
+ * Model accessors. Each copies out part of a fitted model; each returns
+ * SOMPCA_OK, SOMPCA_ENOTFITTED for a bad model, SOMPCA_EINVAL for a NULL
+ * output pointer or an index out of range, and, for the (dst, cap) ones,
+ * SOMPCA_ERANGE when cap is smaller than the size given (nothing is then
+ * written). All are thread-safe, also on one model. P is
+ * sompca_model_n_components, N sompca_model_order and I_n the shape.
+ */
+
+/* *out = the method (SOMPCA_METHOD_*); *out_relaxed_start = 1 if it used
+ * relaxed start, else 0. out_relaxed_start may be NULL. */
 int sompca_model_method(const sompca_model *model, int *out, int *out_relaxed_start);
+
+/* *out = P, the number of features. */
 int sompca_model_n_components(const sompca_model *model, size_t *out);
+
+/* *out = N, the order (number of modes) of the samples. */
 int sompca_model_order(const sompca_model *model, size_t *out);
+
+/* Copies the sample shape I_0, ..., I_{N-1} into dst; cap >= N. */
 int sompca_model_shape(const sompca_model *model, size_t *dst, size_t cap);
+
+/* *out = SO-MPCA's orthogonal mode nu, 0-based (the one chosen when the
+ * fit asked for -1); -1 for the other methods. */
 int sompca_model_mode(const sompca_model *model, int *out);
+
+/* *out = M, the number of training samples. */
 int sompca_model_n_samples(const sompca_model *model, size_t *out);
+
+/* Copies the training mean, prod_n I_n doubles in C order, into dst; all
+ * zeros for TROD and CSA, which do not centre. */
 int sompca_model_mean(const sompca_model *model, double *dst, size_t cap);
+
+/*
+ * Copies the projection matrix of a mode into dst, row-major. For SO-MPCA,
+ * FO-MPCA, TROD, UMPCA, MPCA and CSA, mode is 0..N-1 and the matrix is
+ * I_mode x P: column j is the mode's vector of feature j (for MPCA and CSA
+ * a feature is one entry of the projected tensor, whose projection takes a
+ * column of each mode's factor matrix). For PCA, mode must be 0 and the
+ * matrix is (prod_n I_n) x P, on the vectorised (C order) sample.
+ * cap >= rows * P.
+ */
 int sompca_model_projection(const sompca_model *model, size_t mode, double *dst, size_t cap);
+
+/* Copies the captured variance of each feature on the training data
+ * (P doubles) into dst. */
 int sompca_model_variance(const sompca_model *model, double *dst, size_t cap);
+
+/* Copies the explained variance ratio of each feature (P doubles): its
+ * captured variance over the total variance of the training data (for TROD
+ * and CSA, of the uncentred second moment). SOMPCA_EDATA if the total
+ * variance is 0. */
 int sompca_model_variance_ratio(const sompca_model *model, double *dst, size_t cap);
+
+/* Copies the extraction index (0-based) of each feature (P values). */
 int sompca_model_extraction(const sompca_model *model, int64_t *dst, size_t cap);
+
+/* Copies the number of sweeps run for each feature's EMP (P values; 0 for
+ * the fixed first EMP of relaxed start and for PCA, MPCA and CSA). */
 int sompca_model_iterations(const sompca_model *model, int64_t *dst, size_t cap);
+
+/*
+ * Copies the objective history of a feature (0..P-1) into dst and sets
+ * *out_len to its length: for the TVP methods the objective (captured
+ * scatter, for TROD the residual energy) at the start and after each
+ * sweep, iterations + 1 values; for MPCA and CSA, feature 0 has the total
+ * captured scatter after each sweep and the others an empty history; empty
+ * for PCA. out_len must not be NULL. Pass dst = NULL and cap = 0 to get
+ * only the length (SOMPCA_OK); when cap is too small, *out_len is still
+ * set and SOMPCA_ERANGE returned.
+ */
 int sompca_model_history(const sompca_model *model, size_t feature, double *dst,
                          size_t cap, size_t *out_len);
 
+/*
+ * Saves a model to an HDF5 file (the format of package hdf5io, readable by
+ * sompca_model_load and the Go and Python APIs). The file is written to a
+ * temporary file and renamed into place, replacing any file at path.
+ *
+ * Returns SOMPCA_OK; SOMPCA_ENOTFITTED; SOMPCA_EINVAL for a NULL or empty
+ * path; SOMPCA_EIO when the file cannot be written. Thread-safe.
+ */
 int sompca_model_save(const sompca_model *model, const char *path);
+
+/*
+ * Loads a model saved by sompca_model_save (or the Go or Python APIs).
+ *
+ * out  receives the new model, to be freed with sompca_model_free; set to
+ *      NULL on any failure. Must not be NULL.
+ * path the HDF5 file, opened read-only.
+ *
+ * Returns SOMPCA_OK; SOMPCA_EINVAL for NULL out or a NULL or empty path;
+ * SOMPCA_EIO when the file cannot be read or does not hold a consistent
+ * model. Thread-safe.
+ */
 int sompca_model_load(sompca_model **out, const char *path);
+
+/*
+ * Frees a model and everything it holds. NULL is a no-op. A pointer that is
+ * not a live model (freed twice, or foreign) is detected where possible
+ * and left alone, with a message in sompca_last_error(). Must not race
+ * with any other use of the same model.
+ */
 void sompca_model_free(sompca_model *model);
 
 #ifdef __cplusplus

@@ -1,0 +1,44 @@
+/*
+ * capi.h - private declarations shared by the cgo preamble of package capi
+ * and helpers.c. Not installed: include/sompca.h is the public contract.
+ */
+#ifndef SOMPCA_CAPI_H
+#define SOMPCA_CAPI_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include "sompca.h"
+
+/*
+ * The opaque handle: a C-allocated box, so C never holds a Go pointer.
+ * handle is a runtime/cgo.Handle of the Go *solver.Model; magic is
+ * SOMPCA_MODEL_MAGIC while the box is live and 0 once freed.
+ */
+struct sompca_model {
+	uint64_t magic;
+	uintptr_t handle;
+};
+
+#define SOMPCA_MODEL_MAGIC UINT64_C(0x736f6d7063614d31) /* "sompcaM1" */
+
+/*
+ * const-qualified aliases: cgo writes export prototypes from the Go
+ * parameter types, and cannot spell const. Using these typedefs in the Go
+ * signatures makes the generated prototypes agree with sompca.h.
+ */
+typedef const void sompca_cvoid;
+typedef const char sompca_cchar;
+typedef const size_t sompca_csize;
+typedef const sompca_model sompca_cmodel;
+typedef const sompca_options sompca_coptions;
+
+/* Thread-local last error (helpers.c). len bytes of msg are copied,
+ * truncated to the buffer; msg need not be NUL-terminated. */
+void sompca_capi_set_error(const char *msg, size_t len);
+void sompca_capi_clear_error(void);
+
+/* Calls a caller's progress function (Go cannot call a C function pointer). */
+int sompca_capi_call_progress(sompca_progress_fn fn, void *user, int done,
+                              int total, double variance);
+
+#endif /* SOMPCA_CAPI_H */

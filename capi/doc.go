@@ -1,0 +1,36 @@
+// Command capi is the C interface of sompca: built with
+// `go build -buildmode=c-shared` into libsompca.so, whose contract is the
+// hand-written include/sompca.h (the header cgo generates is deleted).
+//
+// The package holds only //export wrappers and the bookkeeping they need;
+// all the mathematics is in package solver and all file access in package
+// hdf5io. Its invariants:
+//
+//   - No panic crosses the boundary: every export runs its body through
+//     run, which recovers a panic into SOMPCA_EINTERNAL with the panic's
+//     message. (A panic on a goroutine that the solver starts cannot be
+//     recovered here; the solver must not panic on bad input.)
+//   - C never holds a Go pointer: a model handle is a C-allocated box
+//     (struct sompca_model in capi.h) holding a runtime/cgo.Handle and a
+//     magic number. Go never holds a C pointer after a call returns: the
+//     caller's arrays are wrapped with unsafe.Slice (no copy) and the
+//     progress function and its user pointer are used only during the
+//     fit. The C test suite runs against a library built with
+//     GOEXPERIMENT=cgocheck2 to check this.
+//   - Handles are checked against a registry of live boxes before they are
+//     dereferenced, so a freed or foreign pointer gets SOMPCA_ENOTFITTED
+//     rather than a crash (unless its address has since been reused by a
+//     new model, which no scheme can detect).
+//   - Errors: each status-returning export sets the calling thread's
+//     last-error message (a C _Thread_local buffer, see helpers.c) on
+//     failure and clears it on success. A cgo call from C runs its Go code
+//     on the calling OS thread, so the message lands in the caller's
+//     buffer even when several threads call the library at once.
+//   - Codes: SOMPCA_EINVAL for NULL pointers and bad option values,
+//     SOMPCA_ESHAPE for bad or disagreeing sizes, SOMPCA_ERANGE for a
+//     caller buffer that is too small, SOMPCA_ENOTFITTED for a bad handle,
+//     SOMPCA_EIO for a file that cannot be opened, read or written,
+//     SOMPCA_EDATA for data the solver rejects, SOMPCA_ECANCELED when the
+//     progress function stops a fit. See errors.go for how solver and
+//     hdf5io errors are classified.
+package main

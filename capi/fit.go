@@ -1,0 +1,47 @@
+package main
+
+// #include "capi.h"
+import "C"
+
+import "github.com/sompca/sompca/solver"
+
+//export sompca_fit
+func sompca_fit(out **C.sompca_model, data *C.sompca_cvoid, dtype C.int, nSamples C.size_t,
+	order C.size_t, shape *C.sompca_csize, opts *C.sompca_coptions) C.int {
+	return run("sompca_fit", func() error {
+		if out == nil {
+			return errorf(C.SOMPCA_EINVAL, "out is NULL")
+		}
+		*out = nil
+		dims, err := sampleShape(order, shape)
+		if err != nil {
+			return err
+		}
+		if nSamples == 0 {
+			return errorf(C.SOMPCA_ESHAPE, "n_samples is 0")
+		}
+		src, err := sliceSource(data, dtype, nSamples, dims)
+		if err != nil {
+			return err
+		}
+		o, err := goOptions(opts, len(dims))
+		if err != nil {
+			return err
+		}
+		var m solver.Model
+		if err := m.Fit(src, o); err != nil {
+			return solverError(err)
+		}
+		return boxInto(out, &m)
+	})
+}
+
+// boxInto stores a new handle for m in *out.
+func boxInto(out **C.sompca_model, m *solver.Model) error {
+	h, err := newHandle(m)
+	if err != nil {
+		return err
+	}
+	*out = h
+	return nil
+}

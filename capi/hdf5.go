@@ -1,0 +1,154 @@
+package main
+
+// #include "capi.h"
+import "C"
+
+import (
+	"errors"
+
+	"github.com/sompca/sompca/hdf5io"
+	"github.com/sompca/sompca/solver"
+)
+
+// goString converts a caller's NUL-terminated string, named what in the
+// error message when it is NULL or empty.
+func goString(s *C.sompca_cchar, what string) (string, error) {
+	if s == nil {
+		return "", errorf(C.SOMPCA_EINVAL, "%s is NULL", what)
+	}
+	g := C.GoString((*C.char)(s))
+	if g == "" {
+		return "", errorf(C.SOMPCA_EINVAL, "%s is empty", what)
+	}
+	return g, nil
+}
+
+// hdf5Error classifies an error of package hdf5io: a dataset whose shape
+// cannot hold samples or does not match the model is SOMPCA_ESHAPE, a
+// cancelled fit SOMPCA_ECANCELED, everything else (missing or unreadable
+// file or dataset, unsupported type, bad model file, existing output) is
+// SOMPCA_EIO.
+func hdf5Error(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, hdf5io.ErrShape):
+		return withCode(C.SOMPCA_ESHAPE, err)
+	case errors.Is(err, solver.ErrCanceled):
+		return withCode(C.SOMPCA_ECANCELED, err)
+	}
+	return withCode(C.SOMPCA_EIO, err)
+}
+
+// readTracker is a Source that remembers whether a read from the file
+// failed, so that a fit's failure is reported as SOMPCA_EIO when the file
+// was at fault and classified as a solver error otherwise.
+type readTracker struct {
+	*hdf5io.Source
+	readErr error
+}
+
+func (r *readTracker) Read(start, n int) (solver.Block, error) {
+	b, err := r.Source.Read(start, n)
+	if err != nil && r.readErr == nil {
+		r.readErr = err
+	}
+	return b, err
+}
+
+//export sompca_fit_hdf5
+func sompca_fit_hdf5(out **C.sompca_model, path, dataset *C.sompca_cchar, samplesLast C.int,
+	opts *C.sompca_coptions) C.int {
+	return run("sompca_fit_hdf5", func() error {
+		if out == nil {
+			return errorf(C.SOMPCA_EINVAL, "out is NULL")
+		}
+		*out = nil
+		file, err := goString(path, "path")
+		if err != nil {
+			return err
+		}
+		name, err := goString(dataset, "dataset")
+		if err != nil {
+			return err
+		}
+		src, err := hdf5io.Open(file, name, hdf5io.Options{SamplesLast: samplesLast != 0})
+		if err != nil {
+			return hdf5Error(err)
+		}
+		defer src.Close()
+		o, err := goOptions(opts, len(src.Shape()))
+		if err != nil {
+			return err
+		}
+		tracked := &readTracker{Source: src}
+		var m solver.Model
+		if err := m.Fit(tracked, o); err != nil {
+			if tracked.readErr != nil {
+				return hdf5Error(err)
+			}
+			return solverError(err)
+		}
+		return boxInto(out, &m)
+	})
+}
+
+//export sompca_transform_hdf5
+func sompca_transform_hdf5(model *C.sompca_cmodel, inPath, inDataset *C.sompca_cchar, samplesLast C.int,
+	outPath, outDataset *C.sompca_cchar, overwrite C.int) C.int {
+	return run("sompca_transform_hdf5", func() error {
+		m, err := modelOf(model)
+		if err != nil {
+			return err
+		}
+		var names [4]string
+		for i, s := range []struct {
+			p    *C.sompca_cchar
+			what string
+		}{{inPath, "in_path"}, {inDataset, "in_dataset"}, {outPath, "out_path"}, {outDataset, "out_dataset"}} {
+			if names[i], err = goString(s.p, s.what); err != nil {
+				return err
+			}
+		}
+		err = hdf5io.TransformFile(m, names[0], names[1], hdf5io.Options{SamplesLast: samplesLast != 0},
+			names[2], names[3], overwrite != 0)
+		return hdf5Error(err)
+	})
+}
+
+//export sompca_model_save
+func sompca_model_save(model *C.sompca_cmodel, path *C.sompca_cchar) C.int {
+	return run("sompca_model_save", func() error {
+		m, err := modelOf(model)
+		if err != nil {
+			return err
+		}
+		file, err := goString(path, "path")
+		if err != nil {
+			return err
+		}
+		return hdf5Error(hdf5io.SaveModel(file, m))
+	})
+}
+
+//export sompca_model_load
+func sompca_model_load(out **C.sompca_model, path *C.sompca_cchar) C.int {
+	return run("sompca_model_load", func() error {
+		if out == nil {
+			return errorf(C.SOMPCA_EINVAL, "out is NULL")
+		}
+		*out = nil
+		file, err := goString(path, "path")
+		if err != nil {
+			return err
+		}
+		m, err := hdf5io.LoadModel(file)
+		if err != nil {
+			return withCode(C.SOMPCA_EIO, err) // even ErrShape: the file is bad, not the caller's sizes
+		}
+		if err := m.Validate(); err != nil {
+			return errorf(C.SOMPCA_EIO, "%s: not a valid sompca model: %w", file, err)
+		}
+		return boxInto(out, m)
+	})
+}

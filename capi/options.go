@@ -1,0 +1,102 @@
+package main
+
+// #include "capi.h"
+import "C"
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/sompca/sompca/solver"
+)
+
+// maxOptionsSize bounds opts->size: a later header may append fields, but
+// a size beyond this is garbage, not a newer struct.
+const maxOptionsSize = 1 << 16
+
+//export sompca_options_init
+func sompca_options_init(opts *C.sompca_options) {
+	if opts == nil {
+		return
+	}
+	*opts = C.sompca_options{}
+	opts.size = C.uint32_t(C.sizeof_sompca_options)
+	opts.method = C.SOMPCA_METHOD_SOMPCA
+	opts.mode = -1
+	opts.feature_order = C.SOMPCA_ORDER_VARIANCE
+}
+
+// defaultOptions is what a NULL options pointer means: the same values as
+// sompca_options_init.
+func defaultOptions() C.sompca_options {
+	var o C.sompca_options
+	sompca_options_init(&o)
+	return o
+}
+
+// goOptions checks the caller's options for a fit on samples of the given
+// order and converts them. Only the fields of this version of the struct
+// are read, so a larger struct from a later header is accepted.
+func goOptions(p *C.sompca_coptions, order int) (solver.Options, error) {
+	o := defaultOptions()
+	if p != nil {
+		size := uint32(p.size)
+		switch {
+		case size == 0:
+			return solver.Options{}, errorf(C.SOMPCA_EINVAL, "opts->size is 0: initialize the options with sompca_options_init")
+		case size < C.sizeof_sompca_options || size > maxOptionsSize:
+			return solver.Options{}, errorf(C.SOMPCA_EINVAL, "opts->size is %d: want sizeof(sompca_options) = %d as set by sompca_options_init", size, C.sizeof_sompca_options)
+		}
+		o = *(*C.sompca_options)(unsafe.Pointer(p))
+	}
+	var s solver.Options
+	if o.method < 0 || o.method > C.SOMPCA_METHOD_CSA {
+		return s, errorf(C.SOMPCA_EINVAL, "opts->method is %d: want one of SOMPCA_METHOD_SOMPCA (%d) .. SOMPCA_METHOD_CSA (%d)", int(o.method), C.SOMPCA_METHOD_SOMPCA, C.SOMPCA_METHOD_CSA)
+	}
+	// The C method numbers are solver.Method's values.
+	s.Method = solver.Method(o.method)
+	s.RelaxedStart = o.relaxed_start != 0
+	if s.RelaxedStart && !s.Method.IsTVP() {
+		return s, errorf(C.SOMPCA_EINVAL, "opts->relaxed_start is set but method %s has no relaxed start (only so-mpca, fo-mpca, trod and umpca do)", s.Method)
+	}
+	if o.n_components < 0 {
+		return s, errorf(C.SOMPCA_EINVAL, "opts->n_components is %d: want 0 (the method's maximum) or a positive count", int(o.n_components))
+	}
+	s.Components = int(o.n_components)
+	// C modes are 0-based with -1 = automatic; solver's Nu is 1-based with 0 = automatic.
+	if o.mode < -1 || int(o.mode) >= order {
+		return s, errorf(C.SOMPCA_EINVAL, "opts->mode is %d: want -1 (automatic) or a mode 0..%d of the order-%d samples", int(o.mode), order-1, order)
+	}
+	s.Nu = int(o.mode) + 1
+	if o.max_iter < 0 {
+		return s, errorf(C.SOMPCA_EINVAL, "opts->max_iter is %d: want 0 (20 sweeps) or a positive count", int(o.max_iter))
+	}
+	s.MaxIter = int(o.max_iter)
+	if tol := float64(o.tol); !(tol >= 0) || math.IsInf(tol, 1) {
+		return s, errorf(C.SOMPCA_EINVAL, "opts->tol is %g: want a finite value >= 0", tol)
+	}
+	s.Tol = float64(o.tol)
+	if q := float64(o.q); !(q >= 0 && q <= 1) {
+		return s, errorf(C.SOMPCA_EINVAL, "opts->q is %g: want 0 (0.97) or a fraction in (0, 1]", q)
+	}
+	s.Q = float64(o.q)
+	if o.n_threads < 0 {
+		return s, errorf(C.SOMPCA_EINVAL, "opts->n_threads is %d: want 0 (all cores) or a positive count", int(o.n_threads))
+	}
+	s.Threads = int(o.n_threads)
+	switch o.feature_order {
+	case C.SOMPCA_ORDER_VARIANCE:
+		s.Order = solver.ByVariance
+	case C.SOMPCA_ORDER_EXTRACTION:
+		s.Order = solver.ByExtraction
+	default:
+		return s, errorf(C.SOMPCA_EINVAL, "opts->feature_order is %d: want SOMPCA_ORDER_VARIANCE (%d) or SOMPCA_ORDER_EXTRACTION (%d)", int(o.feature_order), C.SOMPCA_ORDER_VARIANCE, C.SOMPCA_ORDER_EXTRACTION)
+	}
+	if fn, user := o.progress, o.progress_user; fn != nil {
+		// fn and user are C pointers, used only while this fit runs.
+		s.Progress = func(done, total int, variance float64) bool {
+			return C.sompca_capi_call_progress(fn, user, C.int(done), C.int(total), C.double(variance)) == 0
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,112 @@
+# The C interface: libsompca.so, include/sompca.h, the C examples and tests.
+#
+#   make lib                    build/libsompca.so (the cgo-generated header is deleted:
+#                               include/sompca.h is the contract)
+#   make examples               build/examples/c/fit_hdf5 and fit_memory
+#   make test-capi              the C test program (also against a library built with
+#                               GOEXPERIMENT=cgocheck2) and the C examples, checked
+#   make install PREFIX=/opt/x  header, library and sompca.pc (default PREFIX=/usr/local;
+#                               DESTDIR is honoured)
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+LIBDIR   ?= $(PREFIX)/lib
+INCDIR   ?= $(PREFIX)/include
+PCDIR    ?= $(LIBDIR)/pkgconfig
+
+C_WARN     := -Wall -Wextra -Werror
+HDF5_CFLAGS = $(shell pkg-config --cflags hdf5)
+HDF5_LIBS   = $(shell pkg-config --libs hdf5)
+
+SOMPCA_LIB      := $(BUILD)/libsompca.so
+SOMPCA_LIB_CHK  := $(BUILD)/cgocheck2/libsompca.so
+CAPI_GO_SOURCES := $(wildcard capi/*.go capi/*.c capi/*.h solver/*.go hdf5io/*.go hdf5io/*.c hdf5io/*.h) \
+                   include/sompca.h go.mod go.sum
+C_EXAMPLES      := $(BUILD)/examples/c/fit_hdf5 $(BUILD)/examples/c/fit_memory
+CTEST_DIR       := $(BUILD)/tests/c
+
+# The version, from the header (the one place it is written).
+SOMPCA_VERSION = $(shell awk '/define SOMPCA_VERSION_(MAJOR|MINOR|PATCH) /{v = v (v == "" ? "" : ".") $$3} END{print v}' include/sompca.h)
+
+TEST_TARGETS += test-capi
+
+.PHONY: lib examples examples-c test-capi install uninstall
+
+lib: $(SOMPCA_LIB)
+
+$(SOMPCA_LIB): $(CAPI_GO_SOURCES) | deps-system
+	@mkdir -p $(@D)
+	$(GO) build -buildmode=c-shared -o $@ ./capi
+	rm -f $(@:.so=.h)
+
+# The same library with cgo's full pointer checks (Go pointers stored in C
+# memory, and so on), for the tests only.
+$(SOMPCA_LIB_CHK): $(CAPI_GO_SOURCES) | deps-system
+	@mkdir -p $(@D)
+	GOEXPERIMENT=cgocheck2 $(GO) build -buildmode=c-shared -o $@ ./capi
+	rm -f $(@:.so=.h)
+
+examples: examples-c
+
+examples-c: $(C_EXAMPLES)
+
+# Plain cc against the installed-style layout; the rpath finds build/libsompca.so
+# from build/examples/c wherever the tree is.
+$(BUILD)/examples/c/%: examples/c/%.c include/sompca.h $(SOMPCA_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(C_WARN) -std=c99 -I include -o $@ $< -L $(BUILD) -lsompca -Wl,-rpath,'$$ORIGIN/../..'
+
+# The test program (C11 for stdatomic; links libhdf5 directly to write and
+# read its own files independently of sompca), built twice: against the
+# normal library and against the cgocheck2 one.
+$(CTEST_DIR)/test_capi: tests/c/test_capi.c tests/c/check.h tests/c/h5data.h include/sompca.h $(SOMPCA_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(C_WARN) -std=c11 -pthread -I include $(HDF5_CFLAGS) -o $@ $< \
+	  -L $(BUILD) -lsompca -Wl,-rpath,'$$ORIGIN/../..' $(HDF5_LIBS) -lm
+
+$(CTEST_DIR)/cgocheck2/test_capi: tests/c/test_capi.c tests/c/check.h tests/c/h5data.h include/sompca.h $(SOMPCA_LIB_CHK)
+	@mkdir -p $(@D)
+	$(CC) $(C_WARN) -std=c11 -pthread -I include $(HDF5_CFLAGS) -o $@ $< \
+	  -L $(BUILD)/cgocheck2 -lsompca -Wl,-rpath,'$$ORIGIN/../../../cgocheck2' $(HDF5_LIBS) -lm
+
+$(CTEST_DIR)/mkdata: tests/c/mkdata.c tests/c/h5data.h
+	@mkdir -p $(@D)
+	$(CC) $(C_WARN) -std=c99 $(HDF5_CFLAGS) -o $@ $< $(HDF5_LIBS) -lm
+
+# The header compiles alone as strict C99 and as C++.
+$(CTEST_DIR)/header.stamp: include/sompca.h
+	@mkdir -p $(@D)
+	printf '#include "sompca.h"\nint main(void) { return sompca_version_number() == 0; }\n' > $(CTEST_DIR)/header.c
+	$(CC) $(C_WARN) -std=c99 -pedantic -I include -fsyntax-only $(CTEST_DIR)/header.c
+	cp $(CTEST_DIR)/header.c $(CTEST_DIR)/header.cc
+	c++ $(C_WARN) -std=c++11 -pedantic -I include -fsyntax-only $(CTEST_DIR)/header.cc
+	touch $@
+
+test-capi: $(CTEST_DIR)/test_capi $(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/mkdata \
+           $(CTEST_DIR)/header.stamp $(C_EXAMPLES)
+	$(GO) vet ./capi
+	@test -z "$$(gofmt -l capi tests/c)" || { gofmt -l capi tests/c; echo "error: gofmt needed" >&2; exit 1; }
+	rm -rf $(CTEST_DIR)/go $(CTEST_DIR)/tmp && mkdir -p $(CTEST_DIR)/tmp
+	CGO_ENABLED=0 $(GO) run ./tests/c/gofeatures -out $(CTEST_DIR)/go
+	$(CTEST_DIR)/test_capi $(CTEST_DIR)/go $(CTEST_DIR)/tmp
+	SOMPCA_TEST_PANIC_IN=sompca_model_n_samples $(CTEST_DIR)/test_capi --panic
+	$(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/go $(CTEST_DIR)/tmp
+	sh tests/c/run_examples.sh $(BUILD) $(CTEST_DIR)
+	rm -rf $(CTEST_DIR)/prefix
+	$(MAKE) --no-print-directory install PREFIX=$(abspath $(CTEST_DIR))/prefix
+	PKG_CONFIG_PATH=$(abspath $(CTEST_DIR))/prefix/lib/pkgconfig sh -c \
+	  '$(CC) $(C_WARN) -std=c99 -o $(CTEST_DIR)/fit_memory_installed examples/c/fit_memory.c $$(pkg-config --cflags --libs sompca)'
+	$(CTEST_DIR)/fit_memory_installed > $(CTEST_DIR)/fit_memory_installed.out
+	cmp $(CTEST_DIR)/fit_memory_installed.out $(CTEST_DIR)/examples/fit_memory.out
+	@echo "test-capi: passed"
+
+install: $(SOMPCA_LIB)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PCDIR)
+	install -m 755 $(SOMPCA_LIB) $(DESTDIR)$(LIBDIR)/libsompca.so
+	install -m 644 include/sompca.h $(DESTDIR)$(INCDIR)/sompca.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
+	    -e 's|@VERSION@|$(SOMPCA_VERSION)|g' sompca.pc.in > $(DESTDIR)$(PCDIR)/sompca.pc
+	chmod 644 $(DESTDIR)$(PCDIR)/sompca.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libsompca.so $(DESTDIR)$(INCDIR)/sompca.h $(DESTDIR)$(PCDIR)/sompca.pc

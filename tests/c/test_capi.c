@@ -1,0 +1,911 @@
+/*
+ * test_capi.c - the C test of libsompca: every function of sompca.h, every
+ * status code the caller can provoke, concurrent use from pthreads, and
+ * equality with the Go API.
+ *
+ * Usage: test_capi GODIR TMPDIR
+ *   GODIR  the output of tests/c/gofeatures (data.u8, cases.txt,
+ *          features_*.bin): the features the Go API computes.
+ *   TMPDIR a directory for the HDF5 files the test writes.
+ * Or:    test_capi --panic   (run with SOMPCA_TEST_PANIC_IN=sompca_model_n_samples)
+ * Or:    test_capi --check-example DATA.h5 DATASET MODEL.h5 FEATURES.h5 STDOUT
+ *        checks the files and output of examples/c/fit_hdf5.
+ *
+ * Expected values come from identities (captured variance = sample
+ * variance of a training feature; explained ratios = variance over the
+ * trace of the covariance, computed here by hand; unit-norm projections),
+ * from the Go API's own output (gofeatures), or from another path through
+ * the library that must agree (float32/uint8 vs float64 input, HDF5 vs
+ * memory, save/load round trip, serial vs threaded).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "h5data.h"
+#include "sompca.h"
+
+#define M 24 /* samples in GODIR/data.u8 */
+#define I0 5
+#define I1 4
+#define I2 3
+#define SIZE (I0 * I1 * I2)
+
+static const size_t shape3[3] = {I0, I1, I2};
+static uint8_t data_u8[M * SIZE];
+static double data_f64[M * SIZE];
+static float data_f32[M * SIZE];
+static const char *tmpdir;
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	CHECK_MSG(p != NULL, "malloc(%zu)", n);
+	return p;
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = xmalloc(n);
+	snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+static int contains(const char *s, const char *part) { return strstr(s, part) != NULL; }
+
+static void *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	CHECK_MSG(f != NULL, "cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	void *buf = xmalloc((size_t)n);
+	CHECK(fread(buf, 1, (size_t)n, f) == (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static const void *data_of(int dtype)
+{
+	return dtype == SOMPCA_FLOAT64 ? (const void *)data_f64
+	       : dtype == SOMPCA_FLOAT32 ? (const void *)data_f32
+	                                 : (const void *)data_u8;
+}
+
+/* Fits the test data with a method and returns the model. */
+static sompca_model *fit_with(int method, int relaxed, int n_components, int dtype)
+{
+	sompca_options opts;
+	sompca_options_init(&opts);
+	opts.method = method;
+	opts.relaxed_start = relaxed;
+	opts.n_components = n_components;
+	sompca_model *model = NULL;
+	CHECK_OK(sompca_fit(&model, data_of(dtype), dtype, M, 3, shape3, &opts));
+	CHECK(model != NULL);
+	return model;
+}
+
+static size_t n_components(const sompca_model *model)
+{
+	size_t p = 0;
+	CHECK_OK(sompca_model_n_components(model, &p));
+	return p;
+}
+
+/* Transforms the test data; the caller frees the result. */
+static double *features_of(const sompca_model *model, int dtype)
+{
+	size_t need = 0;
+	CHECK_OK(sompca_transform_size(model, M, &need));
+	CHECK(need == M * n_components(model));
+	double *z = xmalloc(need * sizeof *z);
+	CHECK_OK(sompca_transform(model, z, need, data_of(dtype), dtype, M));
+	return z;
+}
+
+static double max_abs_diff(const double *a, const double *b, size_t n)
+{
+	double d = 0;
+	for (size_t i = 0; i < n; i++)
+		d = fmax(d, fabs(a[i] - b[i]));
+	return d;
+}
+
+static double max_abs(const double *a, size_t n)
+{
+	double d = 0;
+	for (size_t i = 0; i < n; i++)
+		d = fmax(d, fabs(a[i]));
+	return d;
+}
+
+static void test_version(void)
+{
+	CHECK(sompca_version_number() == SOMPCA_VERSION_NUMBER);
+	char want[32];
+	snprintf(want, sizeof want, "%d.%d.%d", SOMPCA_VERSION_MAJOR, SOMPCA_VERSION_MINOR,
+	         SOMPCA_VERSION_PATCH);
+	CHECK_MSG(strcmp(sompca_version(), want) == 0, "version %s, want %s", sompca_version(), want);
+}
+
+static void test_errstr(void)
+{
+	for (int code = SOMPCA_OK; code <= SOMPCA_EINTERNAL; code++) {
+		const char *s = sompca_errstr(code);
+		CHECK(s != NULL && s[0] != '\0' && !contains(s, "unknown"));
+		for (int other = SOMPCA_OK; other < code; other++)
+			CHECK_MSG(strcmp(s, sompca_errstr(other)) != 0, "codes %d and %d share a text", code,
+			          other);
+	}
+	CHECK(strcmp(sompca_errstr(SOMPCA_OK), "success") == 0);
+	CHECK(strcmp(sompca_errstr(-1), "unknown status code") == 0);
+	CHECK(strcmp(sompca_errstr(1000), "unknown status code") == 0);
+}
+
+static void test_options_init(void)
+{
+	sompca_options opts;
+	memset(&opts, 0x5a, sizeof opts);
+	sompca_options_init(&opts);
+	CHECK(opts.size == sizeof(sompca_options));
+	CHECK(opts.method == SOMPCA_METHOD_SOMPCA);
+	CHECK(opts.relaxed_start == 0);
+	CHECK(opts.n_components == 0);
+	CHECK(opts.mode == -1);
+	CHECK(opts.max_iter == 0);
+	CHECK(opts.tol == 0);
+	CHECK(opts.n_threads == 0);
+	CHECK(opts.feature_order == SOMPCA_ORDER_VARIANCE);
+	CHECK(opts.q == 0);
+	CHECK(opts.progress == NULL && opts.progress_user == NULL);
+	sompca_options_init(NULL); /* a no-op, must not crash */
+
+	/* NULL options mean the defaults: same features as an initialized struct. */
+	sompca_model *a = NULL, *b = NULL;
+	CHECK_OK(sompca_fit(&a, data_f64, SOMPCA_FLOAT64, M, 3, shape3, NULL));
+	CHECK_OK(sompca_fit(&b, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts));
+	double *za = features_of(a, SOMPCA_FLOAT64), *zb = features_of(b, SOMPCA_FLOAT64);
+	CHECK(n_components(a) == n_components(b));
+	CHECK(memcmp(za, zb, M * n_components(a) * sizeof(double)) == 0);
+	free(za);
+	free(zb);
+	sompca_model_free(a);
+	sompca_model_free(b);
+
+	/* A larger struct from a later header is accepted (its tail ignored). */
+	struct {
+		sompca_options v1;
+		char later_fields[64];
+	} bigger;
+	memset(&bigger, 0, sizeof bigger);
+	sompca_options_init(&bigger.v1);
+	bigger.v1.size = sizeof bigger;
+	CHECK_OK(sompca_fit(&a, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &bigger.v1));
+	sompca_model_free(a);
+}
+
+/* Mean and total variance of the test data, computed here by hand. */
+static void data_moments(double mean[SIZE], double *total_variance)
+{
+	double total = 0;
+	for (int e = 0; e < SIZE; e++) {
+		double s = 0;
+		for (int m = 0; m < M; m++)
+			s += data_f64[m * SIZE + e];
+		mean[e] = s / M;
+		double ss = 0;
+		for (int m = 0; m < M; m++) {
+			double d = data_f64[m * SIZE + e] - mean[e];
+			ss += d * d;
+		}
+		total += ss / (M - 1);
+	}
+	*total_variance = total;
+}
+
+static void test_accessors(void)
+{
+	/* SO-MPCA-RS with the defaults: nu = argmax I_n = mode 0, P = I_0. */
+	sompca_model *model = fit_with(SOMPCA_METHOD_SOMPCA, 1, 0, SOMPCA_FLOAT64);
+	int method = -1, relaxed = -1, mode = -2;
+	CHECK_OK(sompca_model_method(model, &method, &relaxed));
+	CHECK(method == SOMPCA_METHOD_SOMPCA && relaxed == 1);
+	CHECK_OK(sompca_model_method(model, &method, NULL));
+	CHECK_OK(sompca_model_mode(model, &mode));
+	CHECK(mode == 0);
+	size_t p = n_components(model), order = 0, n = 0;
+	CHECK(p == I0);
+	CHECK_OK(sompca_model_order(model, &order));
+	CHECK(order == 3);
+	CHECK_OK(sompca_model_n_samples(model, &n));
+	CHECK(n == M);
+	size_t shape[4] = {0, 0, 0, 99};
+	CHECK_OK(sompca_model_shape(model, shape, 4));
+	CHECK(shape[0] == I0 && shape[1] == I1 && shape[2] == I2 && shape[3] == 99);
+
+	/* The mean is the data's mean; ratios are variance over the trace of
+	 * the covariance (both computed by hand above). */
+	double mean[SIZE], want_mean[SIZE], total;
+	data_moments(want_mean, &total);
+	CHECK_OK(sompca_model_mean(model, mean, SIZE));
+	CHECK(max_abs_diff(mean, want_mean, SIZE) <= 1e-12 * max_abs(want_mean, SIZE));
+	double variance[I0], ratio[I0];
+	CHECK_OK(sompca_model_variance(model, variance, p));
+	CHECK_OK(sompca_model_variance_ratio(model, ratio, p));
+	double ratio_sum = 0;
+	for (size_t j = 0; j < p; j++) {
+		CHECK_MSG(fabs(ratio[j] - variance[j] / total) <= 1e-12 * ratio[j], "feature %zu", j);
+		if (j > 0)
+			CHECK(variance[j] <= variance[j - 1]); /* ordered by variance */
+		ratio_sum += ratio[j];
+	}
+	CHECK(ratio_sum > 0 && ratio_sum <= 1 + 1e-12);
+
+	/* Captured variance = the sample variance of the training feature
+	 * (the definition S_p/(M-1) of the model's Variance). */
+	double *z = features_of(model, SOMPCA_FLOAT64);
+	for (size_t j = 0; j < p; j++) {
+		double s = 0, ss = 0;
+		for (int m = 0; m < M; m++)
+			s += z[m * p + j];
+		for (int m = 0; m < M; m++)
+			ss += (z[m * p + j] - s / M) * (z[m * p + j] - s / M);
+		CHECK_MSG(fabs(ss / (M - 1) - variance[j]) <= 1e-9 * variance[j],
+		          "feature %zu: sample variance %.17g, model %.17g", j, ss / (M - 1), variance[j]);
+	}
+	free(z);
+
+	/* Projections: I_n x P, unit-norm columns; orthogonal in mode nu = 0. */
+	for (size_t k = 0; k < 3; k++) {
+		double u[I0 * I0];
+		CHECK_OK(sompca_model_projection(model, k, u, shape3[k] * p));
+		for (size_t a = 0; a < p; a++) {
+			for (size_t b = 0; b <= a; b++) {
+				double dot = 0;
+				for (size_t r = 0; r < shape3[k]; r++)
+					dot += u[r * p + a] * u[r * p + b];
+				if (a == b)
+					CHECK_MSG(fabs(dot - 1) <= 1e-10, "mode %zu column %zu norm^2 %g", k, a, dot);
+				else if (k == 0)
+					CHECK_MSG(fabs(dot) <= 1e-10, "mode 0 columns %zu, %zu: dot %g", a, b, dot);
+			}
+		}
+	}
+
+	/* Extraction is a permutation; iterations and history agree. */
+	int64_t extraction[I0], iterations[I0];
+	CHECK_OK(sompca_model_extraction(model, extraction, p));
+	CHECK_OK(sompca_model_iterations(model, iterations, p));
+	int seen[I0] = {0};
+	for (size_t j = 0; j < p; j++) {
+		CHECK(extraction[j] >= 0 && extraction[j] < (int64_t)p);
+		seen[extraction[j]]++;
+		size_t len = 99;
+		CHECK_OK(sompca_model_history(model, j, NULL, 0, &len));
+		CHECK_MSG(len == (size_t)iterations[j] + 1, "feature %zu: history %zu, iterations %lld", j,
+		          len, (long long)iterations[j]);
+		double history[64];
+		size_t len2 = 0;
+		CHECK(len <= 64);
+		CHECK_OK(sompca_model_history(model, j, history, 64, &len2));
+		CHECK(len2 == len);
+		if (extraction[j] == 0)
+			CHECK(iterations[j] == 0); /* relaxed start fixes the first EMP */
+		if (len >= 2) {
+			CHECK_STATUS(sompca_model_history(model, j, history, len - 1, &len2), SOMPCA_ERANGE);
+			CHECK(len2 == len);
+		}
+	}
+	for (size_t j = 0; j < p; j++)
+		CHECK(seen[j] == 1);
+	sompca_model_free(model);
+
+	/* PCA: mode is -1 (n/a); one projection matrix of prod I_n rows; no history. */
+	model = fit_with(SOMPCA_METHOD_PCA, 0, 4, SOMPCA_FLOAT64);
+	CHECK_OK(sompca_model_mode(model, &mode));
+	CHECK(mode == -1);
+	CHECK_OK(sompca_model_method(model, &method, &relaxed));
+	CHECK(method == SOMPCA_METHOD_PCA && relaxed == 0);
+	double *u = xmalloc(SIZE * 4 * sizeof *u);
+	CHECK_OK(sompca_model_projection(model, 0, u, SIZE * 4));
+	CHECK_STATUS(sompca_model_projection(model, 1, u, SIZE * 4), SOMPCA_EINVAL);
+	CHECK(contains(sompca_last_error(), "mode is 1"));
+	CHECK_STATUS(sompca_model_projection(model, 0, u, SIZE * 4 - 1), SOMPCA_ERANGE);
+	free(u);
+	size_t len = 99;
+	CHECK_OK(sompca_model_history(model, 0, NULL, 0, &len));
+	CHECK(len == 0);
+	sompca_model_free(model);
+}
+
+/* The same data as float32 and uint8, read in place, gives the float64 features. */
+static void test_dtypes(void)
+{
+	sompca_model *ref = fit_with(SOMPCA_METHOD_SOMPCA, 1, 0, SOMPCA_FLOAT64);
+	double *want = features_of(ref, SOMPCA_FLOAT64);
+	size_t p = n_components(ref);
+	for (int dtype = SOMPCA_FLOAT32; dtype <= SOMPCA_UINT8; dtype++) {
+		sompca_model *model = fit_with(SOMPCA_METHOD_SOMPCA, 1, 0, dtype);
+		double *got = features_of(model, dtype);
+		/* Same values, same arithmetic: expect agreement to rounding. */
+		CHECK_MSG(max_abs_diff(got, want, M * p) <= 1e-9 * max_abs(want, M * p), "dtype %d", dtype);
+		/* A model fitted on one dtype transforms another. */
+		double *cross = features_of(ref, dtype);
+		CHECK(max_abs_diff(cross, want, M * p) <= 1e-12 * max_abs(want, M * p));
+		free(cross);
+		free(got);
+		sompca_model_free(model);
+	}
+	/* The input was never written to. */
+	for (int i = 0; i < M * SIZE; i++)
+		CHECK_MSG(data_f64[i] == data_u8[i] && data_f32[i] == data_u8[i], "element %d", i);
+	/* Transforming 0 samples writes nothing and succeeds, even with NULL buffers. */
+	CHECK_OK(sompca_transform(ref, NULL, 0, NULL, SOMPCA_FLOAT64, 0));
+	free(want);
+	sompca_model_free(ref);
+}
+
+/* The C features equal those of the Go API (gofeatures) on the same data. */
+static void test_go_equality(const char *godir)
+{
+	char *list_path = path_in(godir, "cases.txt");
+	FILE *list = fopen(list_path, "r");
+	CHECK_MSG(list != NULL, "cannot open %s", list_path);
+	int index, method, relaxed, ncomp, mode, dtype, order, p, cases = 0;
+	long exact = 0, total = 0;
+	while (fscanf(list, "%d %d %d %d %d %d %d %d", &index, &method, &relaxed, &ncomp, &mode, &dtype,
+	              &order, &p) == 8) {
+		sompca_options opts;
+		sompca_options_init(&opts);
+		opts.method = method;
+		opts.relaxed_start = relaxed;
+		opts.n_components = ncomp;
+		opts.mode = mode;
+		opts.feature_order = order;
+		sompca_model *model = NULL;
+		CHECK_OK(sompca_fit(&model, data_of(dtype), dtype, M, 3, shape3, &opts));
+		CHECK_MSG(n_components(model) == (size_t)p, "case %d: P %zu, Go %d", index,
+		          n_components(model), p);
+		double *got = features_of(model, dtype);
+		char name[64];
+		snprintf(name, sizeof name, "features_%d.bin", index);
+		char *path = path_in(godir, name);
+		size_t bytes;
+		double *want = read_file(path, &bytes);
+		CHECK(bytes == (size_t)M * p * sizeof(double));
+		for (size_t i = 0; i < (size_t)M * p; i++) {
+			CHECK_MSG(fabs(got[i] - want[i]) <= 1e-12 * fmax(1, fabs(want[i])),
+			          "case %d (method %d) element %zu: C %.17g, Go %.17g", index, method, i,
+			          got[i], want[i]);
+			exact += memcmp(&got[i], &want[i], sizeof(double)) == 0;
+			total++;
+		}
+		free(want);
+		free(path);
+		free(got);
+		sompca_model_free(model);
+		cases++;
+	}
+	fclose(list);
+	free(list_path);
+	CHECK_MSG(cases >= 10, "only %d cases in %s/cases.txt", cases, godir);
+	printf("go equality: %d cases, %ld of %ld features bit-identical to the Go API\n", cases, exact,
+	       total);
+}
+
+static int cancel_at;
+static int progress_calls;
+static double progress_variance[16];
+
+static int progress(void *user, int done, int total, double variance)
+{
+	CHECK(user == (void *)&cancel_at);
+	CHECK(done == progress_calls + 1 && done <= total && total == I0);
+	if (done <= 16)
+		progress_variance[done - 1] = variance;
+	progress_calls++;
+	return done == cancel_at;
+}
+
+static void test_progress(void)
+{
+	sompca_options opts;
+	sompca_options_init(&opts);
+	opts.method = SOMPCA_METHOD_SOMPCA;
+	opts.feature_order = SOMPCA_ORDER_EXTRACTION;
+	opts.progress = progress;
+	opts.progress_user = &cancel_at;
+
+	/* Called after each EMP with the variance the model then reports. */
+	cancel_at = 0;
+	progress_calls = 0;
+	sompca_model *model = NULL;
+	CHECK_OK(sompca_fit(&model, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts));
+	CHECK(progress_calls == I0);
+	double variance[I0];
+	CHECK_OK(sompca_model_variance(model, variance, I0));
+	for (int j = 0; j < I0; j++)
+		CHECK_MSG(variance[j] == progress_variance[j], "EMP %d: model %.17g, callback %.17g", j,
+		          variance[j], progress_variance[j]);
+	sompca_model_free(model);
+
+	/* Non-zero cancels cleanly: ECANCELED, no model, a message. */
+	cancel_at = 2;
+	progress_calls = 0;
+	model = (sompca_model *)&opts; /* must be overwritten with NULL */
+	CHECK_STATUS(sompca_fit(&model, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts),
+	             SOMPCA_ECANCELED);
+	CHECK(model == NULL);
+	CHECK(progress_calls == 2);
+	CHECK(contains(sompca_last_error(), "sompca_fit") && contains(sompca_last_error(), "cancel"));
+}
+
+/* Each status code the caller can provoke, with its message. */
+static void test_errors(void)
+{
+	sompca_options opts;
+	sompca_model *model = NULL;
+	size_t bad_shape[3] = {I0, 0, I2};
+	size_t huge_shape[3] = {SIZE_MAX / 2, SIZE_MAX / 2, 3};
+	size_t big_shape[3] = {(size_t)1 << 30, (size_t)1 << 30, 3};
+
+#define FIT_STATUS(code, part, ...)                                                    \
+	do {                                                                           \
+		model = (sompca_model *)&opts;                                         \
+		CHECK_STATUS(sompca_fit(__VA_ARGS__), code);                           \
+		CHECK(model == NULL);                                                  \
+		CHECK_MSG(contains(sompca_last_error(), part), "message %s, want %s",  \
+		          sompca_last_error(), part);                                  \
+	} while (0)
+
+	/* The last error is cleared by a successful call. */
+	CHECK_STATUS(sompca_fit(NULL, data_f64, SOMPCA_FLOAT64, M, 3, shape3, NULL), SOMPCA_EINVAL);
+	CHECK(strcmp(sompca_last_error(), "sompca_fit: out is NULL") == 0);
+	CHECK_OK(sompca_fit(&model, data_f64, SOMPCA_FLOAT64, M, 3, shape3, NULL));
+	CHECK(strcmp(sompca_last_error(), "") == 0);
+	sompca_model_free(model);
+
+	FIT_STATUS(SOMPCA_EINVAL, "data is NULL", &model, NULL, SOMPCA_FLOAT64, M, 3, shape3, NULL);
+	FIT_STATUS(SOMPCA_EINVAL, "shape is NULL", &model, data_f64, SOMPCA_FLOAT64, M, 3, NULL, NULL);
+	FIT_STATUS(SOMPCA_EINVAL, "dtype is 7", &model, data_f64, 7, M, 3, shape3, NULL);
+	FIT_STATUS(SOMPCA_ESHAPE, "order is 0", &model, data_f64, SOMPCA_FLOAT64, M, 0, shape3, NULL);
+	FIT_STATUS(SOMPCA_ESHAPE, "order is 33", &model, data_f64, SOMPCA_FLOAT64, M, 33, shape3, NULL);
+	FIT_STATUS(SOMPCA_ESHAPE, "shape[1] is 0", &model, data_f64, SOMPCA_FLOAT64, M, 3, bad_shape,
+	           NULL);
+	FIT_STATUS(SOMPCA_ESHAPE, "shape[0] is", &model, data_f64, SOMPCA_FLOAT64, M, 3, huge_shape,
+	           NULL);
+	FIT_STATUS(SOMPCA_ESHAPE, "too large", &model, data_f64, SOMPCA_FLOAT64, M, 3, big_shape, NULL);
+	FIT_STATUS(SOMPCA_ESHAPE, "too large", &model, data_f64, SOMPCA_FLOAT64, SIZE_MAX, 3, shape3,
+	           NULL);
+	FIT_STATUS(SOMPCA_ESHAPE, "n_samples is 0", &model, data_f64, SOMPCA_FLOAT64, 0, 3, shape3, NULL);
+
+	/* Bad options, each named in the message. */
+	sompca_options_init(&opts);
+	opts.size = 0;
+	FIT_STATUS(SOMPCA_EINVAL, "opts->size is 0", &model, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts);
+	opts.size = 3;
+	FIT_STATUS(SOMPCA_EINVAL, "opts->size is 3", &model, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts);
+#define BAD_OPTION(field, value, part)                                                         \
+	do {                                                                                   \
+		sompca_options_init(&opts);                                                    \
+		opts.field = value;                                                            \
+		FIT_STATUS(SOMPCA_EINVAL, part, &model, data_f64, SOMPCA_FLOAT64, M, 3, shape3, \
+		           &opts);                                                             \
+	} while (0)
+	BAD_OPTION(method, -1, "opts->method is -1");
+	BAD_OPTION(method, 7, "opts->method is 7");
+	BAD_OPTION(n_components, -2, "opts->n_components is -2");
+	BAD_OPTION(mode, 3, "opts->mode is 3");
+	BAD_OPTION(mode, -2, "opts->mode is -2");
+	BAD_OPTION(max_iter, -1, "opts->max_iter is -1");
+	BAD_OPTION(tol, -1e-3, "opts->tol is");
+	BAD_OPTION(tol, NAN, "opts->tol is");
+	BAD_OPTION(q, 1.5, "opts->q is");
+	BAD_OPTION(n_threads, -4, "opts->n_threads is -4");
+	BAD_OPTION(feature_order, 2, "opts->feature_order is 2");
+	sompca_options_init(&opts);
+	opts.method = SOMPCA_METHOD_PCA;
+	opts.relaxed_start = 1;
+	FIT_STATUS(SOMPCA_EINVAL, "relaxed start", &model, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts);
+
+	/* Data the solver rejects: a NaN, a single sample, too many components. */
+	double *nan_data = xmalloc(sizeof data_f64);
+	memcpy(nan_data, data_f64, sizeof data_f64);
+	nan_data[17] = NAN;
+	FIT_STATUS(SOMPCA_EDATA, "sompca_fit: ", &model, nan_data, SOMPCA_FLOAT64, M, 3, shape3, NULL);
+	free(nan_data);
+	FIT_STATUS(SOMPCA_EDATA, "sompca_fit: ", &model, data_f64, SOMPCA_FLOAT64, 1, 3, shape3, NULL);
+	sompca_options_init(&opts);
+	opts.n_components = 1000;
+	FIT_STATUS(SOMPCA_EDATA, "sompca_fit: ", &model, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts);
+#undef FIT_STATUS
+
+	/* Transform and accessors: NULL outputs, small buffers, bad indices. */
+	model = fit_with(SOMPCA_METHOD_SOMPCA, 1, 0, SOMPCA_FLOAT64);
+	size_t p = n_components(model), need = 0;
+	double *z = xmalloc(M * p * sizeof *z);
+	CHECK_STATUS(sompca_transform_size(model, M, NULL), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_transform_size(model, SIZE_MAX, &need), SOMPCA_ESHAPE);
+	CHECK_STATUS(sompca_transform(model, z, M * p - 1, data_f64, SOMPCA_FLOAT64, M), SOMPCA_ERANGE);
+	CHECK(contains(sompca_last_error(), "need"));
+	CHECK_STATUS(sompca_transform(model, NULL, M * p, data_f64, SOMPCA_FLOAT64, M), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_transform(model, z, M * p, NULL, SOMPCA_FLOAT64, M), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_transform(model, z, M * p, data_f64, -1, M), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_transform(model, z, M * p, data_f64, SOMPCA_FLOAT64, SIZE_MAX / 8), SOMPCA_ESHAPE);
+	int ival;
+	size_t sval, shape[2];
+	double dval[1];
+	int64_t lval[1];
+	CHECK_STATUS(sompca_model_method(model, NULL, &ival), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_model_n_components(model, NULL), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_model_order(model, NULL), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_model_mode(model, NULL), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_model_n_samples(model, NULL), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_model_shape(model, NULL, 3), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_model_shape(model, shape, 2), SOMPCA_ERANGE);
+	CHECK(contains(sompca_last_error(), "dst holds 2"));
+	CHECK_STATUS(sompca_model_mean(model, dval, 1), SOMPCA_ERANGE);
+	CHECK_STATUS(sompca_model_projection(model, 0, dval, 1), SOMPCA_ERANGE);
+	CHECK_STATUS(sompca_model_projection(model, 3, z, M * p), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_model_variance(model, dval, 1), SOMPCA_ERANGE);
+	CHECK_STATUS(sompca_model_variance_ratio(model, dval, 1), SOMPCA_ERANGE);
+	CHECK_STATUS(sompca_model_extraction(model, lval, 1), SOMPCA_ERANGE);
+	CHECK_STATUS(sompca_model_iterations(model, lval, 1), SOMPCA_ERANGE);
+	CHECK_STATUS(sompca_model_history(model, 0, z, 1, NULL), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_model_history(model, p, z, 1, &sval), SOMPCA_EINVAL);
+	CHECK(contains(sompca_last_error(), "feature is"));
+	CHECK_STATUS(sompca_model_save(model, NULL), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_model_save(model, ""), SOMPCA_EINVAL);
+	char *nodir = path_in(tmpdir, "no/such/dir/model.h5");
+	CHECK_STATUS(sompca_model_save(model, nodir), SOMPCA_EIO);
+	CHECK(contains(sompca_last_error(), "no/such/dir"));
+	free(nodir);
+	free(z);
+	sompca_model_free(model);
+
+	/* Files: missing, not HDF5; NULL strings. */
+	char *missing = path_in(tmpdir, "missing.h5");
+	model = (sompca_model *)&opts;
+	CHECK_STATUS(sompca_fit_hdf5(&model, missing, "/x", 0, NULL), SOMPCA_EIO);
+	CHECK(model == NULL && contains(sompca_last_error(), "missing.h5"));
+	CHECK_STATUS(sompca_model_load(&model, missing), SOMPCA_EIO);
+	CHECK(model == NULL && contains(sompca_last_error(), "missing.h5"));
+	CHECK_STATUS(sompca_fit_hdf5(NULL, missing, "/x", 0, NULL), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_fit_hdf5(&model, NULL, "/x", 0, NULL), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_fit_hdf5(&model, missing, NULL, 0, NULL), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_model_load(NULL, missing), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_model_load(&model, NULL), SOMPCA_EINVAL);
+	free(missing);
+	char *text = path_in(tmpdir, "not_hdf5.h5");
+	FILE *f = fopen(text, "w");
+	CHECK(f != NULL);
+	fputs("not an HDF5 file\n", f);
+	fclose(f);
+	CHECK_STATUS(sompca_model_load(&model, text), SOMPCA_EIO);
+	CHECK(contains(sompca_last_error(), "not_hdf5.h5"));
+	free(text);
+}
+
+/* NULL, freed and foreign handles are detected, never followed. */
+static void test_handles(void)
+{
+	size_t p;
+	double dval[1];
+	CHECK_STATUS(sompca_model_n_components(NULL, &p), SOMPCA_ENOTFITTED);
+	CHECK(contains(sompca_last_error(), "NULL"));
+	CHECK_STATUS(sompca_transform_size(NULL, 1, &p), SOMPCA_ENOTFITTED);
+	CHECK_STATUS(sompca_transform(NULL, dval, 1, data_f64, SOMPCA_FLOAT64, 1), SOMPCA_ENOTFITTED);
+	CHECK_STATUS(sompca_model_save(NULL, "x.h5"), SOMPCA_ENOTFITTED);
+	CHECK_STATUS(sompca_transform_hdf5(NULL, "a.h5", "/x", 0, "b.h5", "/z", 0), SOMPCA_ENOTFITTED);
+
+	/* A foreign pointer: memory that looks like a box but was not made by sompca. */
+	struct {
+		uint64_t magic;
+		uintptr_t handle;
+	} fake = {UINT64_C(0x736f6d7063614d31), 1};
+	sompca_model *foreign = (sompca_model *)(void *)&fake;
+	CHECK_STATUS(sompca_model_n_components(foreign, &p), SOMPCA_ENOTFITTED);
+	CHECK(contains(sompca_last_error(), "not a live sompca model"));
+	sompca_model_free(foreign); /* detected, left alone */
+	CHECK(contains(sompca_last_error(), "sompca_model_free"));
+	CHECK(fake.magic == UINT64_C(0x736f6d7063614d31));
+
+	/* A freed pointer (its address not yet reused). */
+	sompca_model *model = fit_with(SOMPCA_METHOD_PCA, 0, 2, SOMPCA_FLOAT64);
+	sompca_model_free(model);
+	CHECK(strcmp(sompca_last_error(), "") == 0);
+	CHECK_STATUS(sompca_model_n_components(model, &p), SOMPCA_ENOTFITTED);
+	sompca_model_free(model); /* double free: detected */
+	CHECK(contains(sompca_last_error(), "not a live sompca model"));
+	sompca_model_free(NULL); /* a no-op */
+}
+
+/* Save and load give the same model; HDF5 fit and transform agree with memory. */
+static void test_hdf5(void)
+{
+	sompca_model *model = fit_with(SOMPCA_METHOD_UMPCA, 0, 0, SOMPCA_FLOAT64), *loaded = NULL;
+	char *model_path = path_in(tmpdir, "model.h5");
+	CHECK_OK(sompca_model_save(model, model_path));
+	CHECK_OK(sompca_model_load(&loaded, model_path));
+	size_t p = n_components(model);
+	CHECK(n_components(loaded) == p);
+	int method, relaxed, mode;
+	CHECK_OK(sompca_model_method(loaded, &method, &relaxed));
+	CHECK(method == SOMPCA_METHOD_UMPCA && relaxed == 0);
+	CHECK_OK(sompca_model_mode(loaded, &mode));
+	CHECK(mode == -1);
+	double *z = features_of(model, SOMPCA_FLOAT64), *zl = features_of(loaded, SOMPCA_FLOAT64);
+	CHECK(memcmp(z, zl, M * p * sizeof *z) == 0);
+	double va[I0], vb[I0];
+	CHECK(p <= I0);
+	CHECK_OK(sompca_model_variance(model, va, p));
+	CHECK_OK(sompca_model_variance(loaded, vb, p));
+	CHECK(memcmp(va, vb, p * sizeof *va) == 0);
+	sompca_model_free(loaded);
+
+	/* The data in HDF5, samples first (float64) and last (float32). */
+	char *first = path_in(tmpdir, "first.h5"), *last = path_in(tmpdir, "last.h5");
+	hsize_t dims_first[4] = {M, I0, I1, I2}, dims_last[4] = {I0, I1, I2, M};
+	CHECK(h5data_write(first, "/group/x", H5T_NATIVE_DOUBLE, 4, dims_first, data_f64) == 0);
+	float *moved = xmalloc(sizeof data_f32);
+	for (int m = 0; m < M; m++)
+		for (int e = 0; e < SIZE; e++)
+			moved[e * M + m] = data_f32[m * SIZE + e];
+	CHECK(h5data_write(last, "/x", H5T_NATIVE_FLOAT, 4, dims_last, moved) == 0);
+	free(moved);
+
+	sompca_options opts;
+	sompca_options_init(&opts);
+	opts.method = SOMPCA_METHOD_UMPCA;
+	for (int samples_last = 0; samples_last <= 1; samples_last++) {
+		sompca_model *from_file = NULL;
+		CHECK_OK(sompca_fit_hdf5(&from_file, samples_last ? last : first,
+		                         samples_last ? "/x" : "/group/x", samples_last, &opts));
+		double *zf = features_of(from_file, SOMPCA_FLOAT64);
+		CHECK(n_components(from_file) == p);
+		CHECK_MSG(max_abs_diff(zf, z, M * p) <= 1e-9 * max_abs(z, M * p), "samples_last %d",
+		          samples_last);
+		free(zf);
+		sompca_model_free(from_file);
+	}
+
+	/* transform_hdf5 writes what sompca_transform computes; an existing
+	 * dataset needs overwrite; a wrong shape is ESHAPE. */
+	char *out = path_in(tmpdir, "features.h5");
+	remove(out);
+	CHECK_OK(sompca_transform_hdf5(model, last, "/x", 1, out, "/z", 0));
+	double *zr = xmalloc(M * p * sizeof *zr);
+	hsize_t dims[8];
+	CHECK(h5data_read(out, "/z", zr, M * p, dims) == 2);
+	CHECK(dims[0] == M && dims[1] == p);
+	CHECK(max_abs_diff(zr, z, M * p) <= 1e-9 * max_abs(z, M * p));
+	CHECK_STATUS(sompca_transform_hdf5(model, last, "/x", 1, out, "/z", 0), SOMPCA_EIO);
+	CHECK(contains(sompca_last_error(), "/z"));
+	CHECK_OK(sompca_transform_hdf5(model, first, "/group/x", 0, out, "/z", 1));
+	CHECK_STATUS(sompca_transform_hdf5(model, first, "/group/x", 1, out, "/z2", 0), SOMPCA_ESHAPE);
+	CHECK_STATUS(sompca_transform_hdf5(model, first, "/nothing", 0, out, "/z3", 0), SOMPCA_EIO);
+	CHECK(contains(sompca_last_error(), "/nothing"));
+	CHECK_STATUS(sompca_transform_hdf5(model, first, "/group/x", 0, NULL, "/z", 1), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_transform_hdf5(model, first, "/group/x", 0, out, "", 1), SOMPCA_EINVAL);
+
+	free(zr);
+	free(out);
+	free(first);
+	free(last);
+	free(z);
+	free(zl);
+	free(model_path);
+	sompca_model_free(model);
+}
+
+/* Concurrent fits on distinct models, concurrent transforms on one model,
+ * and per-thread error messages. */
+#define THREADS 4
+
+struct job {
+	int index;
+	double *data;        /* this thread's samples: the test data, scaled */
+	double *features;    /* result */
+	const sompca_model *shared;
+	double *shared_features;
+};
+
+static void *fit_job(void *arg)
+{
+	struct job *job = arg;
+	sompca_options opts;
+	sompca_options_init(&opts);
+	opts.relaxed_start = 1;
+	opts.n_threads = 1 + job->index % 2;
+	for (int round = 0; round < 3; round++) {
+		sompca_model *model = NULL;
+		CHECK_OK(sompca_fit(&model, job->data, SOMPCA_FLOAT64, M, 3, shape3, &opts));
+		size_t p = n_components(model);
+		double *z = xmalloc(M * p * sizeof *z);
+		CHECK_OK(sompca_transform(model, z, M * p, job->data, SOMPCA_FLOAT64, M));
+		if (round == 0)
+			job->features = z;
+		else {
+			CHECK(memcmp(z, job->features, M * p * sizeof *z) == 0);
+			free(z);
+		}
+		sompca_model_free(model);
+
+		/* This thread's failure is this thread's message. */
+		char want[64];
+		size_t bad[3] = {I0, ((size_t)1 << 31) + (size_t)job->index, I2}; /* shape[1] too large */
+		snprintf(want, sizeof want, "shape[1] is %zu:", bad[1]);
+		CHECK_STATUS(sompca_fit(&model, job->data, SOMPCA_FLOAT64, M, 0, bad, &opts), SOMPCA_ESHAPE);
+		size_t q;
+		CHECK_OK(sompca_model_n_components(job->shared, &q));
+		CHECK(strcmp(sompca_last_error(), "") == 0);
+		CHECK_STATUS(sompca_fit(&model, job->data, SOMPCA_FLOAT64, M, 3, bad, &opts), SOMPCA_ESHAPE);
+		CHECK_MSG(contains(sompca_last_error(), want), "thread %d sees %s", job->index,
+		          sompca_last_error());
+
+		/* Transforms on the shared model. */
+		size_t ps = n_components(job->shared);
+		double *zs = xmalloc(M * ps * sizeof *zs);
+		CHECK_OK(sompca_transform(job->shared, zs, M * ps, data_f64, SOMPCA_FLOAT64, M));
+		CHECK(memcmp(zs, job->shared_features, M * ps * sizeof *zs) == 0);
+		free(zs);
+	}
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	sompca_model *shared = fit_with(SOMPCA_METHOD_FOMPCA, 0, 0, SOMPCA_FLOAT64);
+	double *shared_features = features_of(shared, SOMPCA_FLOAT64);
+	struct job jobs[THREADS];
+	pthread_t threads[THREADS];
+	for (int t = 0; t < THREADS; t++) {
+		jobs[t].index = t;
+		jobs[t].data = xmalloc(sizeof data_f64);
+		for (int i = 0; i < M * SIZE; i++)
+			jobs[t].data[i] = data_f64[i] * (1 + t) + t * (i % 7);
+		jobs[t].features = NULL;
+		jobs[t].shared = shared;
+		jobs[t].shared_features = shared_features;
+	}
+	for (int t = 0; t < THREADS; t++)
+		CHECK(pthread_create(&threads[t], NULL, fit_job, &jobs[t]) == 0);
+	for (int t = 0; t < THREADS; t++)
+		CHECK(pthread_join(threads[t], NULL) == 0);
+	/* Each thread's features equal a serial fit of its data. */
+	for (int t = 0; t < THREADS; t++) {
+		sompca_options opts;
+		sompca_options_init(&opts);
+		opts.relaxed_start = 1;
+		sompca_model *model = NULL;
+		CHECK_OK(sompca_fit(&model, jobs[t].data, SOMPCA_FLOAT64, M, 3, shape3, &opts));
+		size_t p = n_components(model);
+		double *z = xmalloc(M * p * sizeof *z);
+		CHECK_OK(sompca_transform(model, z, M * p, jobs[t].data, SOMPCA_FLOAT64, M));
+		CHECK_MSG(memcmp(z, jobs[t].features, M * p * sizeof *z) == 0, "thread %d", t);
+		free(z);
+		free(jobs[t].features);
+		free(jobs[t].data);
+		sompca_model_free(model);
+	}
+	free(shared_features);
+	sompca_model_free(shared);
+}
+
+/* Run with SOMPCA_TEST_PANIC_IN=sompca_model_n_samples: that export panics
+ * inside the library; the panic must come back as SOMPCA_EINTERNAL. */
+static void test_panic(void)
+{
+	for (int i = 0; i < M * SIZE; i++) /* any data with variance */
+		data_f64[i] = (i * 7919) % 251;
+	sompca_model *model = fit_with(SOMPCA_METHOD_PCA, 0, 2, SOMPCA_FLOAT64);
+	size_t n = 0;
+	CHECK_STATUS(sompca_model_n_samples(model, &n), SOMPCA_EINTERNAL);
+	CHECK(contains(sompca_last_error(), "sompca_model_n_samples: internal error"));
+	CHECK_OK(sompca_model_n_components(model, &n)); /* the library still works */
+	CHECK(n == 2);
+	sompca_model_free(model);
+}
+
+/* Checks the files and the output of examples/c/fit_hdf5: the printed
+ * variances are the saved model's, and the features file holds the
+ * transform of the data by that model. */
+static void check_example(char **argv)
+{
+	const char *data = argv[0], *dataset = argv[1], *model_path = argv[2], *features = argv[3],
+	           *stdout_path = argv[4];
+	sompca_model *model = NULL;
+	CHECK_OK(sompca_model_load(&model, model_path));
+	size_t p = n_components(model);
+	double *variance = xmalloc(p * sizeof *variance);
+	CHECK_OK(sompca_model_variance(model, variance, p));
+	FILE *f = fopen(stdout_path, "r");
+	CHECK(f != NULL);
+	char line[512];
+	size_t seen = 0;
+	while (fgets(line, sizeof line, f)) {
+		size_t j;
+		double v, r;
+		if (sscanf(line, "feature %zu: variance %lg ratio %lg", &j, &v, &r) == 3) {
+			CHECK(j == seen && j < p);
+			CHECK_MSG(fabs(v - variance[j]) <= 1e-9 * variance[j], "feature %zu: printed %g, saved %g",
+			          j, v, variance[j]);
+			seen++;
+		}
+	}
+	fclose(f);
+	CHECK_MSG(seen == p, "printed %zu features, model has %zu", seen, p);
+
+	hsize_t dims[8];
+	size_t order, shape[8], size = 1;
+	CHECK_OK(sompca_model_order(model, &order));
+	CHECK_OK(sompca_model_shape(model, shape, 8));
+	for (size_t k = 0; k < order; k++)
+		size *= shape[k];
+	size_t cap = 1 << 20;
+	double *x = xmalloc(cap * sizeof *x), *z = xmalloc(cap * sizeof *z);
+	CHECK(h5data_read(data, dataset, x, cap, dims) == (int)order + 1);
+	size_t m = (size_t)dims[0];
+	CHECK(h5data_read(features, "/features", z, cap, dims) == 2);
+	CHECK(dims[0] == m && dims[1] == p);
+	double *want = xmalloc(m * p * sizeof *want);
+	CHECK_OK(sompca_transform(model, want, m * p, x, SOMPCA_FLOAT64, m));
+	CHECK(max_abs_diff(z, want, m * p) <= 1e-12 * max_abs(want, m * p));
+	free(want);
+	free(x);
+	free(z);
+	free(variance);
+	sompca_model_free(model);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "--panic") == 0) {
+		test_panic();
+		check_report();
+		return 0;
+	}
+	if (argc == 7 && strcmp(argv[1], "--check-example") == 0) {
+		check_example(argv + 2);
+		check_report();
+		return 0;
+	}
+	if (argc != 3) {
+		fprintf(stderr, "usage: test_capi GODIR TMPDIR | --panic | --check-example DATA DATASET MODEL FEATURES STDOUT\n");
+		return 2;
+	}
+	tmpdir = argv[2];
+	size_t len;
+	char *data_path = path_in(argv[1], "data.u8");
+	uint8_t *bytes = read_file(data_path, &len);
+	CHECK_MSG(len == sizeof data_u8, "%s has %zu bytes, want %zu", data_path, len, sizeof data_u8);
+	memcpy(data_u8, bytes, len);
+	for (int i = 0; i < M * SIZE; i++) {
+		data_f64[i] = data_u8[i];
+		data_f32[i] = data_u8[i];
+	}
+	free(bytes);
+	free(data_path);
+
+	test_version();
+	test_errstr();
+	test_options_init();
+	test_accessors();
+	test_dtypes();
+	test_go_equality(argv[1]);
+	test_progress();
+	test_errors();
+	test_handles();
+	test_hdf5();
+	test_threads();
+	check_report();
+	return 0;
+}
