@@ -10,10 +10,12 @@ import "gonum.org/v1/gonum/floats"
 // contraction of a row-major tensor's last mode.
 func dotRows(dst []float64, x Block, rows, cols int, v []float64) {
 	switch {
-	case x.F64 != nil:
+	case x.F64 != nil && cols >= shortRow:
 		for r := range rows {
 			dst[r] = floats.Dot(x.F64[r*cols:(r+1)*cols], v)
 		}
+	case x.F64 != nil:
+		dotRowsT(dst, x.F64, rows, cols, v)
 	case x.F32 != nil:
 		dotRowsT(dst, x.F32, rows, cols, v)
 	default:
@@ -21,7 +23,11 @@ func dotRows(dst []float64, x Block, rows, cols int, v []float64) {
 	}
 }
 
-func dotRowsT[E float32 | uint8](dst []float64, x []E, rows, cols int, v []float64) {
+// shortRow is the row length below which a plain loop beats a call to
+// gonum's assembly kernels for float64.
+const shortRow = 16
+
+func dotRowsT[E float64 | float32 | uint8](dst []float64, x []E, rows, cols int, v []float64) {
 	v = v[:cols]
 	for r := range rows {
 		row := x[r*cols : (r+1)*cols]
@@ -46,10 +52,12 @@ func axpyRows(dst []float64, x Block, rows, cols int, v []float64) {
 	dst = dst[:cols]
 	clear(dst)
 	switch {
-	case x.F64 != nil:
+	case x.F64 != nil && cols >= shortRow:
 		for r := range rows {
 			floats.AddScaled(dst, v[r], x.F64[r*cols:(r+1)*cols])
 		}
+	case x.F64 != nil:
+		axpyRowsT(dst, x.F64, rows, cols, v)
 	case x.F32 != nil:
 		axpyRowsT(dst, x.F32, rows, cols, v)
 	default:
@@ -57,13 +65,22 @@ func axpyRows(dst []float64, x Block, rows, cols int, v []float64) {
 	}
 }
 
-func axpyRowsT[E float32 | uint8](dst []float64, x []E, rows, cols int, v []float64) {
+func axpyRowsT[E float64 | float32 | uint8](dst []float64, x []E, rows, cols int, v []float64) {
 	for r := range rows {
 		a := v[r]
 		row := x[r*cols : (r+1)*cols]
 		row = row[:len(dst)]
-		for c, e := range row {
-			dst[c] += a * float64(e)
+		c := 0
+		for ; c+4 <= len(row); c += 4 {
+			d := dst[c : c+4 : c+4]
+			e := row[c : c+4 : c+4]
+			d[0] += a * float64(e[0])
+			d[1] += a * float64(e[1])
+			d[2] += a * float64(e[2])
+			d[3] += a * float64(e[3])
+		}
+		for ; c < len(row); c++ {
+			dst[c] += a * float64(row[c])
 		}
 	}
 }
