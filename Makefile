@@ -15,7 +15,7 @@ PY_PACKAGES  := numpy h5py pytest scikit-learn matplotlib
 export CGO_CFLAGS  ?= $(shell pkg-config --cflags hdf5 2>/dev/null)
 export CGO_LDFLAGS ?= $(shell pkg-config --libs hdf5 2>/dev/null)
 
-TEST_TARGETS := test-solver
+TEST_TARGETS := test-solver test-go-examples
 
 .PHONY: all test test-solver vet deps deps-system deps-python bench clean
 
@@ -27,8 +27,14 @@ test: $(TEST_TARGETS)
 	@echo "make test: all test suites passed"
 
 test-solver:
+	@mkdir -p $(BUILD)
 	CGO_ENABLED=0 $(GO) vet ./solver/...
 	CGO_ENABLED=0 $(GO) test -count=1 ./solver/...
+
+# The Go examples run and their output is checked.
+test-go-examples:
+	CGO_ENABLED=0 $(GO) run ./examples/go/quickstart > $(BUILD)/go-quickstart.out 2>&1 || { cat $(BUILD)/go-quickstart.out; exit 1; }
+	grep -q "leave-one-out 1-NN accuracy: 100.0%" $(BUILD)/go-quickstart.out || { cat $(BUILD)/go-quickstart.out; exit 1; }
 
 bench:
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchmem ./solver/...
