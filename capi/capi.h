@@ -32,13 +32,16 @@ typedef const size_t sompca_csize;
 typedef const sompca_model sompca_cmodel;
 typedef const sompca_options sompca_coptions;
 
+/* Internal helpers are not exported from libsompca.so. */
+#define SOMPCA_INTERNAL __attribute__((visibility("hidden")))
+
 /* Thread-local last error (helpers.c). len bytes of msg are copied,
  * truncated to the buffer; msg need not be NUL-terminated. */
-void sompca_capi_set_error(const char *msg, size_t len);
-void sompca_capi_clear_error(void);
+SOMPCA_INTERNAL void sompca_capi_set_error(const char *msg, size_t len);
+SOMPCA_INTERNAL void sompca_capi_clear_error(void);
 
 /* Calls a caller's progress function (Go cannot call a C function pointer). */
-int sompca_capi_call_progress(sompca_progress_fn fn, void *user, int done,
+SOMPCA_INTERNAL int sompca_capi_call_progress(sompca_progress_fn fn, void *user, int done,
                               int total, double variance);
 
 #endif /* SOMPCA_CAPI_H */

@@ -218,8 +218,9 @@ int sompca_fit(sompca_model **out, const void *data, int dtype, size_t n_samples
  * opts         options, or NULL for the defaults.
  *
  * Returns as sompca_fit, plus SOMPCA_EIO when the file or dataset cannot
- * be opened or read, or has an unsupported type or rank. Thread-safe for
- * distinct out pointers (HDF5 access is serialized).
+ * be opened or read or has an unsupported element type, and SOMPCA_ESHAPE
+ * when its shape cannot hold samples (rank below 2, an empty axis).
+ * Thread-safe for distinct out pointers (HDF5 access is serialized).
  */
 int sompca_fit_hdf5(sompca_model **out, const char *path, const char *dataset,
                     int samples_last, const sompca_options *opts);
@@ -258,10 +259,11 @@ int sompca_transform(const sompca_model *model, double *dst, size_t cap,
 /*
  * Projects every sample of an HDF5 dataset and writes the features, a
  * float64 dataset of n x P (sample-major whatever samples_last says), to
- * out_dataset in out_path. The input is streamed and never modified; the
- * output file is written to a temporary file and renamed into place, so a
- * failure leaves no half-written file. If out_path exists, the dataset is
- * added to a copy of it.
+ * out_dataset in out_path. The input is streamed (memory does not grow
+ * with n) and never modified; out_path must be another file. The output
+ * is written to a temporary file and renamed into place, so a failure
+ * leaves no half-written file; if out_path exists, its other objects are
+ * kept.
  *
  * model        a fitted model.
  * in_path, in_dataset, samples_last
@@ -273,10 +275,10 @@ int sompca_transform(const sompca_model *model, double *dst, size_t cap,
  * overwrite    0: an existing out_dataset is an error; non-zero: replace it.
  *
  * Returns SOMPCA_OK; SOMPCA_ENOTFITTED; SOMPCA_EINVAL for a NULL or empty
- * string; SOMPCA_EIO for any file failure, including a shape that does not
- * match the model or an existing dataset without overwrite. Thread-safe
- * (HDF5 access is serialized); do not write one file from two calls at
- * once.
+ * string; SOMPCA_ESHAPE when the samples' shape is not the model's;
+ * SOMPCA_EIO for any other file failure, including an existing dataset
+ * without overwrite or out_path naming the input file. Thread-safe (HDF5
+ * access is serialized); do not write one file from two calls at once.
  */
 int sompca_transform_hdf5(const sompca_model *model, const char *in_path,
                           const char *in_dataset, int samples_last,

@@ -21,7 +21,9 @@ HDF5_LIBS   = $(shell pkg-config --libs hdf5)
 SOMPCA_LIB      := $(BUILD)/libsompca.so
 SOMPCA_LIB_CHK  := $(BUILD)/cgocheck2/libsompca.so
 CAPI_GO_SOURCES := $(wildcard capi/*.go capi/*.c capi/*.h solver/*.go hdf5io/*.go hdf5io/*.c hdf5io/*.h) \
-                   include/sompca.h go.mod go.sum
+                   capi/libsompca.map include/sompca.h go.mod go.sum
+# Export only the functions of sompca.h (see capi/libsompca.map).
+CAPI_LDFLAGS    := -ldflags=-extldflags=-Wl,--version-script=$(CURDIR)/capi/libsompca.map
 C_EXAMPLES      := $(BUILD)/examples/c/fit_hdf5 $(BUILD)/examples/c/fit_memory
 CTEST_DIR       := $(BUILD)/tests/c
 
@@ -36,14 +38,14 @@ lib: $(SOMPCA_LIB)
 
 $(SOMPCA_LIB): $(CAPI_GO_SOURCES) | deps-system
 	@mkdir -p $(@D)
-	$(GO) build -buildmode=c-shared -o $@ ./capi
+	$(GO) build -buildmode=c-shared $(CAPI_LDFLAGS) -o $@ ./capi
 	rm -f $(@:.so=.h)
 
 # The same library with cgo's full pointer checks (Go pointers stored in C
 # memory, and so on), for the tests only.
 $(SOMPCA_LIB_CHK): $(CAPI_GO_SOURCES) | deps-system
 	@mkdir -p $(@D)
-	GOEXPERIMENT=cgocheck2 $(GO) build -buildmode=c-shared -o $@ ./capi
+	GOEXPERIMENT=cgocheck2 $(GO) build -buildmode=c-shared $(CAPI_LDFLAGS) -o $@ ./capi
 	rm -f $(@:.so=.h)
 
 examples: examples-c
@@ -84,7 +86,11 @@ $(CTEST_DIR)/header.stamp: include/sompca.h
 
 test-capi: $(CTEST_DIR)/test_capi $(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/mkdata \
            $(CTEST_DIR)/header.stamp $(C_EXAMPLES)
-	$(GO) vet ./capi
+	$(GO) vet ./capi ./tests/c/...
+	@# The library exports exactly the functions that sompca.h declares.
+	nm -D --defined-only $(SOMPCA_LIB) | awk '$$2 == "T" {print $$3}' | sort > $(CTEST_DIR)/exports.txt
+	sed -n 's/^[a-z].*[ *]\(sompca_[a-z0-9_]*\)(.*/\1/p' include/sompca.h | sort > $(CTEST_DIR)/declared.txt
+	diff $(CTEST_DIR)/declared.txt $(CTEST_DIR)/exports.txt
 	@test -z "$$(gofmt -l capi tests/c)" || { gofmt -l capi tests/c; echo "error: gofmt needed" >&2; exit 1; }
 	rm -rf $(CTEST_DIR)/go $(CTEST_DIR)/tmp && mkdir -p $(CTEST_DIR)/tmp
 	CGO_ENABLED=0 $(GO) run ./tests/c/gofeatures -out $(CTEST_DIR)/go
