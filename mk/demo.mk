@@ -21,8 +21,8 @@ FASHION_DIR   := /usr/share/datasets/fashion-mnist
 EXAMPLES_PY   := examples/python
 
 # The default run and the full protocol; DEMO_ARGS overrides both.
-DEMO_SMALL_ARGS := --L 1,3,5 --splits 3 --per-class 100
-DEMO_FULL_ARGS  := --L 1,2,3,4,5,6,7 --splits 10 --per-class 100
+DEMO_SMALL_ARGS := --L 1,2,3,4,5,6,7 --splits 10 --per-class 100
+DEMO_FULL_ARGS  := --L 1,2,3,4,5,6,7 --splits 10 --per-class 1000
 DEMO_ARGS ?= $(if $(DEMO_FULL),$(DEMO_FULL_ARGS),$(DEMO_SMALL_ARGS))
 
 TEST_TARGETS += test-demo

@@ -97,7 +97,8 @@ def convergence_figure(estimator, emps, L):
     ----------
     estimator : fitted sompca estimator (SO-MPCA-RS in the paper)
         ``history_[j]`` is feature j's objective at the start and after
-        each sweep; ``order_[j]`` its extraction index.
+        each sweep (the curve shows sweeps 1, 2, ...); ``order_[j]`` is
+        its extraction index.
     emps : sequence of int
         The EMPs to show, 1-based extraction indices p as in the paper.
     L : int
@@ -117,8 +118,14 @@ def convergence_figure(estimator, emps, L):
     for ax, p in zip(axes[0], emps):
         if p - 1 not in order:
             raise ValueError(f"EMP p = {p} was not extracted ({len(order)} features)")
+        if len(estimator.history_[order.index(p - 1)]) < 2:
+            raise ValueError(f"EMP p = {p} has no sweeps to show (the fixed first EMP of relaxed start has none)")
         history = np.asarray(estimator.history_[order.index(p - 1)], dtype=np.float64)
-        ax.plot(np.arange(len(history)), history, marker="o", markersize=3, color="tab:red")
+        # history[0] is the objective at the start vectors, which for
+        # p >= 2 need not meet the orthogonality constraint (the first sweep
+        # projects them onto it), so the curve starts after sweep 1, as the
+        # paper's Fig. 3 does.
+        ax.plot(np.arange(1, len(history)), history[1:], marker="o", markersize=3, color="tab:red")
         ax.set_title(f"p = {p}")
         ax.set_xlabel("number of iterations")
         ax.set_ylabel("captured scatter $S_p$")
