@@ -1,0 +1,123 @@
+// Package hdf5io connects HDF5 files to the solver: a streaming
+// solver.Source over any numeric HDF5 dataset, model files, and feature
+// files. It is the cgo layer of sompca, over gonum.org/v1/hdf5 and the
+// system libhdf5 (Debian: libhdf5-dev and pkg-config), with a small C shim
+// (shim.c) for the calls gonum does not expose.
+//
+// # Samples
+//
+// Open(path, dataset, opts) returns a *Source that streams the samples of
+// a dataset such as "/train/X". The samples run along the first axis,
+// shape (M, I_1, ..., I_N), or with Options.SamplesLast along the last,
+// (I_1, ..., I_N, M), as MATLAB and R write them. The element type may be
+// int8, uint8, int16, uint16, int32, uint32, int64, uint64, float32 or
+// float64, in either byte order. Each is read into a buffer of its own
+// type (never reinterpreted as another) and converted on read to the type
+// the solver receives (Source.Elem):
+//
+//	uint8                          -> uint8   (no conversion)
+//	int8, int16, uint16, float32   -> float32 (exact)
+//	int32, uint32, float64         -> float64 (exact)
+//	int64, uint64                  -> float64 (exact up to 2^53 in magnitude;
+//	                                           larger values are rounded)
+//
+// Reads are hyperslabs of whole samples of at most Options.ChunkBytes
+// bytes in the file's type (default 64 MiB, at least one sample); the
+// source reports that bound through MaxRead, which the solver honours, so
+// a fit over a dataset larger than memory needs memory independent of M.
+// Each pass of the solver re-reads the file. Samples-last chunks are
+// transposed to sample-major order within the chunk buffer. Buffers are
+// reused from one Read to the next. Options.InMemory instead loads the
+// whole dataset, converted, at Open and closes the file.
+//
+// A fit from a Source gives the same model, bit for bit, as the fit from
+// the same values in memory (the solver's sums do not depend on how reads
+// are split); the tests check it.
+//
+// # Model files
+//
+// SaveModel writes a fitted solver.Model; LoadModel reads it back bit for
+// bit and validates it. The layout is self-describing and readable by h5py
+// alone (P is the number of features, N the order of the samples):
+//
+//	/ attributes
+//	  format           string  "sompca-model"
+//	  format_version   int64   1
+//	  library_version  string  the sompca version that wrote the file (Version)
+//	  method           string  "so-mpca", "fo-mpca", "trod", "umpca", "pca", "mpca" or "csa"
+//	  relaxed_start    int64   1 if fitted with relaxed start, else 0
+//	  nu               int64   SO-MPCA's orthogonal mode, 1-based; 0 for other methods
+//	  max_iter         int64   sweeps per EMP (MPCA, CSA: in total)
+//	  tol              float64 relative-change tolerance of the fit (0: all sweeps)
+//	  q                float64 MPCA/CSA kept-variance fraction
+//	  feature_order    string  "variance" or "extraction"
+//	  n_samples        int64   number M of training samples
+//	  n_features       int64   P
+//	  total_variance   float64 total variance of the training data
+//	  shape            int64[N] sample shape I_1, ..., I_N
+//	/mean              float64 (I_1, ..., I_N)  training mean (zeros for TROD, CSA)
+//	/projections/U1 .. /projections/UN
+//	                   float64 (I_n, P)  mode-n projection vectors, column j for feature j
+//	                           (PCA instead: /projections/W, (I_1*...*I_N, P), on the
+//	                           C-order vectorised sample)
+//	/variance          float64 (P)  captured variance of each feature
+//	/extraction        int64 (P)    extraction index (0-based) of each feature
+//	/iterations        int64 (P)    sweeps run for each feature's EMP
+//	/history           float64 (H, L)  objective history, one row per entry of
+//	                           Model.History, padded with NaN to the longest
+//	                           (absent when the model has none, e.g. PCA)
+//	/history_lengths   int64 (H)    length of each history row (Iterations[j]+1
+//	                           for the successive-EMP methods)
+//	/ranks             int64 (N)    mode ranks P_n (MPCA and CSA only)
+//
+// All datasets and attributes are native little-endian on x86. Strings are
+// variable-length UTF-8, which h5py returns as str. LoadModel refuses, with
+// ErrFormat, a file without format = "sompca-model", a format_version
+// newer than ModelFormatVersion, and missing or inconsistent fields.
+//
+// # Features
+//
+// WriteFeatures writes transform output, M x P float64, as a dataset of a
+// new or existing file; TransformFile streams a dataset through a model
+// into such a file chunk by chunk. Other objects of an existing file are
+// kept; an existing dataset of the same name is replaced only when the
+// caller passes overwrite (a group of that name never is). HDF5 does not
+// reclaim the space of a replaced dataset; h5repack does.
+//
+// # Nothing is lost on failure
+//
+// An input file is only ever opened read-only. Every file hdf5io writes is
+// written under a temporary name in the same directory (".NAME.tmp-XXXX";
+// for an existing file, a copy of it) and renamed into place after it has
+// been closed and synced, so a failed write leaves the previous file, or no
+// file, exactly as it was; the temporary file is removed. A replaced file
+// keeps its permission bits. TransformFile refuses to write into its input
+// file.
+//
+// # Errors
+//
+// Every error is an *Error naming the operation, the file and, where there
+// is one, the dataset, and wraps one of ErrNotExist, ErrNotHDF5,
+// ErrCorrupt, ErrType, ErrShape, ErrFormat, ErrExists or ErrIO for
+// errors.Is. It covers: missing file, a directory, not an HDF5 file,
+// truncated or corrupt file, missing dataset or group, a group or named
+// datatype where a dataset was expected, non-numeric element types
+// (string, compound, complex, enum including h5py's bool, opaque, ...),
+// float16, rank below 2, zero samples, an empty mode, a model file of
+// another format or a newer format version, and a transform input whose
+// sample shape differs from the model's. Where HDF5 failed, its own error
+// stack (API function and the chain of reasons) is carried in the message;
+// HDF5's automatic printing of that stack to stderr is switched off.
+//
+// # Threads
+//
+// All HDF5 calls in the package are serialized by one mutex. (Debian's
+// libhdf5 1.10 happens to be built thread-safe, but other builds are not,
+// and the lock costs nothing next to the I/O.) While inside, the goroutine
+// is pinned to its thread: in a thread-safe build HDF5's error stack and
+// its error-printing switch are per thread, so the switch is turned off on
+// each entry and the stack is read on the thread that failed. Different
+// Sources may be used from different goroutines; one Source is used by one
+// goroutine at a time, as solver.Source requires. Other Go code must not
+// call gonum.org/v1/hdf5 concurrently with hdf5io.
+package hdf5io
