@@ -1,6 +1,6 @@
 /*
  * helpers.c - the parts of the C interface written in C: version, static
- * error texts, the thread-local last-error buffer, and the trampoline that
+ * error texts, the per-thread last-error buffer, and the trampoline that
  * calls a caller's progress function. These need no Go runtime.
  */
 #include <pthread.h>
@@ -8,26 +8,25 @@
 #include <string.h>
 #include "capi.h"
 
-/* Long enough for a message naming a file, a dataset and a shape; longer
- * messages are truncated, ending in "...".
- *
- * The buffer is per thread, but not a _Thread_local array: a Go c-shared
- * library is linked with the initial-exec TLS model (STATIC_TLS), so all
- * of its TLS must fit in the small static TLS surplus that glibc keeps for
- * dlopen'ed libraries (about 1.6 KB), and a 2 KB array made dlopen from
- * Python fail with "cannot allocate memory in static TLS block". A
- * pthread key costs no TLS; each thread's buffer is allocated on first use
- * and freed when the thread exits. */
+/*
+ * The last-error message of each thread lives in a heap buffer reached
+ * through a pthread key (freed when the thread exits), not in a
+ * _Thread_local array: the Go runtime marks libsompca.so STATIC_TLS, so
+ * its whole TLS segment must fit glibc's small static-TLS surplus when the
+ * library is dlopen'ed (Python's ctypes), and a 2 KB array does not.
+ * Messages longer than the buffer are truncated, ending in "...".
+ */
 #define SOMPCA_ERROR_CAP 2048
 
 static pthread_key_t error_key;
 static pthread_once_t error_once = PTHREAD_ONCE_INIT;
 static int error_key_ok;
+/* Set when this thread's message could not be stored (no memory). */
+static _Thread_local int error_lost;
 
 static void make_error_key(void) { error_key_ok = pthread_key_create(&error_key, free) == 0; }
 
-/* error_buffer returns the calling thread's buffer, allocating it when
- * create is non-zero; NULL when there is none. */
+/* This thread's buffer; allocated if create is set; NULL if there is none. */
 static char *error_buffer(int create)
 {
 	pthread_once(&error_once, make_error_key);
@@ -84,35 +83,39 @@ const char *sompca_errstr(int code)
 
 const char *sompca_last_error(void)
 {
-	const char *buf = error_buffer(0);
+	if (error_lost)
+		return "sompca: out of memory for the error message";
+	char *buf = error_buffer(0);
 	return buf != NULL ? buf : "";
 }
 
 void sompca_capi_set_error(const char *msg, size_t len)
 {
-	char *last_error = error_buffer(1);
-	if (last_error == NULL)
-		return; /* out of memory: sompca_last_error() then gives "" */
+	char *buf = error_buffer(1);
+	error_lost = buf == NULL;
+	if (buf == NULL)
+		return;
 	if (len >= SOMPCA_ERROR_CAP) {
 		static const char ellipsis[] = "...";
 		len = SOMPCA_ERROR_CAP - sizeof ellipsis;
 		/* Do not end inside a UTF-8 sequence: back up over continuation bytes. */
 		while (len > 0 && ((unsigned char)msg[len] & 0xC0) == 0x80)
 			len--;
-		memcpy(last_error, msg, len);
-		memcpy(last_error + len, ellipsis, sizeof ellipsis);
+		memcpy(buf, msg, len);
+		memcpy(buf + len, ellipsis, sizeof ellipsis);
 		return;
 	}
 	if (len > 0)
-		memcpy(last_error, msg, len);
-	last_error[len] = '\0';
+		memcpy(buf, msg, len);
+	buf[len] = '\0';
 }
 
 void sompca_capi_clear_error(void)
 {
-	char *last_error = error_buffer(0);
-	if (last_error != NULL)
-		last_error[0] = '\0';
+	char *buf = error_buffer(0);
+	error_lost = 0;
+	if (buf != NULL)
+		buf[0] = '\0';
 }
 
 int sompca_capi_call_progress(sompca_progress_fn fn, void *user, int done, int total,

@@ -71,6 +71,10 @@ $(CTEST_DIR)/cgocheck2/test_capi: tests/c/test_capi.c tests/c/check.h tests/c/h5
 	$(CC) $(C_WARN) -std=c11 -pthread -I include $(HDF5_CFLAGS) -o $@ $< \
 	  -L $(BUILD)/cgocheck2 -lsompca -Wl,-rpath,'$$ORIGIN/../../../cgocheck2' $(HDF5_LIBS) -lm
 
+$(CTEST_DIR)/test_dlopen: tests/c/test_dlopen.c tests/c/check.h include/sompca.h
+	@mkdir -p $(@D)
+	$(CC) $(C_WARN) -std=c11 -I include -o $@ $< -ldl
+
 $(CTEST_DIR)/mkdata: tests/c/mkdata.c tests/c/h5data.h
 	@mkdir -p $(@D)
 	$(CC) $(C_WARN) -std=c99 $(HDF5_CFLAGS) -o $@ $< $(HDF5_LIBS) -lm
@@ -84,7 +88,7 @@ $(CTEST_DIR)/header.stamp: include/sompca.h
 	c++ $(C_WARN) -std=c++11 -pedantic -I include -fsyntax-only $(CTEST_DIR)/header.cc
 	touch $@
 
-test-capi: $(CTEST_DIR)/test_capi $(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/mkdata \
+test-capi: $(CTEST_DIR)/test_capi $(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/mkdata $(CTEST_DIR)/test_dlopen \
            $(CTEST_DIR)/header.stamp $(C_EXAMPLES)
 	$(GO) vet ./capi ./tests/c/...
 	@# The library exports exactly the functions that sompca.h declares.
@@ -92,6 +96,7 @@ test-capi: $(CTEST_DIR)/test_capi $(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/
 	sed -n 's/^[a-z].*[ *]\(sompca_[a-z0-9_]*\)(.*/\1/p' include/sompca.h | sort > $(CTEST_DIR)/declared.txt
 	diff $(CTEST_DIR)/declared.txt $(CTEST_DIR)/exports.txt
 	@test -z "$$(gofmt -l capi tests/c)" || { gofmt -l capi tests/c; echo "error: gofmt needed" >&2; exit 1; }
+	$(CTEST_DIR)/test_dlopen $(SOMPCA_LIB)
 	rm -rf $(CTEST_DIR)/go $(CTEST_DIR)/tmp && mkdir -p $(CTEST_DIR)/tmp
 	CGO_ENABLED=0 $(GO) run ./tests/c/gofeatures -out $(CTEST_DIR)/go
 	$(CTEST_DIR)/test_capi $(CTEST_DIR)/go $(CTEST_DIR)/tmp
