@@ -92,7 +92,8 @@
 // been closed and synced, so a failed write leaves the previous file, or no
 // file, exactly as it was; the temporary file is removed. A replaced file
 // keeps its permission bits. TransformFile refuses to write into its input
-// file.
+// file, and SaveModel to replace an existing file that is not a sompca
+// model file (the training data given by mistake).
 //
 // # Errors
 //

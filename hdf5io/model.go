@@ -6,7 +6,9 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/hdf5"
@@ -28,24 +30,45 @@ const (
 // Names of the feature orders in model files.
 var orderNames = map[solver.FeatureOrder]string{solver.ByVariance: "variance", solver.ByExtraction: "extraction"}
 
-// SaveModel writes the fitted model m to a new HDF5 file at path (an
-// existing file is replaced as a whole), in the layout documented in the
-// package comment. The file is written under a temporary name and renamed
-// into place, so a failure leaves any previous file as it was. m is
-// validated first and is not modified.
+// SaveModel writes the fitted model m to a new HDF5 file at path, in the
+// layout documented in the package comment. An existing model file is
+// replaced as a whole; any other existing file (a data file given by
+// mistake) is refused with ErrExists. The file is written under a
+// temporary name and renamed into place, so a failure leaves any previous
+// file as it was. m is validated first and is not modified.
 func SaveModel(path string, m *solver.Model) error {
 	err := m.Validate()
-	if err == nil {
+	if err != nil {
+		err = fmt.Errorf("%w: %v", ErrFormat, err)
+	} else if err = checkReplaceable(path); err == nil {
 		err = update(path, false, func(f *hdf5.File) error {
 			return withLock(func() error { return writeModel(f, m, ModelFormatVersion) })
 		})
-	} else {
-		err = fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	if err != nil {
 		return &Error{Op: "save model", Path: path, Err: err}
 	}
 	return nil
+}
+
+// checkReplaceable returns nil if path does not exist or is a sompca model
+// file, which SaveModel may replace.
+func checkReplaceable(path string) error {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return withLock(func() error {
+		f, err := openRead(path)
+		if err == nil {
+			var format string
+			format, err = readStringAttr(hid(f), "format")
+			f.Close()
+			if err == nil && format == ModelFormat {
+				return nil
+			}
+		}
+		return fmt.Errorf("%w: the file exists and is not a sompca model file; refusing to replace it", ErrExists)
+	})
 }
 
 // writeModel writes m in the layout of format version (tests write other

@@ -127,6 +127,29 @@ func TestModelRoundTrip(t *testing.T) {
 	}
 }
 
+// TestSaveModelRefusesDataFile checks that SaveModel does not replace a
+// file that is not a model, such as the training data given by mistake.
+func TestSaveModelRefusesDataFile(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data.h5")
+	if err := WriteArray(data, "/X", []int{2, 2}, []float64{1, 2, 3, 4}, false); err != nil {
+		t.Fatal(err)
+	}
+	text := filepath.Join(dir, "notes.txt")
+	os.WriteFile(text, []byte("notes"), 0o644)
+	m := handModel(t, solver.PCA, []int{2}, 1)
+	for _, path := range []string{data, text} {
+		before, _ := os.ReadFile(path)
+		err := SaveModel(path, m)
+		if !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), path) {
+			t.Errorf("SaveModel over %s: err = %v, want ErrExists naming the file", path, err)
+		}
+		if after, _ := os.ReadFile(path); string(before) != string(after) {
+			t.Errorf("SaveModel changed %s", path)
+		}
+	}
+}
+
 func TestSaveModelInvalid(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.h5")
 	if err := SaveModel(path, &solver.Model{}); err == nil || !strings.Contains(err.Error(), path) {

@@ -213,12 +213,12 @@ func (s *Source) String() string {
 // Read returns the samples [start, start+n) sample-major, in a block that
 // the next Read reuses (solver.Source).
 func (s *Source) Read(start, n int) (solver.Block, error) {
-	if s.mem != nil {
-		return s.mem.Read(start, n)
-	}
 	if start < 0 || n < 0 || start > s.m-n {
 		return solver.Block{}, &Error{Op: "read", Path: s.path, Object: s.dataset,
 			Err: fmt.Errorf("samples [%d, %d) outside [0, %d)", start, start+n, s.m)}
+	}
+	if s.mem != nil {
+		return s.mem.Read(start, n)
 	}
 	lock()
 	defer unlock()
@@ -303,8 +303,10 @@ func (s *Source) outPointer(off int) *uint64 {
 	return (*uint64)(unsafePointer(&s.out.U8[off]))
 }
 
+// grow returns buf resized to n, reallocated if too small; never nil, so
+// that an empty block still says its element type.
 func grow[T any](buf []T, n int) []T {
-	if cap(buf) >= n {
+	if cap(buf) >= n && buf != nil {
 		return buf[:n]
 	}
 	return make([]T, n)
