@@ -118,15 +118,20 @@ func convert[D float64 | float32 | uint8, S Number](dst []D, src []S, size, k in
 		}
 		return
 	}
-	// Blocks of samples keep both the reads and the writes within a few
-	// cache lines.
-	const blk = 64
-	for m0 := 0; m0 < k; m0 += blk {
-		m1 := min(m0+blk, k)
-		for i := 0; i < size; i++ {
-			row := src[i*k : i*k+k]
+	// A tile of tile x tile elements keeps the lines it reads (one per
+	// element i) and the lines it writes (one per sample m) in cache; a
+	// plain loop writes with a stride of a whole sample, which for
+	// power-of-two sample sizes also maps every write to one cache set.
+	const tile = 32
+	for i0 := 0; i0 < size; i0 += tile {
+		i1 := min(i0+tile, size)
+		for m0 := 0; m0 < k; m0 += tile {
+			m1 := min(m0+tile, k)
 			for m := m0; m < m1; m++ {
-				dst[m*size+i] = D(row[m])
+				out := dst[m*size+i0 : m*size+i1]
+				for i := range out {
+					out[i] = D(src[(i0+i)*k+m])
+				}
 			}
 		}
 	}
