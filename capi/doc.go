@@ -22,10 +22,11 @@
 //     rather than a crash (unless its address has since been reused by a
 //     new model, which no scheme can detect).
 //   - Errors: each status-returning export sets the calling thread's
-//     last-error message (a C _Thread_local buffer, see helpers.c) on
-//     failure and clears it on success. A cgo call from C runs its Go code
-//     on the calling OS thread, so the message lands in the caller's
-//     buffer even when several threads call the library at once.
+//     last-error message on failure and clears it on success. The buffer
+//     is per OS thread, behind a pthread key (helpers.c explains why not a
+//     _Thread_local array: static TLS and dlopen). A cgo call from C runs
+//     its Go code on the calling OS thread, so the message lands in the
+//     caller's buffer even when several threads call the library at once.
 //   - Codes: SOMPCA_EINVAL for NULL pointers and bad option values,
 //     SOMPCA_ESHAPE for bad or disagreeing sizes, SOMPCA_ERANGE for a
 //     caller buffer that is too small, SOMPCA_ENOTFITTED for a bad handle,

@@ -79,6 +79,14 @@ func run(name string, body func() error) (status C.int) {
 // is empty in normal use.
 var panicIn = os.Getenv("SOMPCA_TEST_PANIC_IN")
 
+// recoverVoid, deferred by an export that returns no status, turns a
+// panic into the calling thread's last error instead of a crash.
+func recoverVoid(name string) {
+	if r := recover(); r != nil {
+		setLastError(name, errorf(C.SOMPCA_EINTERNAL, "internal error (please report it): %v", r))
+	}
+}
+
 // setLastError records err as the calling thread's last error and returns
 // its code; a nil err clears the last error and returns SOMPCA_OK.
 func setLastError(name string, err error) C.int {

@@ -19,6 +19,7 @@ func sompca_options_init(opts *C.sompca_options) {
 	if opts == nil {
 		return
 	}
+	defer recoverVoid("sompca_options_init")
 	*opts = C.sompca_options{}
 	opts.size = C.uint32_t(C.sizeof_sompca_options)
 	opts.method = C.SOMPCA_METHOD_SOMPCA

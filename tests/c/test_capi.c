@@ -592,6 +592,15 @@ static void test_errors(void)
 	CHECK_STATUS(sompca_model_load(&model, text), SOMPCA_EIO);
 	CHECK(contains(sompca_last_error(), "not_hdf5.h5"));
 	free(text);
+
+	/* A message longer than the buffer is truncated, marked by "...". */
+	char long_path[5000];
+	memset(long_path, 'a', sizeof long_path - 1);
+	long_path[sizeof long_path - 1] = '\0';
+	CHECK_STATUS(sompca_model_load(&model, long_path), SOMPCA_EIO);
+	size_t n = strlen(sompca_last_error());
+	CHECK_MSG(n > 1000 && n < 2048 && strcmp(sompca_last_error() + n - 3, "...") == 0,
+	          "message of %zu bytes", n);
 }
 
 /* NULL, freed and foreign handles are detected, never followed. */
