@@ -52,7 +52,10 @@ class _ProgressBar:
 
 
 def _data_spec(text):
-    split_spec(text)  # raises ValueError with the expected form
+    try:
+        split_spec(text)
+    except ValueError as err:  # argparse shows an ArgumentTypeError's own message
+        raise argparse.ArgumentTypeError(str(err)) from None
     return text
 
 

@@ -75,22 +75,24 @@ def test_learned_attributes(make, X3):
     # The mean is the sample mean, or zeros for the methods that do not centre.
     expected_mean = np.zeros(shape) if isinstance(estimator, UNCENTRED) else X3.mean(axis=0)
     assert_close(estimator.mean_, expected_mean)
-    # The ratio is over the total variance of the training data: the trace of its covariance
-    # (uncentred second moment for TROD and CSA), computed here directly.
-    centred = X3 - expected_mean
-    total = (centred**2).sum() / (M - 1)
+    # The ratio is over the total variance of the training data, the trace of its covariance
+    # (for every method, also those that do not centre), computed here directly.
+    total = ((X3 - X3.mean(axis=0)) ** 2).sum() / (M - 1)
     assert_close(estimator.explained_variance_ratio_, estimator.explained_variance_ / total)
     assert estimator.explained_variance_.shape == estimator.explained_variance_ratio_.shape == (P,)
-    # Features sorted by captured variance; order_ is a permutation of the extraction indices.
-    assert np.all(np.diff(estimator.explained_variance_) <= 1e-12 * estimator.explained_variance_[0])
+    # Features sorted by captured variance (CSA: by energy sum_m y_mp^2); order_ is a permutation
+    # of the extraction indices.
+    key = (estimator.transform(X3) ** 2).sum(axis=0) if isinstance(estimator, sompca.CSA) else estimator.explained_variance_
+    assert np.all(np.diff(key) <= 1e-12 * key[0])
     np.testing.assert_array_equal(np.sort(estimator.order_), np.arange(P))
     assert estimator.n_iter_.shape == (P,) and len(estimator.history_) == P
 
 
-@pytest.mark.parametrize("cls", [sompca.SOMPCA, sompca.FOMPCA, sompca.UMPCA, sompca.PCA, sompca.MPCA])
-def test_variance_is_sample_variance_of_training_features(cls, X3):
-    # For the centring methods the captured variance S_p/(M-1) is the sample variance of feature p.
-    estimator = cls(n_components=3).fit(X3)
+@pytest.mark.parametrize("make", CASES)
+def test_variance_is_sample_variance_of_training_features(make, X3):
+    # explained_variance_[p] is the sample variance of training feature p (for TROD and CSA too,
+    # whose projections are fitted to uncentred data).
+    estimator = make().fit(X3)
     assert_close(estimator.explained_variance_, estimator.transform(X3).var(axis=0, ddof=1))
 
 

@@ -1,0 +1,46 @@
+"""sompca: Semi-Orthogonal Multilinear PCA with Relaxed Start and its family.
+
+Learns features from tensor samples (Shi and Lu, IJCAI 2015) through
+libsompca. The estimators follow scikit-learn's conventions: ``fit(X)``
+returns the estimator, ``transform(X)`` gives an (n_samples, n_components)
+float64 array, learned attributes end in ``_``.
+
+========  ==================================================================
+SOMPCA    semi-orthogonal multilinear PCA (relaxed start by default)
+FOMPCA    full-orthogonal multilinear PCA (relaxed start by default)
+TROD      tensor rank-one decomposition
+UMPCA     uncorrelated multilinear PCA
+PCA       PCA of the vectorised samples (baseline)
+MPCA      multilinear PCA (baseline)
+CSA       concurrent subspace analysis (baseline)
+load      read a fitted estimator from an HDF5 model file
+========  ==================================================================
+
+Samples are the first axis of X, which is a numpy array of any real dtype,
+an h5py Dataset, or a string ``"file.h5:/path/to/dataset"`` that the
+library streams from disk. Errors: ValueError for bad input, OSError for
+files, RuntimeError otherwise, each carrying the library's message.
+
+Examples
+--------
+>>> import numpy as np
+>>> import sompca
+>>> X = np.random.default_rng(0).normal(size=(40, 6, 5))
+>>> model = sompca.SOMPCA(n_components=3).fit(X)
+>>> model.transform(X).shape
+(40, 3)
+>>> [u.shape for u in model.projections_]
+[(6, 3), (5, 3)]
+"""
+
+from ._version import __version__
+from . import _lib  # loads libsompca and checks its version
+from ._estimators import CSA, FOMPCA, MPCA, PCA, SOMPCA, TROD, UMPCA, NotFittedError, TensorProjection, load
+
+__all__ = ["SOMPCA", "FOMPCA", "TROD", "UMPCA", "PCA", "MPCA", "CSA", "TensorProjection", "NotFittedError",
+           "load", "library_version", "__version__"]
+
+
+def library_version():
+    """Return the version of the loaded libsompca (equal to ``__version__``)."""
+    return _lib.version()

@@ -1,0 +1,193 @@
+"""The ``sompca`` command line: fit a model, transform data, describe a model.
+
+Every failure is one line on stderr and exit status 1 (130 after Ctrl-C).
+"""
+
+import argparse
+import sys
+
+from ._estimators import estimator_for, load, method_name, split_spec
+from ._version import __version__
+
+_DESCRIPTION = """\
+Learn features from tensor samples with Semi-Orthogonal Multilinear PCA and its family.
+
+Data are HDF5 datasets named FILE.h5:/DATASET, samples along the first axis
+(or the last with --samples-last), streamed from disk, so they need not fit in memory.
+
+examples:
+  sompca fit faces.h5:/X -m so-mpca-rs -P 50 -o model.h5
+  sompca transform model.h5 faces.h5:/X -o features.h5:/Y
+  sompca info model.h5
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors are one line and exit status 1, like every other error."""
+
+    def error(self, message):
+        self.exit(1, f"{self.prog}: error: {message} (see --help)\n")
+
+
+class _ProgressBar:
+    """A one-line progress bar on a terminal; nothing elsewhere."""
+
+    def __init__(self, label, stream):
+        self.label = label
+        self.stream = stream
+        self.drawn = False
+
+    def __call__(self, done, total, variance):
+        width = 30
+        filled = width * done // total if total > 0 else width
+        bar = "#" * filled + "-" * (width - filled)
+        self.stream.write(f"\r{self.label} [{bar}] {done}/{total}  variance {variance:.4g} ")
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self):
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _data_spec(text):
+    try:
+        split_spec(text)
+    except ValueError as err:  # argparse shows an ArgumentTypeError's own message
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return text
+
+
+def _build_parser():
+    parser = _Parser(prog="sompca", description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"sompca {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    fit = commands.add_parser("fit", help="fit a model to an HDF5 dataset and save it",
+                              description="Fit a model to the samples of an HDF5 dataset and save it to a model file.")
+    fit.add_argument("data", metavar="DATA.h5:/DATASET", type=_data_spec,
+                     help="training samples: an HDF5 file, a colon, the dataset's path")
+    fit.add_argument("-m", "--method", default="so-mpca-rs",
+                     help="so-mpca, so-mpca-rs, fo-mpca, fo-mpca-rs, trod, trod-rs, umpca, umpca-rs, pca, mpca or "
+                          "csa; -rs = relaxed start (default: %(default)s)")
+    fit.add_argument("-P", "--n-components", type=int, metavar="P",
+                     help="number of features (default: the method's bound, e.g. I_nu for so-mpca)")
+    fit.add_argument("-o", "--output", required=True, metavar="MODEL.h5",
+                     help="model file to write (written atomically)")
+    fit.add_argument("--mode", type=int, metavar="NU",
+                     help="so-mpca only: the orthogonal mode, 0-based (default: the largest mode)")
+    fit.add_argument("--max-iter", type=int, metavar="K",
+                     help="alternating sweeps per EMP; mpca/csa: in total (default: 20)")
+    fit.add_argument("--tol", type=float,
+                     help="stop an EMP's sweeps once the relative change of its variance is at most TOL "
+                          "(default: 0, run all sweeps; not for pca, mpca, csa)")
+    fit.add_argument("--q", type=float,
+                     help="mpca/csa only: fraction of each mode's variance (csa: energy) kept (default: 0.97)")
+    fit.add_argument("--order", choices=["variance", "extraction"],
+                     help="feature order: by captured variance, descending, or as extracted (default: variance; "
+                          "not for pca)")
+    fit.add_argument("-j", "--threads", type=int, metavar="N",
+                     help="threads sharing each pass over the data (default: all cores)")
+    fit.add_argument("--samples-last", action="store_true", help="samples are the dataset's last axis")
+    fit.add_argument("--quiet", action="store_true", help="no progress bar (it shows only on a terminal)")
+    fit.set_defaults(run=_fit)
+
+    transform = commands.add_parser("transform", help="write the features of an HDF5 dataset",
+                                    description="Project the samples of an HDF5 dataset with a fitted model and "
+                                                "write the features (samples x P, float64) to an HDF5 dataset.")
+    transform.add_argument("model", metavar="MODEL.h5", help="model file written by `sompca fit`")
+    transform.add_argument("data", metavar="DATA.h5:/DATASET", type=_data_spec,
+                           help="samples of the training sample shape")
+    transform.add_argument("-o", "--output", required=True, metavar="OUT.h5:/DATASET", type=_data_spec,
+                           help="where to write the features (the file is created or extended)")
+    transform.add_argument("--samples-last", action="store_true", help="samples are the input dataset's last axis")
+    transform.add_argument("-f", "--overwrite", action="store_true",
+                           help="replace the output dataset if it exists (default: refuse)")
+    transform.set_defaults(run=_transform)
+
+    info = commands.add_parser("info", help="describe a model file",
+                               description="Print what a model file holds: method, shapes, features, variance.")
+    info.add_argument("model", metavar="MODEL.h5", help="model file written by `sompca fit`")
+    info.set_defaults(run=_info)
+    return parser
+
+
+# Command-line option -> estimator parameter.
+_FIT_OPTIONS = {"mode": "mode", "max_iter": "max_iter", "tol": "tol", "q": "q", "order": "sort_features",
+                "threads": "n_jobs"}
+
+
+def _fit(args):
+    estimator = estimator_for(args.method)
+    names = estimator.get_params()
+    params = {"n_components": args.n_components}
+    for option, param in _FIT_OPTIONS.items():
+        value = getattr(args, option)
+        if value is None:
+            continue
+        if param not in names:
+            raise ValueError(f"--{option.replace('_', '-')} does not apply to method {args.method}")
+        params[param] = value == "variance" if option == "order" else value
+    estimator.set_params(**params)
+    bar = None
+    if not args.quiet and sys.stderr.isatty():
+        bar = _ProgressBar(f"fit {method_name(estimator)}", sys.stderr)
+    try:
+        estimator._fit(args.data, progress=bar, samples_last=args.samples_last)
+    finally:
+        if bar is not None:
+            bar.close()
+    estimator.save(args.output)
+    print(f"{args.output}: {method_name(estimator)}, {estimator.n_components_} features of samples "
+          f"{_shape(estimator.shape_in_)}, explained variance ratio {estimator.explained_variance_ratio_.sum():.4f}")
+
+
+def _transform(args):
+    estimator = load(args.model)
+    path, dataset = split_spec(args.data)
+    out_path, out_dataset = split_spec(args.output)
+    estimator._fitted_model().transform_hdf5(path, dataset, out_path, out_dataset,
+                                             samples_last=args.samples_last, overwrite=args.overwrite)
+    print(f"{args.output}: {estimator.n_components_} features per sample")
+
+
+def _info(args):
+    estimator = load(args.model)
+    ratio = estimator.explained_variance_ratio_
+    rows = [
+        ("method", method_name(estimator)),
+        ("sample shape", _shape(estimator.shape_in_)),
+        ("training samples", estimator.n_samples_fit_),
+        ("features", estimator.n_components_),
+    ]
+    if estimator.mode_ is not None:
+        rows.append(("orthogonal mode", f"{estimator.mode_} (0-based; nu = {estimator.mode_ + 1} in the paper)"))
+    rows.append(("explained variance", f"{ratio.sum():.4f} of the total (first features: "
+                                       + " ".join(f"{r:.4f}" for r in ratio[:5]) + ")"))
+    if estimator.n_iter_.size:
+        rows.append(("sweeps per feature", f"{estimator.n_iter_.min()} to {estimator.n_iter_.max()}"))
+    width = max(len(name) for name, _ in rows)
+    print(args.model)
+    for name, value in rows:
+        print(f"  {name:<{width}}  {value}")
+
+
+def _shape(shape):
+    return " x ".join(str(i) for i in shape)
+
+
+def main(argv=None):
+    """Run the command line with argv (default: sys.argv[1:]); return the exit status."""
+    args = _build_parser().parse_args(argv)
+    try:
+        args.run(args)
+    except KeyboardInterrupt:
+        print("sompca: interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, OSError, RuntimeError) as err:
+        message = " ".join(str(err).split())  # one line
+        print(f"sompca {args.command}: error: {message}", file=sys.stderr)
+        return 1
+    return 0

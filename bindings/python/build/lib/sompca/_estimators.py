@@ -1,0 +1,625 @@
+"""Estimators in the scikit-learn style over libsompca.
+
+Every estimator shares :class:`TensorProjection`: ``__init__`` only stores
+its keyword parameters, ``fit`` validates them, fits a model in the library
+and copies the learned attributes (ending in ``_``) out of it; ``transform``
+runs in the library. With scikit-learn installed the estimators derive from
+its ``BaseEstimator`` and ``TransformerMixin`` (so ``clone``, ``Pipeline``
+and grid search work); without it a minimal base gives the same
+``get_params``/``set_params``.
+"""
+
+import inspect
+import numbers
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+from . import _lib
+
+try:
+    from sklearn.base import BaseEstimator as _Base
+    from sklearn.base import TransformerMixin as _Mixin
+    from sklearn.exceptions import NotFittedError
+except ImportError:  # scikit-learn is optional
+
+    class NotFittedError(ValueError, AttributeError):
+        """Raised by ``transform`` or ``save`` before ``fit``."""
+
+    class _Base:
+        """The part of scikit-learn's BaseEstimator that sompca needs."""
+
+        @classmethod
+        def _get_param_names(cls):
+            signature = inspect.signature(cls.__init__)
+            return sorted(p.name for p in signature.parameters.values() if p.name != "self")
+
+        def get_params(self, deep=True):
+            return {name: getattr(self, name) for name in self._get_param_names()}
+
+        def set_params(self, **params):
+            valid = self._get_param_names()
+            for name, value in params.items():
+                if name not in valid:
+                    raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; valid: {valid}")
+                setattr(self, name, value)
+            return self
+
+        def __repr__(self):  # like scikit-learn's: only the parameters changed from their defaults
+            defaults = inspect.signature(type(self).__init__).parameters
+            args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items() if v != defaults[k].default)
+            return f"{type(self).__name__}({args})"
+
+    class _Mixin:
+        pass
+
+
+# Input handling ---------------------------------------------------------
+
+_NATIVE_DTYPES = {
+    np.dtype(np.float64): _lib.FLOAT64,
+    np.dtype(np.float32): _lib.FLOAT32,
+    np.dtype(np.uint8): _lib.UINT8,
+}
+
+
+def split_spec(spec):
+    """Split ``"file.h5:/path/to/dataset"`` into the file and the dataset name.
+
+    The split is at the last ``':'`` followed by ``'/'``, so file names may
+    hold colons.
+
+    Examples
+    --------
+    >>> split_spec("data/x.h5:/train/X")
+    ('data/x.h5', '/train/X')
+    """
+    cut = spec.rfind(":/")
+    if cut <= 0:
+        raise ValueError(f"{spec!r} is not 'FILE.h5:/DATASET' (a file name, a colon, then the dataset's absolute path)")
+    return spec[:cut], spec[cut + 1:]
+
+
+def _hdf5_location(X):
+    """Return (file, dataset) if X names or is an HDF5 dataset the library can stream, else None."""
+    if isinstance(X, str):
+        return split_spec(X)
+    if isinstance(X, (bytes, os.PathLike)):
+        raise ValueError(f"X = {X!r}: give an HDF5 dataset as the string 'FILE.h5:/DATASET'")
+    h5py = sys.modules.get("h5py")  # an h5py object implies h5py is imported
+    if h5py is not None and isinstance(X, h5py.Dataset):
+        file = X.file
+        # Stream from disk only when the library would read what h5py sees:
+        # a file on disk, opened read-only (no unflushed writes, no lock).
+        if file.mode == "r" and file.driver != "core" and os.path.isfile(file.filename):
+            return file.filename, X.name
+    return None
+
+
+def as_samples(X):
+    """Return (C-contiguous array, SOMPCA_* element type) for array-like X.
+
+    float64, float32 and uint8 arrays in native byte order that are already
+    C-contiguous are returned as they are (no copy); other real types are
+    converted to float64.
+    """
+    array = np.asarray(X)
+    if array.dtype.kind not in "biuf":
+        raise ValueError(f"X has dtype {array.dtype}; sompca needs real numbers (bool, integer or float)")
+    if array.ndim < 2:
+        raise ValueError(f"X has shape {array.shape}; want (n_samples, I_1, ..., I_N) with N >= 1")
+    dtype = _NATIVE_DTYPES.get(array.dtype)
+    if dtype is None:
+        return np.ascontiguousarray(array, dtype=np.float64), _lib.FLOAT64
+    return np.ascontiguousarray(array), dtype
+
+
+def _read_features(model, path, dataset):
+    """Features of an HDF5 dataset, streamed through a temporary file."""
+    import h5py
+
+    with tempfile.TemporaryDirectory(prefix="sompca-") as tmp:
+        out = os.path.join(tmp, "features.h5")
+        model.transform_hdf5(path, dataset, out, "/features")
+        with h5py.File(out, "r") as file:
+            return file["/features"][()]
+
+
+# Parameter validation ---------------------------------------------------
+
+
+def _int_param(name, value, minimum, allow_none=True):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not minimum <= value < 2**31:
+        want = f"an integer >= {minimum}" + (" or None" if allow_none else "")
+        raise ValueError(f"{name} must be {want}, got {value!r}")
+    return int(value)
+
+
+def _real_param(name, value, low, high, low_open=False):
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
+    if ok:
+        ok = (low < value if low_open else low <= value) and value <= high
+    if not ok:
+        interval = f"{'(' if low_open else '['}{low}, {high}]"
+        raise ValueError(f"{name} must be a real number in {interval}, got {value!r}")
+    return float(value)
+
+
+def _n_threads(n_jobs):
+    """scikit-learn's n_jobs to the library's n_threads (0 = all cores)."""
+    if n_jobs is None or n_jobs == -1:
+        return 0
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be None, a positive integer or a negative integer (-1 = all cores), got {n_jobs!r}")
+    if n_jobs < 0:  # -2 = all cores but one, as in scikit-learn
+        return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
+    return _int_param("n_jobs", n_jobs, 1)
+
+
+# Estimators -------------------------------------------------------------
+
+
+class TensorProjection(_Mixin, _Base):
+    """Base class of the sompca estimators (not used directly).
+
+    Subclasses set ``_method`` (a ``SOMPCA_METHOD_*`` code) and declare
+    their parameters in ``__init__``; ``_options`` turns them into library
+    options. See :class:`SOMPCA` for the attributes every fitted estimator
+    has.
+    """
+
+    _method = None
+
+    def fit(self, X, y=None):
+        """Fit the model to training samples.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, I_1, ..., I_N), h5py.Dataset or str
+            Training samples, samples first. A numpy array of any real
+            dtype (C-contiguous float64, float32 and uint8 are used without
+            a copy); an h5py Dataset (streamed from disk by the library when
+            its file is open read-only, else read into memory); or a string
+            ``"file.h5:/path/to/dataset"``, streamed from disk.
+        y : ignored
+            Present for scikit-learn's API.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._fit(X)
+
+    def _fit(self, X, progress=None, samples_last=False):
+        """Fit; ``progress(done, total, variance)`` is called after each unit of work."""
+        options = self._options()
+        location = _hdf5_location(X)
+        if location is not None:
+            model = _lib.Model.fit_hdf5(*location, options, samples_last=samples_last, report=progress)
+        else:
+            if samples_last:
+                raise ValueError("samples_last applies only to HDF5 datasets")
+            if sys.modules.get("h5py") is not None and isinstance(X, sys.modules["h5py"].Dataset):
+                X = X[()]
+            array, dtype = as_samples(X)
+            model = _lib.Model.fit_array(array, dtype, options, report=progress)
+        self._set_model(model)
+        return self
+
+    def _options(self):
+        """Validate the parameters into a ``sompca_options``; subclasses add theirs."""
+        return _lib.new_options(
+            method=self._method,
+            n_components=_int_param("n_components", self.n_components, 1) or 0,
+            n_threads=_n_threads(self.n_jobs),
+        )
+
+    def _set_model(self, model):
+        """Copy the learned attributes out of a fitted library model."""
+        self._model = model
+        self.shape_in_ = model.shape()
+        self.n_features_in_ = int(np.prod(self.shape_in_))
+        self.n_components_ = model.n_components()
+        self.n_samples_fit_ = model.n_samples()
+        self.mode_ = model.mode()
+        self.mean_ = model.mean().reshape(self.shape_in_)
+        self.projections_ = model.projections()
+        self.explained_variance_ = model.variance()
+        self.explained_variance_ratio_ = model.variance_ratio()
+        self.order_ = model.extraction()
+        self.n_iter_ = model.iterations()
+        self.history_ = model.history()
+
+    def _fitted_model(self):
+        model = getattr(self, "_model", None)
+        if model is None:
+            raise NotFittedError(
+                f"this {type(self).__name__} instance is not fitted yet; call fit(X) before using it")
+        return model
+
+    def transform(self, X):
+        """Project samples to features.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, I_1, ..., I_N), h5py.Dataset or str
+            Samples of the training sample shape, in any form ``fit``
+            accepts.
+
+        Returns
+        -------
+        features : ndarray of shape (n_samples, n_components_), float64
+            One row per sample, columns in feature order.
+        """
+        model = self._fitted_model()
+        location = _hdf5_location(X)
+        if location is not None:
+            return _read_features(model, *location)
+        if sys.modules.get("h5py") is not None and isinstance(X, sys.modules["h5py"].Dataset):
+            X = X[()]
+        array, dtype = as_samples(X)
+        if array.shape[1:] != tuple(self.shape_in_):
+            raise ValueError(
+                f"X has samples of shape {array.shape[1:]}, but the model was fitted on shape {tuple(self.shape_in_)}")
+        return model.transform_array(array, dtype)
+
+    def fit_transform(self, X, y=None):
+        """Fit to X, then return the features of X (see ``fit`` and ``transform``)."""
+        return self.fit(X).transform(X)
+
+    def get_feature_names_out(self, input_features=None):
+        """Feature names ``"<class>0"``, ``"<class>1"``, ... (for scikit-learn's set_output)."""
+        self._fitted_model()
+        prefix = type(self).__name__.lower()
+        return np.asarray([f"{prefix}{j}" for j in range(self.n_components_)], dtype=object)
+
+    def save(self, path):
+        """Write the fitted model to an HDF5 model file (read it with :func:`sompca.load`).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file to write; it is written to a temporary file and renamed
+            into place.
+        """
+        self._fitted_model().save(path)
+
+    def __sklearn_is_fitted__(self):
+        return getattr(self, "_model", None) is not None
+
+
+class _TVP(TensorProjection):
+    """The successive-EMP (tensor-to-vector projection) methods."""
+
+    def _options(self):
+        options = super()._options()
+        options.relaxed_start = bool(self.relaxed_start)
+        options.max_iter = _int_param("max_iter", self.max_iter, 1, allow_none=False)
+        options.tol = _real_param("tol", self.tol, 0.0, float("inf"))
+        options.feature_order = _lib.ORDER_VARIANCE if self.sort_features else _lib.ORDER_EXTRACTION
+        return options
+
+
+_TVP_PARAMETERS = """
+    n_components : int or None, default=None
+        Number of features P (EMPs); None selects the method's bound{bound}.
+    relaxed_start : bool, default={relaxed}
+        Fix the first EMP to uniform vectors and start the later ones from
+        the residual (Shi and Lu 2015, Sec. 4).
+    max_iter : int, default=20
+        Alternating sweeps K per EMP (the paper uses 20).
+    tol : float, default=0.0
+        If positive, an EMP stops early once the relative change of its
+        captured variance over a sweep is at most ``tol``; 0 runs all
+        ``max_iter`` sweeps, as the paper.
+    sort_features : bool, default=True
+        Order the features by captured variance, descending (as the paper
+        does for classification); False keeps the extraction order.
+    n_jobs : int or None, default=None
+        Threads sharing each pass over the data; None or -1 use all cores.
+"""
+
+_ATTRIBUTES = """
+    Attributes
+    ----------
+    projections_ : list of ndarray
+        The N projection matrices, the n-th of shape (I_n, P) with column j
+        the mode-n vector of feature j (PCA: one (prod I_n, P) matrix).
+    mean_ : ndarray of shape (I_1, ..., I_N)
+        Training mean subtracted before projection (zeros for methods that
+        do not centre).
+    explained_variance_ : ndarray of shape (P,)
+        Variance of each training feature.
+    explained_variance_ratio_ : ndarray of shape (P,)
+        ``explained_variance_`` over the total variance of the training data.
+    mode_ : int or None
+        SO-MPCA's orthogonal mode nu, 0-based; None for other methods.
+    n_iter_ : ndarray of shape (P,)
+        Sweeps run for each feature's EMP.
+    history_ : list of ndarray
+        Objective at the start and after each sweep, per EMP.
+    order_ : ndarray of shape (P,)
+        Extraction index of each feature.
+    n_components_ : int
+        Number of features P.
+    n_features_in_ : int
+        Number of entries of one training sample, prod I_n.
+    shape_in_ : tuple of int
+        Sample shape (I_1, ..., I_N).
+    n_samples_fit_ : int
+        Number of training samples M.
+"""
+
+
+class SOMPCA(_TVP):
+    __doc__ = """Semi-orthogonal multilinear PCA, with relaxed start by default (SO-MPCA-RS).
+
+    Successive elementary multilinear projections (EMPs) that maximise the
+    captured variance, orthogonal to each other in one mode nu only (Shi
+    and Lu, IJCAI 2015, Sec. 3-4).
+
+    Parameters
+    ----------""" + _TVP_PARAMETERS.format(bound=", I_nu", relaxed="True").replace(
+        "    sort_features", """    mode : int or None, default=None
+        The orthogonal mode nu, 0-based; None selects argmax_n I_n (eq. 9).
+    sort_features""") + _ATTRIBUTES + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sompca import SOMPCA
+    >>> X = np.random.default_rng(0).normal(size=(50, 8, 6))
+    >>> model = SOMPCA(n_components=4).fit(X)
+    >>> model.transform(X).shape
+    (50, 4)
+    """
+
+    _method = _lib.METHOD_SOMPCA
+
+    def __init__(self, n_components=None, mode=None, relaxed_start=True, max_iter=20, tol=0.0,
+                 sort_features=True, n_jobs=None):
+        self.n_components = n_components
+        self.mode = mode
+        self.relaxed_start = relaxed_start
+        self.max_iter = max_iter
+        self.tol = tol
+        self.sort_features = sort_features
+        self.n_jobs = n_jobs
+
+    def _options(self):
+        options = super()._options()
+        mode = _int_param("mode", self.mode, 0)
+        options.mode = -1 if mode is None else mode
+        return options
+
+
+class FOMPCA(_TVP):
+    __doc__ = """Full-orthogonal multilinear PCA, with relaxed start by default (FO-MPCA-RS).
+
+    Successive EMPs orthogonal to each other in every mode (Shi and Lu
+    2015, Sec. 3.1).
+
+    Parameters
+    ----------""" + _TVP_PARAMETERS.format(bound=", min_n I_n", relaxed="True") + _ATTRIBUTES
+
+    _method = _lib.METHOD_FOMPCA
+
+    def __init__(self, n_components=None, relaxed_start=True, max_iter=20, tol=0.0, sort_features=True,
+                 n_jobs=None):
+        self.n_components = n_components
+        self.relaxed_start = relaxed_start
+        self.max_iter = max_iter
+        self.tol = tol
+        self.sort_features = sort_features
+        self.n_jobs = n_jobs
+
+
+class TROD(_TVP):
+    __doc__ = """Tensor rank-one decomposition (Shashua and Levin 2001).
+
+    Successive rank-one EMPs of the uncentred, deflated residual.
+
+    Parameters
+    ----------""" + _TVP_PARAMETERS.format(bound=", max_n I_n (up to prod_n I_n allowed)",
+                                          relaxed="False") + _ATTRIBUTES
+
+    _method = _lib.METHOD_TROD
+
+    def __init__(self, n_components=None, relaxed_start=False, max_iter=20, tol=0.0, sort_features=True,
+                 n_jobs=None):
+        self.n_components = n_components
+        self.relaxed_start = relaxed_start
+        self.max_iter = max_iter
+        self.tol = tol
+        self.sort_features = sort_features
+        self.n_jobs = n_jobs
+
+
+class UMPCA(_TVP):
+    __doc__ = """Uncorrelated multilinear PCA (Lu, Plataniotis and Venetsanopoulos 2009).
+
+    Successive EMPs whose training features are mutually uncorrelated.
+
+    Parameters
+    ----------""" + _TVP_PARAMETERS.format(bound=", min(min_n I_n, M - 1)", relaxed="False") + _ATTRIBUTES
+
+    _method = _lib.METHOD_UMPCA
+
+    def __init__(self, n_components=None, relaxed_start=False, max_iter=20, tol=0.0, sort_features=True,
+                 n_jobs=None):
+        self.n_components = n_components
+        self.relaxed_start = relaxed_start
+        self.max_iter = max_iter
+        self.tol = tol
+        self.sort_features = sort_features
+        self.n_jobs = n_jobs
+
+
+class PCA(TensorProjection):
+    __doc__ = """Ordinary PCA of the vectorised (C order) samples, a baseline.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        Number of features P; None selects min(M - 1, prod_n I_n).
+    n_jobs : int or None, default=None
+        Threads sharing each pass over the data; None or -1 use all cores.
+    """ + _ATTRIBUTES
+
+    _method = _lib.METHOD_PCA
+
+    def __init__(self, n_components=None, n_jobs=None):
+        self.n_components = n_components
+        self.n_jobs = n_jobs
+
+
+class _TTP(TensorProjection):
+    """The tensor-to-tensor baselines MPCA and CSA."""
+
+    def __init__(self, n_components=None, q=0.97, max_iter=20, sort_features=True, n_jobs=None):
+        self.n_components = n_components
+        self.q = q
+        self.max_iter = max_iter
+        self.sort_features = sort_features
+        self.n_jobs = n_jobs
+
+    def _options(self):
+        options = super()._options()
+        options.q = _real_param("q", self.q, 0.0, 1.0, low_open=True)
+        options.max_iter = _int_param("max_iter", self.max_iter, 1, allow_none=False)
+        options.feature_order = _lib.ORDER_VARIANCE if self.sort_features else _lib.ORDER_EXTRACTION
+        return options
+
+
+_TTP_PARAMETERS = """
+    n_components : int or None, default=None
+        Number of features P kept; None keeps all prod_n P_n entries of the
+        projected tensor.
+    q : float, default=0.97
+        Fraction of each mode's {what} kept when choosing the mode ranks P_n.
+    max_iter : int, default=20
+        Alternating sweeps in total.
+    sort_features : bool, default=True
+        Order the features by {rank}, descending; False keeps the C order
+        of the projected tensor's entries.
+    n_jobs : int or None, default=None
+        Threads sharing each pass over the data; None or -1 use all cores.
+"""
+
+
+class MPCA(_TTP):
+    __doc__ = """Multilinear PCA (Lu, Plataniotis and Venetsanopoulos 2008), a baseline.
+
+    A tensor-to-tensor projection whose projected entries are the features.
+
+    Parameters
+    ----------""" + _TTP_PARAMETERS.format(what="variance", rank="captured variance") + _ATTRIBUTES
+
+    _method = _lib.METHOD_MPCA
+
+
+class CSA(_TTP):
+    __doc__ = """Concurrent subspace analysis (Xu et al. 2005), a baseline.
+
+    MPCA's tensor-to-tensor projection on uncentred data, ranked by energy.
+
+    Parameters
+    ----------""" + _TTP_PARAMETERS.format(what="energy", rank="energy") + _ATTRIBUTES
+
+    _method = _lib.METHOD_CSA
+
+
+ESTIMATORS = {
+    _lib.METHOD_SOMPCA: SOMPCA,
+    _lib.METHOD_FOMPCA: FOMPCA,
+    _lib.METHOD_TROD: TROD,
+    _lib.METHOD_UMPCA: UMPCA,
+    _lib.METHOD_PCA: PCA,
+    _lib.METHOD_MPCA: MPCA,
+    _lib.METHOD_CSA: CSA,
+}
+
+METHOD_NAMES = {
+    "so-mpca": SOMPCA,
+    "fo-mpca": FOMPCA,
+    "trod": TROD,
+    "umpca": UMPCA,
+    "pca": PCA,
+    "mpca": MPCA,
+    "csa": CSA,
+}
+
+
+def estimator_for(name, **params):
+    """Return an unfitted estimator for a method name such as ``"so-mpca-rs"``.
+
+    Names follow the library's (case and ``'_'`` for ``'-'`` do not matter):
+    so-mpca, fo-mpca, trod and umpca, each with an optional ``-rs`` suffix
+    for relaxed start, then pca, mpca and csa.
+
+    Examples
+    --------
+    >>> estimator_for("SO-MPCA", n_components=5)
+    SOMPCA(n_components=5, relaxed_start=False)
+    """
+    key = name.strip().lower().replace("_", "-")
+    relaxed = key.endswith("-rs")
+    if relaxed:
+        key = key[:-3]
+    key = {"sompca": "so-mpca", "fompca": "fo-mpca"}.get(key, key)
+    cls = METHOD_NAMES.get(key)
+    if cls is None or (relaxed and not issubclass(cls, _TVP)):
+        raise ValueError(f"unknown method {name!r} (want one of so-mpca, so-mpca-rs, fo-mpca, fo-mpca-rs, trod, "
+                         "trod-rs, umpca, umpca-rs, pca, mpca, csa)")
+    if issubclass(cls, _TVP):
+        params["relaxed_start"] = relaxed
+    return cls(**params)
+
+
+def method_name(estimator):
+    """The library's method name of an estimator, such as ``"so-mpca-rs"``."""
+    name = {cls: key for key, cls in METHOD_NAMES.items()}[type(estimator)]
+    return name + ("-rs" if getattr(estimator, "relaxed_start", False) else "")
+
+
+def load(path):
+    """Read a fitted estimator from an HDF5 model file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A model file written by ``save`` (any language's binding).
+
+    Returns
+    -------
+    estimator : SOMPCA, FOMPCA, TROD, UMPCA, PCA, MPCA or CSA
+        The fitted estimator of the file's method. ``n_components``,
+        ``relaxed_start`` and ``mode`` are set from the model; parameters
+        the file does not expose keep their defaults.
+
+    Examples
+    --------
+    >>> import numpy as np, os, tempfile, sompca
+    >>> X = np.random.default_rng(0).normal(size=(30, 5, 4))
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.h5")
+    >>> sompca.SOMPCA(n_components=3).fit(X).save(path)
+    >>> sompca.load(path).n_components_
+    3
+    """
+    model = _lib.Model.load(path)
+    method, relaxed = model.method()
+    cls = ESTIMATORS.get(method)
+    if cls is None:
+        raise ValueError(f"{path}: model file has method code {method}, unknown to this version of sompca")
+    params = {"n_components": model.n_components()}
+    if issubclass(cls, _TVP):
+        params["relaxed_start"] = relaxed
+    if cls is SOMPCA:
+        params["mode"] = model.mode()
+    estimator = cls(**params)
+    estimator._set_model(model)
+    return estimator

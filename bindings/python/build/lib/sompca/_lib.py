@@ -1,0 +1,436 @@
+"""Private ctypes layer over libsompca (the C contract is include/sompca.h).
+
+This module loads the shared library once per process and never unloads
+it, declares ``argtypes``/``restype`` for every exported function, turns
+status codes into Python exceptions carrying the library's message, and
+wraps a model handle in :class:`Model`, which frees it when collected.
+
+The library is looked up in this order:
+
+1. the file named by the ``SOMPCA_LIBRARY`` environment variable (if set,
+   it is the only candidate, so a wrong value fails loudly);
+2. ``libsompca.so`` next to this file (copied in by ``make python-package``);
+3. ``build/libsompca.so`` of the source tree this file lives in.
+
+Error model: ``SOMPCA_EINVAL``, ``SOMPCA_ESHAPE``, ``SOMPCA_ERANGE`` and
+``SOMPCA_EDATA`` raise :class:`ValueError`, ``SOMPCA_EIO`` raises
+:class:`OSError`, any other code :class:`RuntimeError`; the message is
+``sompca_last_error()``, read right after the failing call on the same
+thread (the library keeps it per thread). A fit cancelled by Ctrl-C
+raises :class:`KeyboardInterrupt`.
+"""
+
+import ctypes
+import os
+import pathlib
+import tempfile
+import threading
+import weakref
+from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_int64, c_size_t, c_uint32, c_void_p
+
+import numpy as np
+
+from ._version import __version__
+
+# Status codes, methods, element types and feature orders of sompca.h.
+OK, EINVAL, ESHAPE, ERANGE, ENOTFITTED, EIO, ENOMEM, EDATA, ECANCELED, EINTERNAL = range(10)
+METHOD_SOMPCA, METHOD_FOMPCA, METHOD_TROD, METHOD_UMPCA, METHOD_PCA, METHOD_MPCA, METHOD_CSA = range(7)
+FLOAT64, FLOAT32, UINT8 = range(3)
+ORDER_VARIANCE, ORDER_EXTRACTION = range(2)
+
+_VALUE_ERRORS = frozenset({EINVAL, ESHAPE, ERANGE, EDATA})
+
+PROGRESS_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_int, c_int, c_double)
+
+
+class Options(ctypes.Structure):
+    """``struct sompca_options``; build it with :func:`new_options`."""
+
+    _fields_ = [
+        ("size", c_uint32),
+        ("method", c_int),
+        ("relaxed_start", c_int),
+        ("n_components", c_int),
+        ("mode", c_int),
+        ("max_iter", c_int),
+        ("tol", c_double),
+        ("n_threads", c_int),
+        ("feature_order", c_int),
+        ("q", c_double),
+        ("progress", PROGRESS_FN),
+        ("progress_user", c_void_p),
+    ]
+
+
+_model_p = c_void_p  # const sompca_model * (opaque)
+_doubles = POINTER(c_double)
+_int64s = POINTER(c_int64)
+
+# name: (restype, argtypes), in the order of sompca.h.
+_SIGNATURES = {
+    "sompca_version_number": (c_int, []),
+    "sompca_version": (c_char_p, []),
+    "sompca_errstr": (c_char_p, [c_int]),
+    "sompca_last_error": (c_char_p, []),
+    "sompca_options_init": (None, [POINTER(Options)]),
+    "sompca_fit": (c_int, [POINTER(_model_p), c_void_p, c_int, c_size_t, c_size_t, POINTER(c_size_t), POINTER(Options)]),
+    "sompca_fit_hdf5": (c_int, [POINTER(_model_p), c_char_p, c_char_p, c_int, POINTER(Options)]),
+    "sompca_transform_size": (c_int, [_model_p, c_size_t, POINTER(c_size_t)]),
+    "sompca_transform": (c_int, [_model_p, _doubles, c_size_t, c_void_p, c_int, c_size_t]),
+    "sompca_transform_hdf5": (c_int, [_model_p, c_char_p, c_char_p, c_int, c_char_p, c_char_p, c_int]),
+    "sompca_model_method": (c_int, [_model_p, POINTER(c_int), POINTER(c_int)]),
+    "sompca_model_n_components": (c_int, [_model_p, POINTER(c_size_t)]),
+    "sompca_model_order": (c_int, [_model_p, POINTER(c_size_t)]),
+    "sompca_model_shape": (c_int, [_model_p, POINTER(c_size_t), c_size_t]),
+    "sompca_model_mode": (c_int, [_model_p, POINTER(c_int)]),
+    "sompca_model_n_samples": (c_int, [_model_p, POINTER(c_size_t)]),
+    "sompca_model_mean": (c_int, [_model_p, _doubles, c_size_t]),
+    "sompca_model_projection": (c_int, [_model_p, c_size_t, _doubles, c_size_t]),
+    "sompca_model_variance": (c_int, [_model_p, _doubles, c_size_t]),
+    "sompca_model_variance_ratio": (c_int, [_model_p, _doubles, c_size_t]),
+    "sompca_model_extraction": (c_int, [_model_p, _int64s, c_size_t]),
+    "sompca_model_iterations": (c_int, [_model_p, _int64s, c_size_t]),
+    "sompca_model_history": (c_int, [_model_p, c_size_t, _doubles, c_size_t, POINTER(c_size_t)]),
+    "sompca_model_save": (c_int, [_model_p, c_char_p]),
+    "sompca_model_load": (c_int, [POINTER(_model_p), c_char_p]),
+    "sompca_model_free": (None, [_model_p]),
+}
+
+LIBRARY_NAME = "libsompca.so"
+
+
+def _candidates():
+    env = os.environ.get("SOMPCA_LIBRARY")
+    if env:
+        return [pathlib.Path(env)]
+    here = pathlib.Path(__file__).resolve().parent
+    # here = <repo>/bindings/python/sompca when run from a source tree.
+    return [here / LIBRARY_NAME, here.parents[2] / "build" / LIBRARY_NAME]
+
+
+def _load():
+    candidates = _candidates()
+    for path in candidates:
+        if path.is_file() or os.environ.get("SOMPCA_LIBRARY"):
+            try:
+                lib = ctypes.CDLL(str(path))
+            except OSError as err:
+                raise ImportError(f"sompca: cannot load {path}: {err}") from err
+            break
+    else:
+        tried = ", ".join(str(p) for p in candidates)
+        raise ImportError(
+            f"sompca: {LIBRARY_NAME} not found (tried {tried}); run `make lib` in the sompca "
+            "repository, then `make python-package`, or set SOMPCA_LIBRARY to the library's path"
+        )
+    for name, (restype, argtypes) in _SIGNATURES.items():
+        try:
+            function = getattr(lib, name)
+        except AttributeError as err:
+            raise ImportError(f"sompca: {path} does not export {name}: wrong or outdated library") from err
+        function.restype = restype
+        function.argtypes = argtypes
+    version = lib.sompca_version().decode()
+    if version != __version__:
+        raise ImportError(
+            f"sompca: the Python package is version {__version__} but {path} is version {version}; "
+            "rebuild the library (`make lib`) and reinstall the package (`make python-package`)"
+        )
+    return lib, path
+
+
+lib, library_path = _load()
+
+
+def version():
+    """Return the library's version string, such as ``"0.1.0"``."""
+    return lib.sompca_version().decode()
+
+
+def _message(status):
+    """The message of the last failure on this thread, else the code's text."""
+    text = lib.sompca_last_error()
+    if not text:
+        text = lib.sompca_errstr(status)
+    return text.decode(errors="replace") if text else f"sompca: status {status}"
+
+
+def error_for(status, message):
+    """Return the exception for a failing status and its message."""
+    if status in _VALUE_ERRORS:
+        exc = ValueError(message)
+    elif status == EIO:
+        exc = OSError(message)
+    else:
+        exc = RuntimeError(message)
+    exc.status = status
+    return exc
+
+
+def check(status):
+    """Raise the exception for status if it is not SOMPCA_OK.
+
+    Call it right after the library call, on the same thread.
+    """
+    if status != OK:
+        raise error_for(status, _message(status))
+
+
+def _path(path):
+    return os.fsencode(path)
+
+
+def _name(dataset):
+    return dataset.encode()
+
+
+def new_options(**fields):
+    """Return a ``sompca_options`` initialised by the library, then set fields."""
+    options = Options()
+    lib.sompca_options_init(byref(options))
+    for name, value in fields.items():
+        setattr(options, name, value)
+    return options
+
+
+class _Progress:
+    """The progress callback of one fit, and the cancel flag it reports.
+
+    ``report(done, total, variance)`` is the caller's hook (may be None);
+    its exceptions stop the fit and are raised again by the fit.
+    """
+
+    def __init__(self, report):
+        self.report = report
+        self.cancel = threading.Event()
+        self.error = None
+        # The CFUNCTYPE object must outlive the C call: it is kept here.
+        self.function = PROGRESS_FN(self._call)
+
+    def _call(self, user, done, total, variance):
+        if self.cancel.is_set():
+            return 1
+        if self.report is not None:
+            try:
+                self.report(done, total, variance)
+            except BaseException as exc:  # raised again by the fit, in the caller's thread
+                self.error = exc
+                self.cancel.set()
+        return 1 if self.cancel.is_set() else 0
+
+
+def _run_fit(call, options, report):
+    """Run ``call(out, options) -> status`` and return the new model handle.
+
+    On the main thread, the call runs in a worker thread so that Ctrl-C
+    reaches Python at once: the main thread then sets the cancel flag,
+    which the progress callback returns to the library, and the fit ends
+    with KeyboardInterrupt after the current unit of work.
+    """
+    progress = _Progress(report)
+    options.progress = progress.function
+    out = _model_p()
+    result = {}
+
+    def work():
+        status = call(byref(out), byref(options))
+        result["status"] = status
+        if status != OK:  # the message is per thread: read it here
+            result["message"] = _message(status)
+
+    interrupted = False
+    if threading.current_thread() is threading.main_thread():
+        worker = threading.Thread(target=work, name="sompca-fit", daemon=True)
+        worker.start()
+        while True:
+            try:
+                worker.join()
+                break
+            except KeyboardInterrupt:
+                interrupted = True
+                progress.cancel.set()
+    else:
+        work()
+    status = result["status"]
+    if status == OK and not (interrupted or progress.error is not None):
+        return out
+    if status == OK:  # finished before it could be cancelled: drop the model
+        lib.sompca_model_free(out)
+    if interrupted:
+        raise KeyboardInterrupt
+    if progress.error is not None:
+        raise progress.error
+    raise error_for(status, result["message"])
+
+
+def _free(handle):
+    lib.sompca_model_free(handle)
+
+
+class Model:
+    """One fitted ``sompca_model`` handle, freed when this object is collected.
+
+    A fitted model is read-only, so copies share the handle; pickling goes
+    through the HDF5 model format.
+    """
+
+    def __init__(self, handle):
+        self._handle = handle
+        weakref.finalize(self, _free, handle)
+
+    # Construction -------------------------------------------------------
+
+    @classmethod
+    def fit_array(cls, array, dtype, options, report=None):
+        """Fit on a C-contiguous array (M, I_1, ..., I_N) of element type dtype."""
+        shape = (c_size_t * (array.ndim - 1))(*array.shape[1:])
+        data = array.ctypes.data_as(c_void_p)
+        n_samples = array.shape[0]
+
+        def call(out, opts):
+            return lib.sompca_fit(out, data, dtype, n_samples, array.ndim - 1, shape, opts)
+
+        return cls(_run_fit(call, options, report))
+
+    @classmethod
+    def fit_hdf5(cls, path, dataset, options, samples_last=False, report=None):
+        """Fit on an HDF5 dataset, streamed from disk by the library."""
+        path, dataset = _path(path), _name(dataset)
+
+        def call(out, opts):
+            return lib.sompca_fit_hdf5(out, path, dataset, int(samples_last), opts)
+
+        return cls(_run_fit(call, options, report))
+
+    @classmethod
+    def load(cls, path):
+        """Read a model file written by :meth:`save`."""
+        out = _model_p()
+        check(lib.sompca_model_load(byref(out), _path(path)))
+        return cls(out)
+
+    def save(self, path):
+        """Write the model to an HDF5 model file (atomically)."""
+        check(lib.sompca_model_save(self._handle, _path(path)))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return (_model_from_bytes, (self.to_bytes(),))
+
+    def to_bytes(self):
+        """Return the model file's bytes."""
+        with tempfile.TemporaryDirectory(prefix="sompca-") as tmp:
+            path = os.path.join(tmp, "model.h5")
+            self.save(path)
+            with open(path, "rb") as file:
+                return file.read()
+
+    # Transforms ---------------------------------------------------------
+
+    def transform_array(self, array, dtype):
+        """Features (M, P) of a C-contiguous array whose sample shape was checked."""
+        n_samples = array.shape[0]
+        size = c_size_t()
+        check(lib.sompca_transform_size(self._handle, n_samples, byref(size)))
+        features = np.empty((n_samples, self.n_components()), dtype=np.float64)
+        if features.size != size.value:
+            raise RuntimeError(f"sompca: transform needs {size.value} values, expected {features.size}")
+        check(lib.sompca_transform(self._handle, features.ctypes.data_as(_doubles), features.size,
+                                   array.ctypes.data_as(c_void_p), dtype, n_samples))
+        return features
+
+    def transform_hdf5(self, in_path, in_dataset, out_path, out_dataset, samples_last=False, overwrite=False):
+        """Stream the features of an HDF5 dataset into another HDF5 file."""
+        check(lib.sompca_transform_hdf5(self._handle, _path(in_path), _name(in_dataset), int(samples_last),
+                                        _path(out_path), _name(out_dataset), int(overwrite)))
+
+    # Accessors ----------------------------------------------------------
+
+    def _size(self, function):
+        value = c_size_t()
+        check(function(self._handle, byref(value)))
+        return value.value
+
+    def method(self):
+        """Return (SOMPCA_METHOD_* code, relaxed start)."""
+        method, relaxed = c_int(), c_int()
+        check(lib.sompca_model_method(self._handle, byref(method), byref(relaxed)))
+        return method.value, bool(relaxed.value)
+
+    def n_components(self):
+        return self._size(lib.sompca_model_n_components)
+
+    def n_samples(self):
+        return self._size(lib.sompca_model_n_samples)
+
+    def shape(self):
+        order = self._size(lib.sompca_model_order)
+        shape = (c_size_t * order)()
+        check(lib.sompca_model_shape(self._handle, shape, order))
+        return tuple(shape)
+
+    def mode(self):
+        """SO-MPCA's orthogonal mode nu (0-based), or None for other methods."""
+        mode = c_int()
+        check(lib.sompca_model_mode(self._handle, byref(mode)))
+        return mode.value if mode.value >= 0 else None
+
+    def _doubles(self, function, count, *args):
+        values = np.empty(count, dtype=np.float64)
+        check(function(self._handle, *args, values.ctypes.data_as(_doubles), count))
+        return values
+
+    def _int64s(self, function, count):
+        values = np.empty(count, dtype=np.int64)
+        check(function(self._handle, values.ctypes.data_as(_int64s), count))
+        return values
+
+    def mean(self):
+        return self._doubles(lib.sompca_model_mean, int(np.prod(self.shape())))
+
+    def projections(self):
+        """The projection matrices: N arrays I_n x P (PCA: one prod(I) x P)."""
+        shape, p = self.shape(), self.n_components()
+        method, _ = self.method()
+        rows = [int(np.prod(shape))] if method == METHOD_PCA else list(shape)
+        return [self._doubles(lib.sompca_model_projection, r * p, n).reshape(r, p) for n, r in enumerate(rows)]
+
+    def variance(self):
+        return self._doubles(lib.sompca_model_variance, self.n_components())
+
+    def variance_ratio(self):
+        return self._doubles(lib.sompca_model_variance_ratio, self.n_components())
+
+    def extraction(self):
+        return self._int64s(lib.sompca_model_extraction, self.n_components())
+
+    def iterations(self):
+        return self._int64s(lib.sompca_model_iterations, self.n_components())
+
+    def history(self):
+        """The objective at the start and after each sweep, one array per feature."""
+        histories = []
+        for feature in range(self.n_components()):
+            length = c_size_t()
+            status = lib.sompca_model_history(self._handle, feature, None, 0, byref(length))
+            if status not in (OK, ERANGE):
+                check(status)
+            values = np.empty(length.value, dtype=np.float64)
+            if length.value:
+                check(lib.sompca_model_history(self._handle, feature, values.ctypes.data_as(_doubles),
+                                               length.value, byref(length)))
+            histories.append(values)
+        return histories
+
+
+def _model_from_bytes(data):
+    with tempfile.TemporaryDirectory(prefix="sompca-") as tmp:
+        path = os.path.join(tmp, "model.h5")
+        with open(path, "wb") as file:
+            file.write(data)
+        return Model.load(path)
