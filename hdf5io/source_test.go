@@ -192,3 +192,46 @@ func TestSourceString(t *testing.T) {
 		t.Errorf("Read after Close: err is %T, want *Error", err)
 	}
 }
+
+// TestBoundedMemory checks that streaming keeps its buffers at the size of
+// one read whatever M, and allocates only a constant handful of small
+// objects per Read (hyperslab arguments), not per sample.
+func TestBoundedMemory(t *testing.T) {
+	dir := t.TempDir()
+	for _, m := range []int{100, 5000} {
+		for _, last := range []bool{false, true} {
+			path := filepath.Join(dir, fmt.Sprintf("m%d%v.h5", m, last))
+			dims := []int{m, 4, 5}
+			if last {
+				dims = []int{4, 5, m}
+			}
+			if err := WriteArray(path, "/X", dims, make([]int16, m*20), false); err != nil {
+				t.Fatal(err)
+			}
+			// 7 samples of 20 int16 per HDF5 read.
+			src, err := Open(path, "/X", Options{SamplesLast: last, ChunkBytes: 7 * 20 * 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if src.MaxRead() != 7 {
+				t.Errorf("MaxRead() = %d, want 7", src.MaxRead())
+			}
+			pass := func() {
+				for start := 0; start < m; start += 7 {
+					if _, err := src.Read(start, min(7, m-start)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			pass()
+			if cap(src.out.F32) != 7*20 || cap(src.raw)*8 > 7*20*2+8 {
+				t.Errorf("M=%d: buffers of %d and %d bytes, want one read's worth", m, 4*cap(src.out.F32), 8*cap(src.raw))
+			}
+			allocs := testing.AllocsPerRun(3, pass) / float64((m+6)/7)
+			if allocs > 10 {
+				t.Errorf("M=%d: %.1f allocations per Read", m, allocs)
+			}
+			src.Close()
+		}
+	}
+}
