@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/hdf5"
 )
 
 // readFloat64 reads a whole float64 dataset of rank 2 through Source.
@@ -109,5 +111,33 @@ func TestWriteNeverClobbers(t *testing.T) {
 	}
 	if fi, _ := os.Stat(h5); fi.Mode().Perm() != 0o640 {
 		t.Errorf("mode after rewrite %v, want 0640", fi.Mode().Perm())
+	}
+}
+
+// TestUpdateFailureKeepsFile fails an update after it has written into
+// its copy: the file must be byte for byte as before, with no temporary
+// file left.
+func TestUpdateFailureKeepsFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.h5")
+	if err := WriteFeatures(path, "/a", []float64{1, 2}, 1, 2, false); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	boom := errors.New("boom")
+	err := update(path, true, func(f *hdf5.File) error {
+		if err := withLock(func() error { return writeArray(f, "/b", []int{3}, []float64{1, 2, 3}) }); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want boom", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Error("a failed update changed the file")
+	}
+	if leftovers, _ := filepath.Glob(filepath.Join(dir, ".*")); len(leftovers) > 0 {
+		t.Errorf("temporary files left: %v", leftovers)
 	}
 }
