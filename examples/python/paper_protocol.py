@@ -762,6 +762,7 @@ def _main_gallery(args, methods):
 def main(argv=None, methods=None):
     """Run the program; ``methods`` replaces :func:`sompca_methods` (for tests)."""
     args = _parser().parse_args(argv)
+    start = time.perf_counter()
     try:
         if args.max_iter < 1:
             raise ValueError("--max-iter must be >= 1")
@@ -772,9 +773,10 @@ def main(argv=None, methods=None):
             _main_splits(args, methods)
         else:
             _main_gallery(args, methods)
-    except (ValueError, OSError, RuntimeError) as err:
+    except (ValueError, OSError, RuntimeError, ImportError) as err:
         print(f"paper_protocol: error: {err}", file=sys.stderr)
         return 1
+    print(f"total time {time.perf_counter() - start:.1f} s")
     return 0
 
 

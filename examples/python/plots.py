@@ -153,8 +153,12 @@ def rates_figure(rates, methods, Ls, Ps):
     """
     cols = min(4, len(Ls))
     rows = math.ceil(len(Ls) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 3.2 * rows + 0.6), squeeze=False,
-                             sharey=True)
+    # The legend goes below the panels: one row of entries when four panels
+    # give the width, else rows of five; reserve its height in inches.
+    legend_cols = min(len(methods), 9 if cols == 4 else 5)
+    legend_height = 0.2 + 0.22 * math.ceil(len(methods) / legend_cols)
+    height = 3.2 * rows + 0.5 + legend_height
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, height), squeeze=False, sharey=True)
     for ax, L in zip(axes.flat, Ls):
         for m in methods:
             # NaN means too few features: the line stops there.
@@ -169,7 +173,7 @@ def rates_figure(rates, methods, Ls, Ps):
     for ax in list(axes.flat)[len(Ls):]:
         ax.axis("off")
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(methods), 5), fontsize=8)
+    fig.legend(handles, labels, loc="lower center", ncol=legend_cols, fontsize=8)
     fig.suptitle("1-NN recognition rate, mean over the random splits")
-    fig.tight_layout(rect=(0, 0.12 if len(methods) > 5 else 0.07, 1, 1))
+    fig.tight_layout(rect=(0, legend_height / height, 1, 1))
     return fig
