@@ -113,10 +113,13 @@ typedef struct sompca_model sompca_model;
  * methods (SO-MPCA, FO-MPCA, TROD, UMPCA) with done = number of EMPs found
  * so far (1..total), total = number of features P and variance = the
  * captured variance of the EMP just found; after each sweep of MPCA and
- * CSA; once for PCA. user is opts->progress_user, passed through.
- * Returning 0 continues; returning non-zero cancels the fit, which then
- * returns SOMPCA_ECANCELED and makes no model. The callback must not free
- * or otherwise use a model that another call is using.
+ * CSA with done = sweeps so far, total = max_iter and variance = 0; once
+ * for PCA with done = total = 1 and the first feature's variance. user is
+ * opts->progress_user, passed through. Returning 0 continues; returning
+ * non-zero cancels the fit, which then returns SOMPCA_ECANCELED and makes
+ * no model. The callback may call sompca functions (which changes the
+ * thread's last error until the fit returns) but must not free a model
+ * that another call is using.
  */
 typedef int (*sompca_progress_fn)(void *user, int done, int total, double variance);
 
@@ -333,25 +336,24 @@ int sompca_model_projection(const sompca_model *model, size_t mode, double *dst,
 int sompca_model_variance(const sompca_model *model, double *dst, size_t cap);
 
 /* Copies the explained variance ratio of each feature (P doubles): its
- * captured variance over the total variance of the training data (for TROD
- * and CSA, of the uncentred second moment). SOMPCA_EDATA if the total
- * variance is 0. */
+ * captured variance over the total variance of the training data (the
+ * trace of its covariance). SOMPCA_EDATA if the total variance is 0. */
 int sompca_model_variance_ratio(const sompca_model *model, double *dst, size_t cap);
 
 /* Copies the extraction index (0-based) of each feature (P values). */
 int sompca_model_extraction(const sompca_model *model, int64_t *dst, size_t cap);
 
-/* Copies the number of sweeps run for each feature's EMP (P values; 0 for
- * the fixed first EMP of relaxed start and for PCA, MPCA and CSA). */
+/* Copies the number of sweeps run for each feature's EMP (P values): 0 for
+ * the fixed first EMP of relaxed start and for PCA; for MPCA and CSA, the
+ * sweeps of the whole fit. */
 int sompca_model_iterations(const sompca_model *model, int64_t *dst, size_t cap);
 
 /*
  * Copies the objective history of a feature (0..P-1) into dst and sets
- * *out_len to its length: for the TVP methods the objective (captured
- * scatter, for TROD the residual energy) at the start and after each
- * sweep, iterations + 1 values; for MPCA and CSA, feature 0 has the total
- * captured scatter after each sweep and the others an empty history; empty
- * for PCA. out_len must not be NULL. Pass dst = NULL and cap = 0 to get
+ * *out_len to its length: for the TVP methods, the objective of the
+ * feature's EMP (its captured scatter; for TROD the residual energy) at
+ * the start and after each sweep, iterations + 1 values (the paper's
+ * Fig. 3); empty for PCA, MPCA and CSA. out_len must not be NULL. Pass dst = NULL and cap = 0 to get
  * only the length (SOMPCA_OK); when cap is too small, *out_len is still
  * set and SOMPCA_ERANGE returned.
  */

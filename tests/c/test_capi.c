@@ -324,6 +324,21 @@ static void test_accessors(void)
 	CHECK_OK(sompca_model_history(model, 0, NULL, 0, &len));
 	CHECK(len == 0);
 	sompca_model_free(model);
+
+	/* MPCA: N projection matrices; no per-feature history. */
+	model = fit_with(SOMPCA_METHOD_MPCA, 0, 0, SOMPCA_FLOAT64);
+	CHECK_OK(sompca_model_mode(model, &mode));
+	CHECK(mode == -1);
+	p = n_components(model);
+	CHECK(p >= 1 && p <= SIZE);
+	u = xmalloc(I0 * p * sizeof *u);
+	CHECK_OK(sompca_model_projection(model, 0, u, I0 * p));
+	CHECK_STATUS(sompca_model_projection(model, 3, u, I0 * p), SOMPCA_EINVAL);
+	free(u);
+	len = 99;
+	CHECK_OK(sompca_model_history(model, p - 1, NULL, 0, &len));
+	CHECK(len == 0);
+	sompca_model_free(model);
 }
 
 /* The same data as float32 and uint8, read in place, gives the float64 features. */
@@ -411,6 +426,9 @@ static int progress(void *user, int done, int total, double variance)
 	CHECK(done == progress_calls + 1 && done <= total && total == I0);
 	if (done <= 16)
 		progress_variance[done - 1] = variance;
+	/* The callback may call into the library (a nested cgo call). */
+	size_t size;
+	CHECK(sompca_transform_size(NULL, 1, &size) == SOMPCA_ENOTFITTED);
 	progress_calls++;
 	return done == cancel_at;
 }
@@ -430,6 +448,7 @@ static void test_progress(void)
 	sompca_model *model = NULL;
 	CHECK_OK(sompca_fit(&model, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts));
 	CHECK(progress_calls == I0);
+	CHECK(strcmp(sompca_last_error(), "") == 0); /* the fit's success cleared the callback's error */
 	double variance[I0];
 	CHECK_OK(sompca_model_variance(model, variance, I0));
 	for (int j = 0; j < I0; j++)
