@@ -74,7 +74,7 @@ func freeCString(s *C.char) { C.free(unsafe.Pointer(s)) }
 // dataset.
 var (
 	// ErrNotExist: the file, or the dataset in it, does not exist.
-	ErrNotExist = errors.New("does not exist")
+	ErrNotExist = errors.New("not found")
 	// ErrNotHDF5: the file is not an HDF5 file.
 	ErrNotHDF5 = errors.New("not an HDF5 file")
 	// ErrCorrupt: HDF5 could not read the file (truncated or corrupt).
