@@ -39,21 +39,21 @@ func withCode(code C.int, err error) error {
 }
 
 // solverError classifies an error returned by the solver (Fit,
-// TransformTo, Validate). The arguments were checked before the call, so
-// what the solver still rejects is, by default, the data (too few samples
-// for the method, NaN or Inf, zero variance) or an option that only the
-// data can refute (more components than the method allows).
-//
-// TODO(lead): the solver has no typed errors yet; once it has sentinels
-// for invalid options, shape mismatches and bad data, classify them here
-// with errors.Is instead of the blanket SOMPCA_EDATA.
+// TransformTo, Validate) by its kind.
 func solverError(err error) error {
-	if err == nil {
+	switch {
+	case err == nil:
 		return nil
-	}
-	if errors.Is(err, solver.ErrCanceled) {
+	case errors.Is(err, solver.ErrCanceled):
 		return withCode(C.SOMPCA_ECANCELED, err)
+	case errors.Is(err, solver.ErrInvalid):
+		return withCode(C.SOMPCA_EINVAL, err)
+	case errors.Is(err, solver.ErrShape):
+		return withCode(C.SOMPCA_ESHAPE, err)
+	case errors.Is(err, solver.ErrNotFitted):
+		return withCode(C.SOMPCA_ENOTFITTED, err)
 	}
+	// solver.ErrData, and failures of the numerics.
 	return withCode(C.SOMPCA_EDATA, err)
 }
 

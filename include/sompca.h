@@ -196,11 +196,12 @@ void sompca_options_init(sompca_options *opts);
  * opts      options, or NULL for the defaults of sompca_options_init.
  *
  * Returns SOMPCA_OK; SOMPCA_EINVAL for NULL out, data or shape, an unknown
- * dtype or a bad option; SOMPCA_ESHAPE for order, n_samples or shape[n]
- * zero, order > 32, or sizes whose product overflows or exceeds 2^48
- * bytes; SOMPCA_EDATA when the solver rejects the data or an option that
- * only the data can refute (too few samples, more components than the
- * method allows, NaN or Inf, zero variance); SOMPCA_ECANCELED when the
+ * dtype or a bad option, including more components than the method can
+ * give on this data (the message gives the bound); SOMPCA_ESHAPE for
+ * order, n_samples or shape[n] zero, order > 32, or sizes whose product
+ * overflows or exceeds 2^48 bytes; SOMPCA_EDATA when the solver rejects
+ * the data (fewer than 2 samples, NaN or Inf, zero variance);
+ * SOMPCA_ECANCELED when the
  * progress callback cancelled; SOMPCA_EINTERNAL on a bug. Thread-safe for
  * distinct out pointers.
  */

@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"fmt"
 	"math"
 	"sort"
 
@@ -64,7 +63,7 @@ type fitter struct {
 
 func newFitter(src Source, opts Options) (*fitter, error) {
 	if src == nil {
-		return nil, fmt.Errorf("solver: nil source")
+		return nil, errorf(ErrInvalid, "solver: nil source")
 	}
 	shape := src.Shape()
 	size, err := sampleSize(shape)
@@ -73,38 +72,38 @@ func newFitter(src Source, opts Options) (*fitter, error) {
 	}
 	m := src.Len()
 	if m < 2 {
-		return nil, fmt.Errorf("solver: %d samples: a fit needs at least 2", m)
+		return nil, errorf(ErrData, "solver: %d samples: a fit needs at least 2", m)
 	}
 	if opts.Method < 0 || int(opts.Method) >= len(methodNames) {
-		return nil, fmt.Errorf("solver: unknown method %d", int(opts.Method))
+		return nil, errorf(ErrInvalid, "solver: unknown method %d", int(opts.Method))
 	}
 	if opts.RelaxedStart && !opts.Method.IsTVP() {
-		return nil, fmt.Errorf("solver: relaxed start applies only to the TVP methods (so-mpca, fo-mpca, trod, umpca), not %v", opts.Method)
+		return nil, errorf(ErrInvalid, "solver: relaxed start applies only to the TVP methods (so-mpca, fo-mpca, trod, umpca), not %v", opts.Method)
 	}
 	if opts.MaxIter < 0 {
-		return nil, fmt.Errorf("solver: MaxIter = %d: want >= 0 (0 means %d)", opts.MaxIter, defaultMaxIter)
+		return nil, errorf(ErrInvalid, "solver: MaxIter = %d: want >= 0 (0 means %d)", opts.MaxIter, defaultMaxIter)
 	}
 	if opts.MaxIter == 0 {
 		opts.MaxIter = defaultMaxIter
 	}
 	if opts.Tol < 0 || math.IsNaN(opts.Tol) {
-		return nil, fmt.Errorf("solver: Tol = %v: want >= 0", opts.Tol)
+		return nil, errorf(ErrInvalid, "solver: Tol = %v: want >= 0", opts.Tol)
 	}
 	if opts.Q == 0 {
 		opts.Q = defaultQ
 	}
 	if !(opts.Q > 0 && opts.Q <= 1) {
-		return nil, fmt.Errorf("solver: Q = %v: want 0 < Q <= 1", opts.Q)
+		return nil, errorf(ErrInvalid, "solver: Q = %v: want 0 < Q <= 1", opts.Q)
 	}
 	if opts.Components < 0 {
-		return nil, fmt.Errorf("solver: Components = %d: want >= 0 (0 selects the default)", opts.Components)
+		return nil, errorf(ErrInvalid, "solver: Components = %d: want >= 0 (0 selects the default)", opts.Components)
 	}
 	if opts.Order != ByVariance && opts.Order != ByExtraction {
-		return nil, fmt.Errorf("solver: unknown feature order %d", int(opts.Order))
+		return nil, errorf(ErrInvalid, "solver: unknown feature order %d", int(opts.Order))
 	}
 	if opts.Method == SOMPCA {
 		if opts.Nu < 0 || opts.Nu > len(shape) {
-			return nil, fmt.Errorf("solver: mode nu = %d outside 1..%d for sample shape %v (0 selects argmax_n I_n)", opts.Nu, len(shape), shape)
+			return nil, errorf(ErrInvalid, "solver: mode nu = %d outside 1..%d for sample shape %v (0 selects argmax_n I_n)", opts.Nu, len(shape), shape)
 		}
 		if opts.Nu == 0 {
 			opts.Nu = 1
@@ -178,7 +177,7 @@ func (f *fitter) stats() error {
 		return err
 	}
 	if firstBad >= 0 {
-		return fmt.Errorf("solver: sample %d holds a NaN or Inf value", firstBad)
+		return errorf(ErrData, "solver: sample %d holds a NaN or Inf value", firstBad)
 	}
 	f.mean = sum
 	floats.Scale(1/float64(f.m), f.mean)
@@ -201,7 +200,7 @@ func (f *fitter) stats() error {
 		return err
 	}
 	if f.total == 0 {
-		return fmt.Errorf("solver: the %d samples have zero variance (all samples are identical)", f.m)
+		return errorf(ErrData, "solver: the %d samples have zero variance (all samples are identical)", f.m)
 	}
 	return nil
 }

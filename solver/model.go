@@ -1,9 +1,6 @@
 package solver
 
 import (
-	"errors"
-	"fmt"
-
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -79,42 +76,40 @@ func (m *Model) Validate() error {
 		return err
 	}
 	if len(m.Projections) == 0 {
-		return errNotFitted
+		return ErrNotFitted
 	}
 	if len(m.Mean) != size {
-		return fmt.Errorf("solver: model mean has %d values, want %d for shape %v", len(m.Mean), size, m.Shape)
+		return errorf(ErrShape, "solver: model mean has %d values, want %d for shape %v", len(m.Mean), size, m.Shape)
 	}
 	p := len(m.Variance)
 	if p == 0 {
-		return fmt.Errorf("solver: model has no features")
+		return errorf(ErrShape, "solver: model has no features")
 	}
 	switch {
 	case m.Method == PCA:
 		if len(m.Projections) != 1 {
-			return fmt.Errorf("solver: pca model has %d projection matrices, want 1", len(m.Projections))
+			return errorf(ErrShape, "solver: pca model has %d projection matrices, want 1", len(m.Projections))
 		}
 		if r, c := m.Projections[0].Dims(); r != size || c != p {
-			return fmt.Errorf("solver: pca projection is %dx%d, want %dx%d", r, c, size, p)
+			return errorf(ErrShape, "solver: pca projection is %dx%d, want %dx%d", r, c, size, p)
 		}
 	case m.Method >= 0 && int(m.Method) < len(methodNames):
 		if len(m.Projections) != len(m.Shape) {
-			return fmt.Errorf("solver: model has %d projection matrices for %d modes", len(m.Projections), len(m.Shape))
+			return errorf(ErrShape, "solver: model has %d projection matrices for %d modes", len(m.Projections), len(m.Shape))
 		}
 		for n, u := range m.Projections {
 			if r, c := u.Dims(); r != m.Shape[n] || c != p {
-				return fmt.Errorf("solver: mode-%d projection is %dx%d, want %dx%d", n+1, r, c, m.Shape[n], p)
+				return errorf(ErrShape, "solver: mode-%d projection is %dx%d, want %dx%d", n+1, r, c, m.Shape[n], p)
 			}
 		}
 	default:
-		return fmt.Errorf("solver: unknown method %d", int(m.Method))
+		return errorf(ErrInvalid, "solver: unknown method %d", int(m.Method))
 	}
 	if len(m.Extraction) != p || len(m.Iterations) != p {
-		return fmt.Errorf("solver: model has %d features but %d extraction indices and %d iteration counts", p, len(m.Extraction), len(m.Iterations))
+		return errorf(ErrShape, "solver: model has %d features but %d extraction indices and %d iteration counts", p, len(m.Extraction), len(m.Iterations))
 	}
 	if m.Nu < 0 || m.Nu > len(m.Shape) {
-		return fmt.Errorf("solver: model mode nu = %d outside 0..%d", m.Nu, len(m.Shape))
+		return errorf(ErrInvalid, "solver: model mode nu = %d outside 0..%d", m.Nu, len(m.Shape))
 	}
 	return nil
 }
-
-var errNotFitted = errors.New("solver: model is not fitted")

@@ -68,12 +68,12 @@ func ParseMethod(name string) (m Method, relaxedStart bool, err error) {
 		if s == n {
 			m = Method(i)
 			if relaxedStart && !m.IsTVP() {
-				return 0, false, fmt.Errorf("solver: method %q: relaxed start applies only to so-mpca, fo-mpca, trod and umpca", name)
+				return 0, false, errorf(ErrInvalid, "solver: method %q: relaxed start applies only to so-mpca, fo-mpca, trod and umpca", name)
 			}
 			return m, relaxedStart, nil
 		}
 	}
-	return 0, false, fmt.Errorf("solver: unknown method %q (want one of so-mpca, so-mpca-rs, fo-mpca, fo-mpca-rs, trod, trod-rs, umpca, umpca-rs, pca, mpca, csa)", name)
+	return 0, false, errorf(ErrInvalid, "solver: unknown method %q (want one of so-mpca, so-mpca-rs, fo-mpca, fo-mpca-rs, trod, trod-rs, umpca, umpca-rs, pca, mpca, csa)", name)
 }
 
 // FeatureOrder says how a fitted model orders its features.

@@ -68,14 +68,27 @@ func (r *runner) each(work func(w, start int, x Block), fold func(w int)) error 
 			if k == 1 {
 				run(0)
 			} else {
+				// A panic in a worker would end the process before any
+				// caller could recover it (the C interface turns panics
+				// into status codes): carry it to this goroutine instead.
+				var panicked any
+				var once sync.Once
 				wg.Add(k)
 				for i := range k {
 					go func() {
 						defer wg.Done()
+						defer func() {
+							if r := recover(); r != nil {
+								once.Do(func() { panicked = r })
+							}
+						}()
 						run(i)
 					}()
 				}
 				wg.Wait()
+				if panicked != nil {
+					panic(fmt.Sprintf("solver: panic in a pass over the data: %v", panicked))
+				}
 			}
 			if fold != nil {
 				for i := range k {

@@ -23,7 +23,7 @@ func (f *fitter) fitPCA() (*Model, error) {
 		P = bound
 	}
 	if P > bound {
-		return nil, fmt.Errorf("solver: %d features requested, but pca on %d samples of %d values gives at most min(M-1, prod_n I_n) = %d", P, f.m, f.size, bound)
+		return nil, errorf(ErrInvalid, "solver: %d features requested, but pca on %d samples of %d values gives at most min(M-1, prod_n I_n) = %d", P, f.m, f.size, bound)
 	}
 	var W *mat.Dense
 	var vals []float64
@@ -112,7 +112,7 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	W.Mul(X.T(), V)
 	for j := range P {
 		if vals[j] <= 1e-12*vals[0] {
-			return nil, nil, fmt.Errorf("solver: pca: only %d of the %d requested features have non-zero variance", j, P)
+			return nil, nil, errorf(ErrData, "solver: pca: only %d of the %d requested features have non-zero variance", j, P)
 		}
 		col := mat.Col(nil, j, W)
 		floats.Scale(1/floats.Norm(col, 2), col)

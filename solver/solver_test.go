@@ -490,3 +490,52 @@ func TestLanczos(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorKinds: errors carry their kind for errors.Is.
+func TestErrorKinds(t *testing.T) {
+	shape := []int{4, 6}
+	good := randomTensors(1, 10, shape)
+	nan := append([]float64(nil), good...)
+	nan[30] = math.NaN()
+	for _, c := range []struct {
+		data []float64
+		m    int
+		opts Options
+		kind error
+	}{
+		{good, 10, Options{Components: 7}, ErrInvalid},
+		{good, 10, Options{Method: MPCA, Q: 2}, ErrInvalid},
+		{good[:24], 1, Options{}, ErrData},
+		{nan, 10, Options{}, ErrData},
+	} {
+		var m Model
+		if err := m.Fit(must(NewSliceSource(c.data, c.m, shape)), c.opts); !errors.Is(err, c.kind) {
+			t.Errorf("%+v: error %v is not %v", c.opts, err, c.kind)
+		}
+	}
+	if _, err := NewSliceSource(good, 9, shape); !errors.Is(err, ErrShape) {
+		t.Errorf("length mismatch: %v is not ErrShape", err)
+	}
+	var m Model
+	if _, err := m.TransformTo(nil, must(NewSliceSource(good, 10, shape))); !errors.Is(err, ErrNotFitted) {
+		t.Errorf("transform before fit: %v is not ErrNotFitted", err)
+	}
+}
+
+// TestWorkerPanic: a panic inside a pass reaches the caller's goroutine,
+// where it can be recovered.
+func TestWorkerPanic(t *testing.T) {
+	src := must(NewSliceSource(make([]float64, 4*grain*2), 4*grain, []int{2}))
+	r := newRunner(src, 2, 2)
+	defer func() {
+		if v := recover(); v == nil || !strings.Contains(fmt.Sprint(v), "boom") {
+			t.Errorf("recovered %v, want the worker's panic", v)
+		}
+	}()
+	_ = r.each(func(w, start int, x Block) {
+		if start == grain {
+			panic("boom")
+		}
+	}, nil)
+	t.Error("the panic did not reach the caller")
+}

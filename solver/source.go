@@ -111,13 +111,13 @@ func NewSliceSource[T float64 | float32 | uint8](data []T, m int, shape []int) (
 		return nil, err
 	}
 	if m < 0 {
-		return nil, fmt.Errorf("solver: negative number of samples %d", m)
+		return nil, errorf(ErrShape, "solver: negative number of samples %d", m)
 	}
 	if m > 0 && size > math.MaxInt/m {
-		return nil, fmt.Errorf("solver: %d samples of shape %v overflow int", m, shape)
+		return nil, errorf(ErrShape, "solver: %d samples of shape %v overflow int", m, shape)
 	}
 	if len(data) != m*size {
-		return nil, fmt.Errorf("solver: data has %d elements, want %d samples x %v = %d", len(data), m, shape, m*size)
+		return nil, errorf(ErrShape, "solver: data has %d elements, want %d samples x %v = %d", len(data), m, shape, m*size)
 	}
 	s := &SliceSource{shape: append([]int(nil), shape...), m: m}
 	switch d := any(data).(type) {
@@ -154,7 +154,7 @@ func (s *SliceSource) Elem() Elem {
 
 func (s *SliceSource) Read(start, n int) (Block, error) {
 	if start < 0 || n < 0 || start+n > s.m {
-		return Block{}, fmt.Errorf("solver: read of samples [%d, %d) outside [0, %d)", start, start+n, s.m)
+		return Block{}, errorf(ErrShape, "solver: read of samples [%d, %d) outside [0, %d)", start, start+n, s.m)
 	}
 	size := s.data.elems() / max(s.m, 1)
 	return s.data.slice(start*size, (start+n)*size), nil
@@ -164,15 +164,15 @@ func (s *SliceSource) Read(start, n int) (Block, error) {
 // one sample.
 func sampleSize(shape []int) (int, error) {
 	if len(shape) == 0 {
-		return 0, fmt.Errorf("solver: empty sample shape (a sample needs at least one mode)")
+		return 0, errorf(ErrShape, "solver: empty sample shape (a sample needs at least one mode)")
 	}
 	size := 1
 	for n, d := range shape {
 		if d <= 0 {
-			return 0, fmt.Errorf("solver: mode %d of sample shape %v has size %d", n+1, shape, d)
+			return 0, errorf(ErrShape, "solver: mode %d of sample shape %v has size %d", n+1, shape, d)
 		}
 		if size > math.MaxInt32*64/d {
-			return 0, fmt.Errorf("solver: sample shape %v is too large", shape)
+			return 0, errorf(ErrShape, "solver: sample shape %v is too large", shape)
 		}
 		size *= d
 	}

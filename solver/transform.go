@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"fmt"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
@@ -18,20 +17,20 @@ func (m *Model) TransformTo(dst []float64, src Source) ([]float64, error) {
 
 func (m *Model) transform(dst []float64, src Source, threads int) ([]float64, error) {
 	if !m.Fitted() {
-		return nil, errNotFitted
+		return nil, ErrNotFitted
 	}
 	if src == nil {
-		return nil, fmt.Errorf("solver: nil source")
+		return nil, errorf(ErrInvalid, "solver: nil source")
 	}
 	if !slices.Equal(src.Shape(), m.Shape) {
-		return nil, fmt.Errorf("solver: samples of shape %v, but the model was fitted on shape %v", src.Shape(), m.Shape)
+		return nil, errorf(ErrShape, "solver: samples of shape %v, but the model was fitted on shape %v", src.Shape(), m.Shape)
 	}
 	M, P := src.Len(), m.Components()
 	if dst == nil {
 		dst = make([]float64, M*P)
 	}
 	if len(dst) != M*P {
-		return nil, fmt.Errorf("solver: destination has %d values, want %d samples x %d features = %d", len(dst), M, P, M*P)
+		return nil, errorf(ErrShape, "solver: destination has %d values, want %d samples x %d features = %d", len(dst), M, P, M*P)
 	}
 	if M == 0 {
 		return dst, nil

@@ -1,8 +1,6 @@
 package solver
 
 import (
-	"fmt"
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
@@ -83,7 +81,7 @@ func (f *fitter) fitTucker() (*Model, error) {
 		P = F
 	}
 	if P > F {
-		return nil, fmt.Errorf("solver: %d features requested, but %v with Q = %v keeps mode ranks %v on samples of shape %v, which give at most %d", P, f.opts.Method, f.opts.Q, ranks, f.shape, F)
+		return nil, errorf(ErrInvalid, "solver: %d features requested, but %v with Q = %v keeps mode ranks %v on samples of shape %v, which give at most %d", P, f.opts.Method, f.opts.Q, ranks, f.shape, F)
 	}
 	m := &Model{Ranks: ranks}
 	if f.meanUsed != nil {

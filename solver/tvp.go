@@ -83,7 +83,7 @@ func (f *fitter) fitTVP() (*Model, error) {
 			UMPCA:  fmt.Sprintf("min(min_n I_n, M-1) = %d", bound),
 			TROD:   fmt.Sprintf("prod_n I_n = %d", bound),
 		}[f.opts.Method]
-		return nil, fmt.Errorf("solver: %d features requested, but %v on samples of shape %v gives at most %s", P, f.opts.Method, f.shape, why)
+		return nil, errorf(ErrInvalid, "solver: %d features requested, but %v on samples of shape %v gives at most %s", P, f.opts.Method, f.shape, why)
 	}
 	t := &tvpFit{fitter: f, p: P, nu: f.opts.Nu - 1}
 	maxI := 0

@@ -543,8 +543,8 @@ static void test_errors(void)
 	free(nan_data);
 	FIT_STATUS(SOMPCA_EDATA, "sompca_fit: ", &model, data_f64, SOMPCA_FLOAT64, 1, 3, shape3, NULL);
 	sompca_options_init(&opts);
-	opts.n_components = 1000;
-	FIT_STATUS(SOMPCA_EDATA, "sompca_fit: ", &model, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts);
+	opts.n_components = 1000; /* an option the data refute: invalid */
+	FIT_STATUS(SOMPCA_EINVAL, "sompca_fit: ", &model, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts);
 #undef FIT_STATUS
 
 	/* Transform and accessors: NULL outputs, small buffers, bad indices. */
