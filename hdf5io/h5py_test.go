@@ -227,3 +227,33 @@ func stderrOf(err error) string {
 	}
 	return ""
 }
+
+// TestLoadH5pyModel loads a model file that h5py wrote from the documented
+// layout alone, with other string and integer types than SaveModel uses.
+func TestLoadH5pyModel(t *testing.T) {
+	py := h5pyPython(t)
+	path := filepath.Join(t.TempDir(), "external.h5")
+	if out, err := exec.Command(py, "testdata/h5py_write_model.py", path).CombinedOutput(); err != nil {
+		t.Fatalf("h5py_write_model.py: %v\n%s", err, out)
+	}
+	got, err := LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The values written by h5py_write_model.py.
+	want := &solver.Model{
+		Method: solver.MPCA, Shape: []int{3, 2}, Samples: 10, MaxIter: 7, Tol: 0.125, Q: 0.5,
+		Order: solver.ByExtraction,
+		Mean:  []float64{0, 0.25, 0.5, 0.75, 1, 1.25},
+		Projections: []*mat.Dense{
+			mat.NewDense(3, 2, []float64{1, 0, 0, 1, 0, 0}),
+			mat.NewDense(2, 2, []float64{0.5, -0.5, 0.5, 0.5}),
+		},
+		Variance: []float64{2, 1}, TotalVariance: 3.5,
+		Extraction: []int{1, 0}, Iterations: []int{0, 0},
+		History: [][]float64{{3, 2.5}}, Ranks: []int{2, 1},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("loaded\n %+v\nwant\n %+v", got, want)
+	}
+}
