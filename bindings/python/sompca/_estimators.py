@@ -310,7 +310,7 @@ _TVP_PARAMETERS = """
         Number of features P (EMPs); None selects the method's bound{bound}.
     relaxed_start : bool, default={relaxed}
         Fix the first EMP to uniform vectors and start the later ones from
-        the residual (Shi and Lu 2015, Sec. 4).
+        the residual (Shi and Lu 2015, Sec. 3.3).
     max_iter : int, default=20
         Alternating sweeps K per EMP (the paper uses 20).
     tol : float, default=0.0
@@ -361,7 +361,7 @@ class SOMPCA(_TVP):
 
     Successive elementary multilinear projections (EMPs) that maximise the
     captured variance, orthogonal to each other in one mode nu only (Shi
-    and Lu, IJCAI 2015, Sec. 3-4).
+    and Lu, IJCAI 2015, Sec. 3).
 
     Parameters
     ----------""" + _TVP_PARAMETERS.format(bound=", I_nu", relaxed="True").replace(

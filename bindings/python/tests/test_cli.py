@@ -11,7 +11,7 @@ import pytest
 
 import sompca
 import sompca._cli
-from test_estimators import assert_close
+from helpers import assert_close
 
 
 def run(*args, entry=(sys.executable, "-m", "sompca")):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import sompca
+from helpers import assert_close, assert_same_model, numpy_features
 
 # One case per method (and start rule) on the order-3 samples X3 (30 x 5 x 4 x 3).
 CASES = [
@@ -21,32 +22,6 @@ CASES = [
     pytest.param(lambda: sompca.CSA(q=0.9), id="csa"),
 ]
 UNCENTRED = (sompca.TROD, sompca.CSA)
-
-
-def numpy_features(estimator, X):
-    """Features computed from the learned projections and mean alone (the definition, Shi and Lu eq. 1)."""
-    centred = np.asarray(X, dtype=np.float64) - estimator.mean_
-    if isinstance(estimator, sompca.PCA):
-        return centred.reshape(len(centred), -1) @ estimator.projections_[0]
-    modes = "abcdefgh"[: centred.ndim - 1]
-    spec = "m" + modes + "," + ",".join(f"{mode}p" for mode in modes) + "->mp"
-    return np.einsum(spec, centred, *estimator.projections_)
-
-
-def assert_close(actual, expected, tol=1e-10):
-    """Agreement to tol relative to the largest magnitude (features are O(10) here)."""
-    scale = max(1.0, float(np.abs(expected).max()))
-    np.testing.assert_allclose(actual, expected, rtol=0, atol=tol * scale)
-
-
-def assert_same_model(a, b, tol=1e-10):
-    assert a.shape_in_ == b.shape_in_ and a.n_components_ == b.n_components_
-    assert len(a.projections_) == len(b.projections_)
-    for ua, ub in zip(a.projections_, b.projections_):
-        assert_close(ua, ub, tol)
-    assert_close(a.mean_, b.mean_, tol)
-    assert_close(a.explained_variance_, b.explained_variance_, tol)
-    np.testing.assert_array_equal(a.order_, b.order_)
 
 
 @pytest.mark.parametrize("make", CASES)
@@ -105,7 +80,7 @@ def test_sompca_semi_orthogonal_and_relaxed_start(X3):
     assert_close(u_nu.T @ u_nu, np.eye(5))
     for u in estimator.projections_:
         assert_close(np.linalg.norm(u, axis=0), np.ones(5))
-    # Relaxed start (Sec. 4): the first EMP extracted is uniform, +-1/sqrt(I_n) in every entry,
+    # Relaxed start (Sec. 3.3): the first EMP extracted is uniform, +-1/sqrt(I_n) in every entry,
     # and is fixed, so it ran no sweeps.
     first = int(np.flatnonzero(estimator.order_ == 0)[0])
     for u, i in zip(estimator.projections_, X3.shape[1:]):

@@ -232,20 +232,26 @@ def _run_fit(call, options, report):
     out = _model_p()
     result = {}
 
+    finished = threading.Event()
+
     def work():
-        status = call(byref(out), byref(options))
-        result["status"] = status
-        if status != OK:  # the message is per thread: read it here
-            result["message"] = _message(status)
+        try:
+            status = call(byref(out), byref(options))
+            result["status"] = status
+            if status != OK:  # the message is per thread: read it here
+                result["message"] = _message(status)
+        finally:
+            finished.set()
 
     interrupted = False
     if threading.current_thread() is threading.main_thread():
-        worker = threading.Thread(target=work, name="sompca-fit", daemon=True)
-        worker.start()
-        while True:
+        threading.Thread(target=work, name="sompca-fit", daemon=True).start()
+        # Timed waits, so that Python runs its signal handlers (Ctrl-C) in between,
+        # whichever thread the signal was delivered to. (Not Thread.join: a join
+        # interrupted by KeyboardInterrupt can mark a running thread as stopped.)
+        while not finished.is_set():
             try:
-                worker.join()
-                break
+                finished.wait(0.05)
             except KeyboardInterrupt:
                 interrupted = True
                 progress.cancel.set()

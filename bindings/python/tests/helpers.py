@@ -1,0 +1,31 @@
+"""Comparisons shared by the tests."""
+
+import numpy as np
+
+import sompca
+
+
+def numpy_features(estimator, X):
+    """Features computed from the learned projections and mean alone (the definition, Shi and Lu eqs. 1-2)."""
+    centred = np.asarray(X, dtype=np.float64) - estimator.mean_
+    if isinstance(estimator, sompca.PCA):
+        return centred.reshape(len(centred), -1) @ estimator.projections_[0]
+    modes = "abcdefgh"[: centred.ndim - 1]
+    spec = "m" + modes + "," + ",".join(f"{mode}p" for mode in modes) + "->mp"
+    return np.einsum(spec, centred, *estimator.projections_)
+
+
+def assert_close(actual, expected, tol=1e-10):
+    """Agreement to tol relative to the largest magnitude (features are O(10) here)."""
+    scale = max(1.0, float(np.abs(expected).max()))
+    np.testing.assert_allclose(actual, expected, rtol=0, atol=tol * scale)
+
+
+def assert_same_model(a, b, tol=1e-10):
+    assert a.shape_in_ == b.shape_in_ and a.n_components_ == b.n_components_
+    assert len(a.projections_) == len(b.projections_)
+    for ua, ub in zip(a.projections_, b.projections_):
+        assert_close(ua, ub, tol)
+    assert_close(a.mean_, b.mean_, tol)
+    assert_close(a.explained_variance_, b.explained_variance_, tol)
+    np.testing.assert_array_equal(a.order_, b.order_)
