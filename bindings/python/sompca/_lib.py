@@ -16,8 +16,9 @@ Error model: ``SOMPCA_EINVAL``, ``SOMPCA_ESHAPE``, ``SOMPCA_ERANGE`` and
 ``SOMPCA_EDATA`` raise :class:`ValueError`, ``SOMPCA_EIO`` raises
 :class:`OSError`, any other code :class:`RuntimeError`; the message is
 ``sompca_last_error()``, read right after the failing call on the same
-thread (the library keeps it per thread). A fit cancelled by Ctrl-C
-raises :class:`KeyboardInterrupt`.
+thread (the library keeps it per thread), and the exception's ``status``
+attribute is the ``SOMPCA_E*`` code. A fit cancelled by Ctrl-C raises
+:class:`KeyboardInterrupt`.
 """
 
 import ctypes
@@ -99,30 +100,30 @@ _SIGNATURES = {
 LIBRARY_NAME = "libsompca.so"
 
 
-def _candidates():
+def _find():
+    """The library's path: $SOMPCA_LIBRARY if set, else the first that exists."""
     env = os.environ.get("SOMPCA_LIBRARY")
     if env:
-        return [pathlib.Path(env)]
+        return pathlib.Path(env)  # explicit: used even if missing, so a wrong value fails loudly
     here = pathlib.Path(__file__).resolve().parent
     # here = <repo>/bindings/python/sompca when run from a source tree.
-    return [here / LIBRARY_NAME, here.parents[2] / "build" / LIBRARY_NAME]
+    candidates = [here / LIBRARY_NAME, here.parents[2] / "build" / LIBRARY_NAME]
+    for path in candidates:
+        if path.is_file():
+            return path
+    tried = ", ".join(str(p) for p in candidates)
+    raise ImportError(
+        f"sompca: {LIBRARY_NAME} not found (tried {tried}); run `make lib` in the sompca "
+        "repository, then `make python-package`, or set SOMPCA_LIBRARY to the library's path"
+    )
 
 
 def _load():
-    candidates = _candidates()
-    for path in candidates:
-        if path.is_file() or os.environ.get("SOMPCA_LIBRARY"):
-            try:
-                lib = ctypes.CDLL(str(path))
-            except OSError as err:
-                raise ImportError(f"sompca: cannot load {path}: {err}") from err
-            break
-    else:
-        tried = ", ".join(str(p) for p in candidates)
-        raise ImportError(
-            f"sompca: {LIBRARY_NAME} not found (tried {tried}); run `make lib` in the sompca "
-            "repository, then `make python-package`, or set SOMPCA_LIBRARY to the library's path"
-        )
+    path = _find()
+    try:
+        lib = ctypes.CDLL(str(path))
+    except OSError as err:
+        raise ImportError(f"sompca: cannot load {path}: {err}") from err
     for name, (restype, argtypes) in _SIGNATURES.items():
         try:
             function = getattr(lib, name)

@@ -34,11 +34,18 @@ def test_bool_dtype():
     assert_same_model(estimator, sompca.PCA(n_components=2).fit(X.astype(np.float64)))
 
 
-@pytest.mark.parametrize("layout", ["fortran", "strided", "list"])
+def read_only(array):
+    array = array.copy()
+    array.setflags(write=False)
+    return array
+
+
+@pytest.mark.parametrize("layout", ["fortran", "strided", "list", "read-only"])
 def test_non_contiguous_layouts(layout):
     X = {"fortran": np.asfortranarray(VALUES),
          "strided": np.repeat(VALUES, 2, axis=2)[:, :, ::2],
-         "list": VALUES.tolist()}[layout]
+         "list": VALUES.tolist(),
+         "read-only": read_only(VALUES)}[layout]
     assert_same_model(sompca.SOMPCA(n_components=3).fit(X), sompca.SOMPCA(n_components=3).fit(VALUES))
 
 
