@@ -1,6 +1,7 @@
 """The command line: fit, transform and info on a small file; bad input exits 1 with one line."""
 
 import os
+import pty
 import shutil
 import subprocess
 import sys
@@ -102,3 +103,34 @@ def test_help_explains_every_option():
             assert action.help, f"{name}: {action.option_strings or action.dest} has no help"
             for option in action.option_strings:
                 assert option in text, f"{name} --help does not show {option}"
+
+
+def run_on_terminal(*args):
+    """Run the command line with stderr on a pseudo-terminal; return (exit status, what it drew)."""
+    primary, secondary = pty.openpty()
+    try:
+        result = subprocess.run([sys.executable, "-m", "sompca", *map(str, args)], stdout=subprocess.PIPE,
+                                stderr=secondary)
+        os.close(secondary)
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:  # EIO: the other end is closed and everything was read
+                break
+            if not chunk:
+                break
+            drawn += chunk
+    finally:
+        os.close(primary)
+    return result.returncode, drawn.decode()
+
+
+def test_progress_bar_on_a_terminal_only(tmp_path, h5file):
+    # On a terminal the bar is redrawn after each EMP (P = 3) and ends with a newline;
+    # off a terminal nothing is drawn (test_fit_transform_info), nor with --quiet.
+    status, drawn = run_on_terminal("fit", f"{h5file}:/data/X", "-P", 3, "-o", tmp_path / "m.h5")
+    assert status == 0
+    assert [f"] {done}/3" in drawn for done in (1, 2, 3)] == [True] * 3, drawn
+    assert drawn.count("\r") >= 3 and drawn.endswith("\n")
+    assert run_on_terminal("fit", f"{h5file}:/data/X", "-P", 3, "--quiet", "-o", tmp_path / "q.h5") == (0, "")
