@@ -14,6 +14,7 @@ TEST_TARGETS += test-python
 python-package: deps-python lib
 	cp $(BUILD)/libsompca.so $(PY_PKG)/sompca/libsompca.so
 	$(PY) -m pip install -q --force-reinstall --no-deps ./$(PY_PKG)
+	rm -rf $(PY_PKG)/build
 
 # Run from the tests' folder with a clean environment so that `import sompca`
 # finds the installed package, not the source tree.
