@@ -636,7 +636,7 @@ def write_pictures(out_dir, X, y, methods, table_methods, rates, Ls, Ps, seed):
     emps = [p for p in (2, 5) if rs is not None and p <= rs.n_components_]
     if emps:
         p = os.path.join(out_dir, "convergence.png")
-        save_figure(plots.convergence_figure(fitted["SO-MPCA-RS"], emps, L), p)
+        save_figure(plots.convergence_figure(rs, emps, L), p)
         paths.append(p)
     p = os.path.join(out_dir, "rates.png")
     save_figure(plots.rates_figure(rates, table_methods, Ls, Ps), p)
@@ -730,7 +730,7 @@ def _main_splits(args, methods):
           f"(* = top two of the row, - = too few features):\n{text}")
     written = [os.path.join(args.out, f) for f in ("table.md", "table.csv")]
     if not args.no_plots:
-        variance_methods = {m: methods[m] for m in VARIANCE_METHODS}
+        variance_methods = {m: methods[m] for m in VARIANCE_METHODS if m in methods}
         written += write_pictures(args.out, X, y, {**table_methods, **variance_methods}, list(table_methods),
                                   rates, args.L, args.P, args.seed)
     print("wrote " + ", ".join(written))
