@@ -296,6 +296,15 @@ class TensorProjection(_Mixin, _Base):
 class _TVP(TensorProjection):
     """The successive-EMP (tensor-to-vector projection) methods."""
 
+    def __init__(self, n_components=None, relaxed_start=True, max_iter=20, tol=0.0, sort_features=True,
+                 n_jobs=None):
+        self.n_components = n_components
+        self.relaxed_start = relaxed_start
+        self.max_iter = max_iter
+        self.tol = tol
+        self.sort_features = sort_features
+        self.n_jobs = n_jobs
+
     def _options(self):
         options = super()._options()
         options.relaxed_start = bool(self.relaxed_start)
@@ -382,13 +391,8 @@ class SOMPCA(_TVP):
 
     def __init__(self, n_components=None, mode=None, relaxed_start=True, max_iter=20, tol=0.0,
                  sort_features=True, n_jobs=None):
-        self.n_components = n_components
+        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs)
         self.mode = mode
-        self.relaxed_start = relaxed_start
-        self.max_iter = max_iter
-        self.tol = tol
-        self.sort_features = sort_features
-        self.n_jobs = n_jobs
 
     def _options(self):
         options = super()._options()
@@ -408,15 +412,6 @@ class FOMPCA(_TVP):
 
     _method = _lib.METHOD_FOMPCA
 
-    def __init__(self, n_components=None, relaxed_start=True, max_iter=20, tol=0.0, sort_features=True,
-                 n_jobs=None):
-        self.n_components = n_components
-        self.relaxed_start = relaxed_start
-        self.max_iter = max_iter
-        self.tol = tol
-        self.sort_features = sort_features
-        self.n_jobs = n_jobs
-
 
 class TROD(_TVP):
     __doc__ = """Tensor rank-one decomposition (Shashua and Levin 2001).
@@ -430,13 +425,8 @@ class TROD(_TVP):
     _method = _lib.METHOD_TROD
 
     def __init__(self, n_components=None, relaxed_start=False, max_iter=20, tol=0.0, sort_features=True,
-                 n_jobs=None):
-        self.n_components = n_components
-        self.relaxed_start = relaxed_start
-        self.max_iter = max_iter
-        self.tol = tol
-        self.sort_features = sort_features
-        self.n_jobs = n_jobs
+                 n_jobs=None):  # _TVP's parameters; relaxed start off by default
+        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs)
 
 
 class UMPCA(_TVP):
@@ -450,13 +440,8 @@ class UMPCA(_TVP):
     _method = _lib.METHOD_UMPCA
 
     def __init__(self, n_components=None, relaxed_start=False, max_iter=20, tol=0.0, sort_features=True,
-                 n_jobs=None):
-        self.n_components = n_components
-        self.relaxed_start = relaxed_start
-        self.max_iter = max_iter
-        self.tol = tol
-        self.sort_features = sort_features
-        self.n_jobs = n_jobs
+                 n_jobs=None):  # _TVP's parameters; relaxed start off by default
+        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs)
 
 
 class PCA(TensorProjection):
