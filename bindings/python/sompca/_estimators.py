@@ -116,6 +116,14 @@ def as_samples(X):
     return np.ascontiguousarray(array), dtype
 
 
+def _samples_in_memory(X):
+    """as_samples for array-likes and for h5py Datasets that are not streamed (read here)."""
+    h5py = sys.modules.get("h5py")
+    if h5py is not None and isinstance(X, h5py.Dataset):
+        X = X[()]
+    return as_samples(X)
+
+
 def _read_features(model, path, dataset):
     """Features of an HDF5 dataset, streamed through a temporary file."""
     import h5py
@@ -204,9 +212,7 @@ class TensorProjection(_Mixin, _Base):
         else:
             if samples_last:
                 raise ValueError("samples_last applies only to HDF5 datasets")
-            if sys.modules.get("h5py") is not None and isinstance(X, sys.modules["h5py"].Dataset):
-                X = X[()]
-            array, dtype = as_samples(X)
+            array, dtype = _samples_in_memory(X)
             model = _lib.Model.fit_array(array, dtype, options, report=progress)
         self._set_model(model)
         return self
@@ -260,9 +266,7 @@ class TensorProjection(_Mixin, _Base):
         location = _hdf5_location(X)
         if location is not None:
             return _read_features(model, *location)
-        if sys.modules.get("h5py") is not None and isinstance(X, sys.modules["h5py"].Dataset):
-            X = X[()]
-        array, dtype = as_samples(X)
+        array, dtype = _samples_in_memory(X)
         if array.shape[1:] != tuple(self.shape_in_):
             raise ValueError(
                 f"X has samples of shape {array.shape[1:]}, but the model was fitted on shape {tuple(self.shape_in_)}")
