@@ -1,6 +1,6 @@
 # Python bindings (bindings/python): the sompca package over ctypes.
 #
-#   make python-package   copy build/libsompca.so into the package and pip-install it into .venv
+#   make python-package   pip-install the package, with build/libsompca.so inside, into .venv
 #   make test-python      the pytest suite against the installed package, then the Python example
 
 PY_PKG := bindings/python
@@ -9,10 +9,10 @@ TEST_TARGETS += test-python
 
 .PHONY: python-package test-python
 
-# The package carries its own copy of the library (gitignored), so the
-# installed package works from any directory without SOMPCA_LIBRARY.
+# The installed package carries its own copy of build/libsompca.so (copied
+# by bindings/python/setup.py), so it works from any directory without
+# SOMPCA_LIBRARY. setuptools builds in the tree: its build/ is removed.
 python-package: deps-python lib
-	cp $(BUILD)/libsompca.so $(PY_PKG)/sompca/libsompca.so
 	$(PY) -m pip install -q --force-reinstall --no-deps ./$(PY_PKG)
 	rm -rf $(PY_PKG)/build
 

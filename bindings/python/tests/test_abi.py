@@ -64,3 +64,19 @@ def test_options_struct_layout(header):
 def test_version_number_matches_string():
     major, minor, patch = map(int, _lib.version().split("."))
     assert _lib.lib.sompca_version_number() == major * 10000 + minor * 100 + patch
+
+
+def test_installed_package_carries_its_library():
+    # Installed by pip (as `make test` does): the library is the package's own copy, found
+    # without SOMPCA_LIBRARY; from a source tree it is build/libsompca.so or $SOMPCA_LIBRARY.
+    import os
+
+    import sompca
+
+    package = pathlib.Path(sompca.__file__).resolve().parent
+    if os.environ.get("SOMPCA_LIBRARY"):
+        assert _lib.library_path == pathlib.Path(os.environ["SOMPCA_LIBRARY"])
+    elif package.parent.name == "site-packages":
+        assert _lib.library_path == package / "libsompca.so"
+    else:
+        assert _lib.library_path in (package / "libsompca.so", package.parents[1] / "build" / "libsompca.so")
