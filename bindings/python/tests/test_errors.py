@@ -101,7 +101,26 @@ def test_bad_specs_and_shapes(h5file, X2, X3):
         fitted.transform(f"{h5file}:/data/X")
 
 
-def test_progress_exceptions_stop_the_fit(X3):
+@pytest.fixture()
+def progresses(monkeypatch):
+    """The _Progress objects of the fits in a test, counting the library's callback calls."""
+    made = []
+
+    class Recorded(_lib._Progress):
+        def __init__(self, report):
+            self.library_calls = 0
+            super().__init__(report)
+            made.append(self)
+
+        def _call(self, *args):
+            self.library_calls += 1
+            return super()._call(*args)
+
+    monkeypatch.setattr(_lib, "_Progress", Recorded)
+    return made
+
+
+def test_progress_exceptions_stop_the_fit(X3, progresses):
     calls = []
 
     def report(done, total, variance):
@@ -111,18 +130,14 @@ def test_progress_exceptions_stop_the_fit(X3):
 
     with pytest.raises(ZeroDivisionError, match="from the progress hook"):
         sompca.SOMPCA(n_components=4)._fit(X3, progress=report)
-    assert calls == [(1, 4), (2, 4)]  # no report after the failing one
+    # The callback that raised returned "cancel": the library called it no more.
+    assert calls == [(1, 4), (2, 4)] and progresses[0].library_calls == 2
 
 
-def test_ctrl_c_cancels_the_fit(X3, monkeypatch):
+def test_ctrl_c_cancels_the_fit(X3, progresses):
     # Ctrl-C during a fit reaches the main thread while the library works in a worker;
     # the progress callback then returns "cancel" and the fit raises KeyboardInterrupt.
-    progresses = []
-
-    class Recorded(_lib._Progress):
-        def __init__(self, report):
-            super().__init__(report)
-            progresses.append(self)
+    calls = []
 
     def report(done, total, variance):
         calls.append(done)
@@ -131,12 +146,11 @@ def test_ctrl_c_cancels_the_fit(X3, monkeypatch):
             # Wait until the main thread has seen the interrupt, so the test does not race.
             assert progresses[0].cancel.wait(timeout=60)
 
-    calls = []
-    monkeypatch.setattr(_lib, "_Progress", Recorded)
     estimator = sompca.SOMPCA(n_components=5)
     with pytest.raises(KeyboardInterrupt):
         estimator._fit(X3, progress=report)
-    assert calls == [1]
+    # The library stopped at the callback that saw the cancel flag: it was called once.
+    assert calls == [1] and progresses[0].library_calls == 1
     assert not hasattr(estimator, "projections_")
 
 
