@@ -105,6 +105,8 @@ def as_samples(X):
     C-contiguous are returned as they are (no copy); other real types are
     converted to float64.
     """
+    if hasattr(X, "toarray") or hasattr(X, "tocsr"):  # scipy.sparse, without importing scipy
+        raise ValueError(f"sparse input ({type(X).__name__}) is not supported: pass a dense array, e.g. X.toarray()")
     array = np.asarray(X)
     if array.dtype.kind not in "biuf":
         raise ValueError(f"X has dtype {array.dtype}; sompca needs real numbers (bool, integer or float)")
@@ -133,6 +135,21 @@ def _read_features(model, path, dataset):
         model.transform_hdf5(path, dataset, out, "/features")
         with h5py.File(out, "r") as file:
             return file["/features"][()]
+
+
+def _check_finite(features):
+    """Reject samples with NaN or Inf values, seen in their features.
+
+    Every feature of a sample contracts all its entries, so a NaN or Inf
+    entry makes the sample's features non-finite: checking the (M, P)
+    features finds bad samples without another pass over X. (The library
+    rejects them in fit but passes them through in transform.)
+    """
+    bad = np.flatnonzero(~np.isfinite(features).all(axis=1))
+    if bad.size:
+        shown = ", ".join(str(i) for i in bad[:5]) + (", ..." if bad.size > 5 else "")
+        raise ValueError(f"X holds NaN or Inf values (or values so large that a projection overflows) in "
+                         f"{bad.size} sample(s): {shown}")
 
 
 # Parameter validation ---------------------------------------------------
@@ -265,12 +282,15 @@ class TensorProjection(_Mixin, _Base):
         model = self._fitted_model()
         location = _hdf5_location(X)
         if location is not None:
-            return _read_features(model, *location)
-        array, dtype = _samples_in_memory(X)
-        if array.shape[1:] != tuple(self.shape_in_):
-            raise ValueError(
-                f"X has samples of shape {array.shape[1:]}, but the model was fitted on shape {tuple(self.shape_in_)}")
-        return model.transform_array(array, dtype)
+            features = _read_features(model, *location)
+        else:
+            array, dtype = _samples_in_memory(X)
+            if array.shape[1:] != tuple(self.shape_in_):
+                raise ValueError(f"X has samples of shape {array.shape[1:]}, but the model was fitted on shape "
+                                 f"{tuple(self.shape_in_)}")
+            features = model.transform_array(array, dtype)
+        _check_finite(features)
+        return features
 
     def fit_transform(self, X, y=None):
         """Fit to X, then return the features of X (see ``fit`` and ``transform``)."""

@@ -69,6 +69,25 @@ def test_library_errors_carry_its_message(make, X, cls, words, X3):
     assert info.value.status != _lib.OK
 
 
+def test_transform_rejects_nan_and_inf(tmp_path, X3):
+    import h5py
+
+    fitted = sompca.SOMPCA(n_components=3).fit(X3)
+    bad = X3.copy()
+    bad[2, 1, 1, 1] = np.nan
+    bad[5, 0, 0, 0] = np.inf
+    bad[7, 4, 3, 2] = -np.inf
+    with pytest.raises(ValueError, match=r"NaN or Inf .* in 3 sample\(s\): 2, 5, 7$"):
+        fitted.transform(bad)
+    with h5py.File(tmp_path / "bad.h5", "w") as f:
+        f["X"] = bad
+    with pytest.raises(ValueError, match=r"in 3 sample\(s\): 2, 5, 7$"):
+        fitted.transform(f"{tmp_path / 'bad.h5'}:/X")
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    with pytest.raises(ValueError, match="sparse input"):
+        fitted.transform(scipy_sparse.csr_matrix(X3.reshape(30, -1)))
+
+
 def test_file_errors_are_oserrors(tmp_path, h5file, X3):
     missing = tmp_path / "missing.h5"
     with pytest.raises(OSError, match="missing.h5"):
