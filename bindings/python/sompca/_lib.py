@@ -241,6 +241,8 @@ def _run_fit(call, options, report):
             result["status"] = status
             if status != OK:  # the message is per thread: read it here
                 result["message"] = _message(status)
+        except BaseException as exc:  # a ctypes argument error: raised again by the caller
+            result["exception"] = exc
         finally:
             finished.set()
 
@@ -258,6 +260,8 @@ def _run_fit(call, options, report):
                 progress.cancel.set()
     else:
         work()
+    if "exception" in result:
+        raise result["exception"]
     status = result["status"]
     if status == OK and not (interrupted or progress.error is not None):
         return out
