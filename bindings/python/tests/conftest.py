@@ -5,26 +5,13 @@ import numpy as np
 import pytest
 
 import sompca
+from helpers import make_samples
 from sompca import _lib
 
 
 def pytest_report_header(config):
     # Which package and library the tests exercise (the installed copy under `make test`).
     return [f"sompca {sompca.__version__} from {sompca.__file__}", f"libsompca {sompca.library_version()} from {_lib.library_path}"]
-
-
-def make_samples(shape, seed=0):
-    """Samples with a few strong multilinear components plus noise, so fits are well conditioned."""
-    rng = np.random.default_rng(seed)
-    m, dims = shape[0], shape[1:]
-    X = 0.1 * rng.normal(size=shape)
-    for strength in (5.0, 3.0, 2.0, 1.0):
-        factors = [rng.normal(size=i) for i in dims]
-        outer = factors[0]
-        for f in factors[1:]:
-            outer = np.multiply.outer(outer, f)
-        X += strength * rng.normal(size=m)[(slice(None),) + (None,) * len(dims)] * outer
-    return X + 1.5  # a non-zero mean, so centring matters
 
 
 @pytest.fixture(scope="session")

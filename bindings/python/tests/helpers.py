@@ -29,3 +29,17 @@ def assert_same_model(a, b, tol=1e-10):
     assert_close(a.mean_, b.mean_, tol)
     assert_close(a.explained_variance_, b.explained_variance_, tol)
     np.testing.assert_array_equal(a.order_, b.order_)
+
+
+def make_samples(shape, seed=0):
+    """Samples with a few strong multilinear components plus noise, so fits are well conditioned."""
+    rng = np.random.default_rng(seed)
+    m, dims = shape[0], shape[1:]
+    X = 0.1 * rng.normal(size=shape)
+    for strength in (5.0, 3.0, 2.0, 1.0):
+        factors = [rng.normal(size=i) for i in dims]
+        outer = factors[0]
+        for f in factors[1:]:
+            outer = np.multiply.outer(outer, f)
+        X += strength * rng.normal(size=m)[(slice(None),) + (None,) * len(dims)] * outer
+    return X + 1.5  # a non-zero mean, so centring matters
