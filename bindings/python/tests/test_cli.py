@@ -134,3 +134,20 @@ def test_progress_bar_on_a_terminal_only(tmp_path, h5file):
     assert [f"] {done}/3" in drawn for done in (1, 2, 3)] == [True] * 3, drawn
     assert drawn.count("\r") >= 3 and drawn.endswith("\n")
     assert run_on_terminal("fit", f"{h5file}:/data/X", "-P", 3, "--quiet", "-o", tmp_path / "q.h5") == (0, "")
+
+
+def test_samples_last(tmp_path, X2):
+    # The MATLAB layout (I_1 x I_2 x M) read with --samples-last gives the samples-first model.
+    data = tmp_path / "last.h5"
+    with h5py.File(data, "w") as f:
+        f["X"] = np.moveaxis(X2, 0, -1)
+    assert run("fit", f"{data}:/X", "--samples-last", "-P", 3, "-o", tmp_path / "m.h5").returncode == 0
+    expected = sompca.SOMPCA(n_components=3).fit(X2)
+    loaded = sompca.load(tmp_path / "m.h5")
+    assert loaded.shape_in_ == X2.shape[1:]
+    for a, b in zip(loaded.projections_, expected.projections_):
+        assert_close(a, b)
+    out = tmp_path / "f.h5"
+    assert run("transform", tmp_path / "m.h5", f"{data}:/X", "--samples-last", "-o", f"{out}:/Y").returncode == 0
+    with h5py.File(out, "r") as f:
+        assert_close(f["Y"][()], expected.transform(X2))
