@@ -34,8 +34,10 @@ func hdf5Error(err error) error {
 		return nil
 	case errors.Is(err, hdf5io.ErrShape):
 		return withCode(C.SOMPCA_ESHAPE, err)
-	case errors.Is(err, solver.ErrCanceled):
-		return withCode(C.SOMPCA_ECANCELED, err)
+	case errors.Is(err, solver.ErrCanceled), errors.Is(err, solver.ErrData),
+		errors.Is(err, solver.ErrInvalid), errors.Is(err, solver.ErrShape):
+		// The solver rejected the data or options, not the file.
+		return solverError(err)
 	}
 	return withCode(C.SOMPCA_EIO, err)
 }

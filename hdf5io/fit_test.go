@@ -156,7 +156,16 @@ func TestTransformFileErrors(t *testing.T) {
 	if err := WriteArray(data, "/Y", []int{10, 3, 4}, make([]float64, 120), false); err != nil {
 		t.Fatal(err)
 	}
-	model := handModel(t, solver.SOMPCA, []int{3, 3}, 2)
+	// A fitted model (a hand-made one of random bits would overflow to
+	// Inf, which the solver's transform reports as bad data).
+	train := make([]float64, 10*9)
+	for i := range train {
+		train[i] = math.Sin(float64(i * i))
+	}
+	var model solver.Model
+	if err := model.Fit(mustSlice(t, train, 10, []int{3, 3}), solver.Options{Components: 2}); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(dir, "out.h5")
 	if err := WriteArray(out, "/keep", []int{2}, []float64{1, 2}, false); err != nil {
 		t.Fatal(err)
@@ -164,15 +173,15 @@ func TestTransformFileErrors(t *testing.T) {
 	before, _ := os.ReadFile(out)
 	dataBefore, _ := os.ReadFile(data)
 
-	err := TransformFile(model, data, "/Y", Options{}, out, "/f", false)
+	err := TransformFile(&model, data, "/Y", Options{}, out, "/f", false)
 	if !errors.Is(err, ErrShape) || !strings.Contains(err.Error(), data) || !strings.Contains(err.Error(), `"/Y"`) || !strings.Contains(err.Error(), "[3 4]") {
 		t.Errorf("shape mismatch: err = %v, want ErrShape naming %s, /Y and the shape", err, data)
 	}
-	err = TransformFile(model, data, "/X", Options{}, data, "/f", true)
+	err = TransformFile(&model, data, "/X", Options{}, data, "/f", true)
 	if !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "input file") {
 		t.Errorf("output = input: err = %v, want a refusal", err)
 	}
-	err = TransformFile(model, data, "/X", Options{}, out, "/keep", false)
+	err = TransformFile(&model, data, "/X", Options{}, out, "/keep", false)
 	if !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), out) || !strings.Contains(err.Error(), `"/keep"`) {
 		t.Errorf("existing dataset: err = %v, want ErrExists naming %s and /keep", err, out)
 	}
@@ -186,10 +195,40 @@ func TestTransformFileErrors(t *testing.T) {
 	if dataAfter, _ := os.ReadFile(data); !bytes.Equal(dataBefore, dataAfter) {
 		t.Error("the input file changed")
 	}
-	if err := TransformFile(model, data, "/X", Options{ChunkBytes: 1}, out, "/keep", true); err != nil {
+	if err := TransformFile(&model, data, "/X", Options{ChunkBytes: 1}, out, "/keep", true); err != nil {
 		t.Fatal(err)
 	}
 	if dataAfter, _ := os.ReadFile(data); !bytes.Equal(dataBefore, dataAfter) {
 		t.Error("the input file changed")
+	}
+}
+
+// TestTransformFileNaN: a NaN in a later chunk is reported with its index
+// in the whole dataset, as bad data rather than an I/O failure, and no
+// output file is left.
+func TestTransformFileNaN(t *testing.T) {
+	dir := t.TempDir()
+	train := make([]float64, 40*6)
+	for i := range train {
+		train[i] = math.Sin(float64(i*i) + 1)
+	}
+	var model solver.Model
+	if err := model.Fit(mustSlice(t, train, 40, []int{2, 3}), solver.Options{Components: 2}); err != nil {
+		t.Fatal(err)
+	}
+	bad := append([]float64(nil), train...)
+	bad[33*6+4] = math.NaN()
+	data := filepath.Join(dir, "bad.h5")
+	if err := WriteArray(data, "/X", []int{40, 2, 3}, bad, false); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.h5")
+	// ChunkBytes of 5 samples' features: sample 33 is in the seventh chunk.
+	err := TransformFile(&model, data, "/X", Options{ChunkBytes: 5 * 6 * 8}, out, "/f", false)
+	if !errors.Is(err, solver.ErrData) || !strings.Contains(err.Error(), "sample 33 holds a NaN") {
+		t.Errorf("err = %v, want bad data naming sample 33", err)
+	}
+	if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
+		t.Errorf("a failed transform left %s", out)
 	}
 }

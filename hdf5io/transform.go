@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"slices"
 
@@ -71,6 +72,10 @@ func TransformFile(model *solver.Model, inPath, inDataset string, in Options, ou
 			n := min(rows, m-start)
 			if _, err = model.TransformTo(features[:n*p], &window{src, start, n}); err != nil {
 				transformErr = err
+				if errors.Is(err, solver.ErrData) {
+					// The solver counts samples from the window's start.
+					transformErr = fmt.Errorf("%w: sample %d holds a NaN or Inf value", solver.ErrData, start+firstNonFinite(features[:n*p], p))
+				}
 				break
 			}
 			err = withLock(func() error {
@@ -122,4 +127,15 @@ func sameFile(a, b string) (bool, error) {
 		return false, nil // Open reports it
 	}
 	return os.SameFile(fa, fb), nil
+}
+
+// firstNonFinite returns the first row of the rows x p matrix x that holds
+// a NaN or Inf, or 0 if none does.
+func firstNonFinite(x []float64, p int) int {
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return i / p
+		}
+	}
+	return 0
 }

@@ -539,3 +539,21 @@ func TestWorkerPanic(t *testing.T) {
 	}, nil)
 	t.Error("the panic did not reach the caller")
 }
+
+// TestTransformNaN: a NaN or Inf in a sample to transform is an error
+// that names the sample, for every kind of model.
+func TestTransformNaN(t *testing.T) {
+	shape := []int{4, 5}
+	data := randomTensors(4, 12, shape)
+	for _, c := range []methodCase{{SOMPCA, true}, {PCA, false}, {CSA, false}} {
+		model, _ := fitOrFatal(t, data, 12, shape, Options{Method: c.method, RelaxedStart: c.rs})
+		for _, bad := range []float64{math.NaN(), math.Inf(1)} {
+			x := append([]float64(nil), data...)
+			x[5*20+7] = bad
+			_, err := model.TransformTo(nil, must(NewSliceSource(x, 12, shape)))
+			if !errors.Is(err, ErrData) || !strings.Contains(err.Error(), "sample 5 ") {
+				t.Errorf("%v, %v in sample 5: %v", c, bad, err)
+			}
+		}
+	}
+}

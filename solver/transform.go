@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
@@ -10,7 +11,8 @@ import (
 // y_p = (X - mean) x_1 u_p^(1)T ... x_N u_p^(N)T (PCA: W^T vec(X - mean)),
 // and writes them, sample-major (M x P), into dst, which it returns. A nil
 // dst is allocated; otherwise len(dst) must be Len()*P. src's sample shape
-// must equal the model's.
+// must equal the model's. A sample with a NaN or Inf value is an error
+// (ErrData) naming the sample; dst then holds partial results.
 func (m *Model) TransformTo(dst []float64, src Source) ([]float64, error) {
 	return m.transform(dst, src, 0)
 }
@@ -70,6 +72,14 @@ func (m *Model) transform(dst []float64, src Source, threads int) ([]float64, er
 	}, nil)
 	if err != nil {
 		return nil, err
+	}
+	// A NaN or Inf anywhere in a sample reaches every one of its
+	// features (it is multiplied by every vector entry, zero or not), so
+	// checking the output finds every bad sample without another pass.
+	for i, v := range dst {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, errorf(ErrData, "solver: sample %d holds a NaN or Inf value", i/P)
+		}
 	}
 	return dst, nil
 }

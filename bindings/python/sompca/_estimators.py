@@ -137,21 +137,6 @@ def _read_features(model, path, dataset):
             return file["/features"][()]
 
 
-def _check_finite(features):
-    """Reject samples with NaN or Inf values, seen in their features.
-
-    Every feature of a sample contracts all its entries, so a NaN or Inf
-    entry makes the sample's features non-finite: checking the (M, P)
-    features finds bad samples without another pass over X. (The library
-    rejects them in fit but passes them through in transform.)
-    """
-    bad = np.flatnonzero(~np.isfinite(features).all(axis=1))
-    if bad.size:
-        shown = ", ".join(str(i) for i in bad[:5]) + (", ..." if bad.size > 5 else "")
-        raise ValueError(f"X holds NaN or Inf values (or values so large that a projection overflows) in "
-                         f"{bad.size} sample(s): {shown}")
-
-
 # Parameter validation ---------------------------------------------------
 
 
@@ -289,7 +274,6 @@ class TensorProjection(_Mixin, _Base):
                 raise ValueError(f"X has samples of shape {array.shape[1:]}, but the model was fitted on shape "
                                  f"{tuple(self.shape_in_)}")
             features = model.transform_array(array, dtype)
-        _check_finite(features)
         return features
 
     def fit_transform(self, X, y=None):
