@@ -173,3 +173,35 @@ func sompca_model_history(model *C.sompca_cmodel, feature C.size_t, dst *C.doubl
 		return copyOut(dst, capacity, h, "the objective history")
 	})
 }
+
+//export sompca_model_options
+func sompca_model_options(model *C.sompca_cmodel, out *C.sompca_options) C.int {
+	return accessor("sompca_model_options", model, unsafe.Pointer(out), func(m *solver.Model) error {
+		o := defaultOptions()
+		o.method = C.int(m.Method)
+		if m.RelaxedStart {
+			o.relaxed_start = 1
+		}
+		o.n_components = C.int(m.Components())
+		o.mode = C.int(m.Nu - 1) // solver's 1-based Nu, 0 = n/a; C's 0-based, -1
+		o.max_iter = C.int(m.MaxIter)
+		o.tol = C.double(m.Tol)
+		o.q = C.double(m.Q)
+		o.feature_order = C.SOMPCA_ORDER_VARIANCE
+		if m.Order == solver.ByExtraction {
+			o.feature_order = C.SOMPCA_ORDER_EXTRACTION
+		}
+		*out = o
+		return nil
+	})
+}
+
+//export sompca_model_ranks
+func sompca_model_ranks(model *C.sompca_cmodel, dst *C.size_t, capacity C.size_t) C.int {
+	return accessor("sompca_model_ranks", model, unsafe.Pointer(dst), func(m *solver.Model) error {
+		if m.Ranks == nil {
+			return errorf(C.SOMPCA_EINVAL, "a %v model has no mode ranks (only mpca and csa have)", m.Method)
+		}
+		return copyOut(dst, capacity, m.Ranks, "the mode ranks")
+	})
+}

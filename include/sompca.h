@@ -362,6 +362,29 @@ int sompca_model_history(const sompca_model *model, size_t feature, double *dst,
                          size_t cap, size_t *out_len);
 
 /*
+ * Copies the options a model was fitted with into *out, so that a loaded
+ * model can be refitted alike: method, relaxed_start, n_components (the
+ * model's P), mode (-1 when not SO-MPCA), max_iter, tol, q and
+ * feature_order; n_threads is 0 and progress NULL. *out is overwritten
+ * whole, size included (the caller need not initialize it).
+ *
+ * Returns SOMPCA_OK; SOMPCA_ENOTFITTED; SOMPCA_EINVAL for a NULL out.
+ * Thread-safe.
+ */
+int sompca_model_options(const sompca_model *model, sompca_options *out);
+
+/*
+ * Copies the mode ranks P_1, ..., P_N of an MPCA or CSA model (the number of
+ * eigenvectors kept in each mode) into dst.
+ *
+ * dst  receives N values (see sompca_model_order); cap its capacity.
+ *
+ * Returns SOMPCA_OK; SOMPCA_ENOTFITTED; SOMPCA_EINVAL for a NULL dst or a
+ * model of another method; SOMPCA_ERANGE when cap < N. Thread-safe.
+ */
+int sompca_model_ranks(const sompca_model *model, size_t *dst, size_t cap);
+
+/*
  * Saves a model to an HDF5 file (the format of package hdf5io, readable by
  * sompca_model_load and the Go and Python APIs). The file is written to a
  * temporary file and renamed into place, replacing any file at path.

@@ -231,6 +231,19 @@ static void test_accessors(void)
 	CHECK_OK(sompca_model_shape(model, shape, 4));
 	CHECK(shape[0] == I0 && shape[1] == I1 && shape[2] == I2 && shape[3] == 99);
 
+	/* The options it was fitted with, the defaults filled in (K = 20). */
+	sompca_options fitted;
+	memset(&fitted, 0xff, sizeof fitted);
+	CHECK_OK(sompca_model_options(model, &fitted));
+	CHECK(fitted.size == sizeof fitted && fitted.method == SOMPCA_METHOD_SOMPCA);
+	CHECK(fitted.relaxed_start == 1 && fitted.n_components == (int)I0 && fitted.mode == 0);
+	CHECK(fitted.max_iter == 20 && fitted.tol == 0 && fitted.n_threads == 0 && fitted.q == 0.97);
+	CHECK(fitted.feature_order == SOMPCA_ORDER_VARIANCE && fitted.progress == NULL);
+	CHECK_STATUS(sompca_model_options(model, NULL), SOMPCA_EINVAL);
+	size_t ranks[3];
+	CHECK_STATUS(sompca_model_ranks(model, ranks, 3), SOMPCA_EINVAL);
+	CHECK(contains(sompca_last_error(), "no mode ranks"));
+
 	/* The mean is the data's mean; ratios are variance over the trace of
 	 * the covariance (both computed by hand above). */
 	double mean[SIZE], want_mean[SIZE], total;
@@ -335,6 +348,14 @@ static void test_accessors(void)
 	CHECK_OK(sompca_model_projection(model, 0, u, I0 * p));
 	CHECK_STATUS(sompca_model_projection(model, 3, u, I0 * p), SOMPCA_EINVAL);
 	free(u);
+	/* All prod_n P_n entries of the projected tensor are features by default. */
+	size_t mranks[3] = {0, 0, 0};
+	CHECK_OK(sompca_model_ranks(model, mranks, 3));
+	CHECK(mranks[0] >= 1 && mranks[0] <= I0 && mranks[1] >= 1 && mranks[1] <= I1 && mranks[2] >= 1 && mranks[2] <= I2);
+	CHECK(mranks[0] * mranks[1] * mranks[2] == p);
+	CHECK_STATUS(sompca_model_ranks(model, mranks, 2), SOMPCA_ERANGE);
+	CHECK_OK(sompca_model_options(model, &fitted));
+	CHECK(fitted.method == SOMPCA_METHOD_MPCA && fitted.mode == -1 && fitted.n_components == (int)p);
 	len = 99;
 	CHECK_OK(sompca_model_history(model, p - 1, NULL, 0, &len));
 	CHECK(len == 0);

@@ -242,6 +242,9 @@ class TensorProjection(_Mixin, _Base):
         self.order_ = model.extraction()
         self.n_iter_ = model.iterations()
         self.history_ = model.history()
+        ranks = model.ranks()
+        if ranks is not None:
+            self.ranks_ = ranks
 
     def _fitted_model(self):
         model = getattr(self, "_model", None)
@@ -510,7 +513,9 @@ class MPCA(_TTP):
     A tensor-to-tensor projection whose projected entries are the features.
 
     Parameters
-    ----------""" + _TTP_PARAMETERS.format(what="variance", rank="captured variance") + _ATTRIBUTES
+    ----------""" + _TTP_PARAMETERS.format(what="variance", rank="captured variance") + _ATTRIBUTES + """    ranks_ : tuple of int
+        The mode ranks P_1, ..., P_N kept from Q = ``q``.
+"""
 
     _method = _lib.METHOD_MPCA
 
@@ -521,7 +526,9 @@ class CSA(_TTP):
     MPCA's tensor-to-tensor projection on uncentred data, ranked by energy.
 
     Parameters
-    ----------""" + _TTP_PARAMETERS.format(what="energy", rank="energy") + _ATTRIBUTES
+    ----------""" + _TTP_PARAMETERS.format(what="energy", rank="energy") + _ATTRIBUTES + """    ranks_ : tuple of int
+        The mode ranks P_1, ..., P_N kept from Q = ``q``.
+"""
 
     _method = _lib.METHOD_CSA
 
@@ -590,9 +597,10 @@ def load(path):
     Returns
     -------
     estimator : SOMPCA, FOMPCA, TROD, UMPCA, PCA, MPCA or CSA
-        The fitted estimator of the file's method. ``n_components``,
-        ``relaxed_start`` and ``mode`` are set from the model; parameters
-        the file does not expose keep their defaults.
+        The fitted estimator of the file's method, its parameters set to
+        those of the fit (``n_components``, ``relaxed_start``, ``mode``,
+        ``max_iter``, ``tol``, ``q``, ``sort_features``); ``n_jobs`` keeps
+        its default.
 
     Examples
     --------
@@ -608,11 +616,17 @@ def load(path):
     cls = ESTIMATORS.get(method)
     if cls is None:
         raise ValueError(f"{path}: model file has method code {method}, unknown to this version of sompca")
+    options = model.options()
     params = {"n_components": model.n_components()}
     if issubclass(cls, _TVP):
-        params["relaxed_start"] = relaxed
+        params.update(relaxed_start=relaxed, max_iter=options.max_iter, tol=options.tol,
+                      sort_features=options.feature_order == _lib.ORDER_VARIANCE)
     if cls is SOMPCA:
         params["mode"] = model.mode()
+    if issubclass(cls, _TTP):
+        params.update(q=options.q, max_iter=options.max_iter,
+                      sort_features=options.feature_order == _lib.ORDER_VARIANCE)
+    params = {k: v for k, v in params.items() if k in cls().get_params()}
     estimator = cls(**params)
     estimator._set_model(model)
     return estimator

@@ -92,6 +92,8 @@ _SIGNATURES = {
     "sompca_model_extraction": (c_int, [_model_p, _int64s, c_size_t]),
     "sompca_model_iterations": (c_int, [_model_p, _int64s, c_size_t]),
     "sompca_model_history": (c_int, [_model_p, c_size_t, _doubles, c_size_t, POINTER(c_size_t)]),
+    "sompca_model_options": (c_int, [_model_p, POINTER(Options)]),
+    "sompca_model_ranks": (c_int, [_model_p, POINTER(c_size_t), c_size_t]),
     "sompca_model_save": (c_int, [_model_p, c_char_p]),
     "sompca_model_load": (c_int, [POINTER(_model_p), c_char_p]),
     "sompca_model_free": (None, [_model_p]),
@@ -390,6 +392,22 @@ class Model:
         mode = c_int()
         check(lib.sompca_model_mode(self._handle, byref(mode)))
         return mode.value if mode.value >= 0 else None
+
+    def options(self):
+        """The options the model was fitted with (an :class:`Options`)."""
+        options = Options()
+        check(lib.sompca_model_options(self._handle, byref(options)))
+        return options
+
+    def ranks(self):
+        """MPCA's and CSA's mode ranks P_n, or None for other methods."""
+        method, _ = self.method()
+        if method not in (METHOD_MPCA, METHOD_CSA):
+            return None
+        order = self._size(lib.sompca_model_order)
+        ranks = (c_size_t * order)()
+        check(lib.sompca_model_ranks(self._handle, ranks, order))
+        return tuple(ranks)
 
     def _doubles(self, function, count, *args):
         values = np.empty(count, dtype=np.float64)
