@@ -17,9 +17,9 @@ func dotRows(dst []float64, x Block, rows, cols int, v []float64) {
 	case x.F64 != nil:
 		dotRowsT(dst, x.F64, rows, cols, v)
 	case x.F32 != nil:
-		dotRowsT(dst, x.F32, rows, cols, v)
+		dotRowsFloat32(dst, x.F32, rows, cols, v)
 	default:
-		dotRowsT(dst, x.U8, rows, cols, v)
+		dotRowsUint8(dst, x.U8, rows, cols, v)
 	}
 }
 
@@ -59,9 +59,9 @@ func axpyRows(dst []float64, x Block, rows, cols int, v []float64) {
 	case x.F64 != nil:
 		axpyRowsT(dst, x.F64, rows, cols, v)
 	case x.F32 != nil:
-		axpyRowsT(dst, x.F32, rows, cols, v)
+		axpyRowsFloat32(dst, x.F32, rows, cols, v)
 	default:
-		axpyRowsT(dst, x.U8, rows, cols, v)
+		axpyRowsUint8(dst, x.U8, rows, cols, v)
 	}
 }
 

@@ -1,0 +1,75 @@
+//go:build amd64 && !purego
+
+package solver
+
+import "golang.org/x/sys/cpu"
+
+// The uint8 and float32 contraction kernels in AVX2+FMA assembly
+// (kernel_amd64.s). They compute what dotRowsT and axpyRowsT do, with the
+// same float64 accumulation; results differ from the Go loops only by
+// rounding, since the sums are taken in another order and each product is
+// rounded once with its addition (FMA). For given inputs the result is
+// always the same, bit for bit.
+
+// haveAVX2 reports whether the CPU and the OS support the AVX2 and FMA
+// instructions the assembly kernels use.
+var haveAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// useAVX2 selects the assembly kernels. It is haveAVX2 unless a test clears
+// it to run the generic Go loops.
+var useAVX2 = haveAVX2
+
+//go:noescape
+func dotRowsU8AVX2(dst *float64, x *uint8, v *float64, rows, cols int)
+
+//go:noescape
+func dotRowsF32AVX2(dst *float64, x *float32, v *float64, rows, cols int)
+
+//go:noescape
+func axpyRowsU8AVX2(dst *float64, x *uint8, v *float64, rows, cols int)
+
+//go:noescape
+func axpyRowsF32AVX2(dst *float64, x *float32, v *float64, rows, cols int)
+
+// dotRowsUint8 is dotRowsT for uint8 samples.
+func dotRowsUint8(dst []float64, x []uint8, rows, cols int, v []float64) {
+	if !useAVX2 || rows == 0 || cols == 0 {
+		dotRowsT(dst, x, rows, cols, v)
+		return
+	}
+	// The assembly reads x[:rows*cols] and v[:cols] and writes dst[:rows]:
+	// these index expressions give the panics the Go loop would.
+	_, _, _ = dst[rows-1], x[rows*cols-1], v[cols-1]
+	dotRowsU8AVX2(&dst[0], &x[0], &v[0], rows, cols)
+}
+
+// dotRowsFloat32 is dotRowsT for float32 samples.
+func dotRowsFloat32(dst []float64, x []float32, rows, cols int, v []float64) {
+	if !useAVX2 || rows == 0 || cols == 0 {
+		dotRowsT(dst, x, rows, cols, v)
+		return
+	}
+	_, _, _ = dst[rows-1], x[rows*cols-1], v[cols-1]
+	dotRowsF32AVX2(&dst[0], &x[0], &v[0], rows, cols)
+}
+
+// axpyRowsUint8 is axpyRowsT for uint8 samples.
+func axpyRowsUint8(dst []float64, x []uint8, rows, cols int, v []float64) {
+	if !useAVX2 || rows == 0 || cols == 0 {
+		axpyRowsT(dst, x, rows, cols, v)
+		return
+	}
+	// The assembly reads x[:rows*cols] and v[:rows] and updates dst[:cols].
+	_, _, _ = dst[cols-1], x[rows*cols-1], v[rows-1]
+	axpyRowsU8AVX2(&dst[0], &x[0], &v[0], rows, cols)
+}
+
+// axpyRowsFloat32 is axpyRowsT for float32 samples.
+func axpyRowsFloat32(dst []float64, x []float32, rows, cols int, v []float64) {
+	if !useAVX2 || rows == 0 || cols == 0 {
+		axpyRowsT(dst, x, rows, cols, v)
+		return
+	}
+	_, _, _ = dst[cols-1], x[rows*cols-1], v[rows-1]
+	axpyRowsF32AVX2(&dst[0], &x[0], &v[0], rows, cols)
+}

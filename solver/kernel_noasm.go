@@ -1,0 +1,28 @@
+//go:build !amd64 || purego
+
+package solver
+
+// Without assembly kernels (another architecture, or the purego build tag)
+// the uint8 and float32 contractions are the generic Go loops.
+
+// haveAVX2 is false: there are no assembly kernels to use.
+const haveAVX2 = false
+
+// useAVX2 has no effect here; it exists so that tests build everywhere.
+var useAVX2 = false
+
+func dotRowsUint8(dst []float64, x []uint8, rows, cols int, v []float64) {
+	dotRowsT(dst, x, rows, cols, v)
+}
+
+func dotRowsFloat32(dst []float64, x []float32, rows, cols int, v []float64) {
+	dotRowsT(dst, x, rows, cols, v)
+}
+
+func axpyRowsUint8(dst []float64, x []uint8, rows, cols int, v []float64) {
+	axpyRowsT(dst, x, rows, cols, v)
+}
+
+func axpyRowsFloat32(dst []float64, x []float32, rows, cols int, v []float64) {
+	axpyRowsT(dst, x, rows, cols, v)
+}

@@ -1,0 +1,298 @@
+package solver
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// Tests of the assembly contraction kernels against the generic Go loops
+// (dotRowsT, axpyRowsT), which are the reference. Where the build or the
+// CPU has no assembly kernels there is nothing to compare and the tests
+// say so by skipping.
+
+// withAVX2 runs f with the assembly kernels switched on or off.
+func withAVX2(on bool, f func()) {
+	saved := useAVX2
+	useAVX2 = on
+	defer func() { useAVX2 = saved }()
+	f()
+}
+
+// elemName and elemBytes describe the element type of a uint8 or float32
+// block, for test and benchmark names.
+func elemName(x Block) string {
+	if x.U8 != nil {
+		return "uint8"
+	}
+	return "float32"
+}
+
+func elemBytes(x Block) int {
+	if x.U8 != nil {
+		return 1
+	}
+	return 4
+}
+
+// kernelCase is one input of a kernel test: a rows x cols block in both
+// element types and a vector for either contraction.
+type kernelCase struct {
+	rows, cols int
+	u8         []uint8
+	f32        []float32
+	vRow       []float64 // len cols, for dotRows
+	vCol       []float64 // len rows, for axpyRows
+	exact      bool      // integer data whose sums are exact in any order
+}
+
+// kernelPad is how many elements past the end of each x the backing array
+// holds; they are set to values that would change any result they entered
+// (255 and NaN), to catch reads past x[:rows*cols].
+const kernelPad = 19
+
+func newKernelCase(rng *rand.Rand, rows, cols, offset int, exact bool) kernelCase {
+	n := rows * cols
+	u8 := make([]uint8, offset+n+kernelPad)
+	f32 := make([]float32, offset+n+kernelPad)
+	for i := range u8 {
+		u8[i], f32[i] = 255, float32(math.NaN())
+	}
+	u8, f32 = u8[offset:offset+n], f32[offset:offset+n]
+	for i := range n {
+		switch k := rng.IntN(8); {
+		case k == 0:
+			u8[i] = 0
+		case k == 1:
+			u8[i] = 255
+		default:
+			u8[i] = uint8(rng.IntN(256))
+		}
+		if exact {
+			f32[i] = float32(rng.IntN(2001) - 1000)
+		} else {
+			f32[i] = float32(rng.NormFloat64() * 100)
+		}
+	}
+	if !exact && n > 2 {
+		f32[rng.IntN(n)] = 0
+		f32[rng.IntN(n)] = math.SmallestNonzeroFloat32 // subnormal
+		f32[rng.IntN(n)] = math.MaxFloat32
+	}
+	vec := func(m int) []float64 {
+		v := make([]float64, m)
+		for i := range v {
+			if exact {
+				v[i] = float64(rng.IntN(17) - 8)
+			} else {
+				v[i] = rng.NormFloat64()
+			}
+		}
+		return v
+	}
+	return kernelCase{rows: rows, cols: cols, u8: u8, f32: f32, vRow: vec(cols), vCol: vec(rows), exact: exact}
+}
+
+// closeSums reports whether got and want agree as two float64 sums of the
+// same terms, whose absolute values add up to scale, may. Summing n terms
+// in any order with or without fused multiply-adds is within
+// n*eps*scale of the exact sum (Higham, Accuracy and Stability of
+// Numerical Algorithms, section 4.2); n <= 40 here, so the two are within
+// 2*40*1.1e-16*scale < 1e-13*scale of each other. Exact data (integers
+// with small sums) must agree exactly.
+func closeSums(got, want, scale float64, exact bool) bool {
+	if exact {
+		return got == want
+	}
+	return math.Abs(got-want) <= 1e-13*scale
+}
+
+func TestDotRowsAVX2MatchesGo(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for rows := 1; rows <= 9; rows++ {
+		for cols := 0; cols <= 40; cols++ {
+			for _, exact := range []bool{false, true} {
+				kc := newKernelCase(rng, rows, cols, rng.IntN(4), exact)
+				for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}} {
+					name := fmt.Sprintf("%dx%d/%v/exact=%v", rows, cols, elemName(x), exact)
+					want := make([]float64, rows)
+					scale := make([]float64, rows) // sum_c |x[r,c] v[c]|
+					for r := range rows {
+						for c := range cols {
+							scale[r] += math.Abs(x.at(r*cols+c) * kc.vRow[c])
+						}
+					}
+					if x.U8 != nil {
+						dotRowsT(want, x.U8, rows, cols, kc.vRow)
+					} else {
+						dotRowsT(want, x.F32, rows, cols, kc.vRow)
+					}
+					got := make([]float64, rows+3)
+					for i := range got {
+						got[i] = -1 // must stay past dst[:rows]
+					}
+					withAVX2(true, func() { dotRows(got, x, rows, cols, kc.vRow) })
+					for r := range rows {
+						if !closeSums(got[r], want[r], scale[r], exact) {
+							t.Errorf("%s: dst[%d] = %v, Go loop %v (diff %.3g, scale %.3g)",
+								name, r, got[r], want[r], got[r]-want[r], scale[r])
+						}
+					}
+					for i, g := range got[rows:] {
+						if g != -1 {
+							t.Errorf("%s: wrote dst[%d] = %v past rows", name, rows+i, g)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestAxpyRowsAVX2MatchesGo(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for rows := 1; rows <= 9; rows++ {
+		for cols := 0; cols <= 40; cols++ {
+			for _, exact := range []bool{false, true} {
+				kc := newKernelCase(rng, rows, cols, rng.IntN(4), exact)
+				// The kernels add to dst: start from values that are not
+				// zero (integers when exact, to keep the sums exact).
+				start := make([]float64, cols)
+				for c := range start {
+					start[c] = float64(rng.IntN(9) - 4)
+					if !exact {
+						start[c] = rng.NormFloat64()
+					}
+				}
+				for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}} {
+					name := fmt.Sprintf("%dx%d/%v/exact=%v", rows, cols, elemName(x), exact)
+					want := append([]float64(nil), start...)
+					scale := make([]float64, cols) // |start[c]| + sum_r |v[r] x[r,c]|
+					for c := range cols {
+						scale[c] = math.Abs(start[c])
+						for r := range rows {
+							scale[c] += math.Abs(kc.vCol[r] * x.at(r*cols+c))
+						}
+					}
+					got := append(append([]float64(nil), start...), -1, -1, -1)
+					if x.U8 != nil {
+						axpyRowsT(want, x.U8, rows, cols, kc.vCol)
+						withAVX2(true, func() { axpyRowsUint8(got[:cols], x.U8, rows, cols, kc.vCol) })
+					} else {
+						axpyRowsT(want, x.F32, rows, cols, kc.vCol)
+						withAVX2(true, func() { axpyRowsFloat32(got[:cols], x.F32, rows, cols, kc.vCol) })
+					}
+					for c := range cols {
+						if !closeSums(got[c], want[c], scale[c], exact) {
+							t.Errorf("%s: dst[%d] = %v, Go loop %v (diff %.3g, scale %.3g)",
+								name, c, got[c], want[c], got[c]-want[c], scale[c])
+						}
+					}
+					for i, g := range got[cols:] {
+						if g != -1 {
+							t.Errorf("%s: wrote dst[%d] = %v past cols", name, cols+i, g)
+						}
+					}
+					// Through the dispatch, which zeroes dst first.
+					clear(want)
+					if x.U8 != nil {
+						axpyRowsT(want, x.U8, rows, cols, kc.vCol)
+					} else {
+						axpyRowsT(want, x.F32, rows, cols, kc.vCol)
+					}
+					withAVX2(true, func() { axpyRows(got, x, rows, cols, kc.vCol) })
+					for c := range cols {
+						if !closeSums(got[c], want[c], scale[c], exact) {
+							t.Errorf("%s: axpyRows dst[%d] = %v, Go loop %v", name, c, got[c], want[c])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestKernelsAVX2Reproducible checks that the assembly kernels give the same
+// bits for the same numbers wherever they sit in memory: the summation
+// order must depend on the shape only (TestDeterminism relies on it).
+func TestKernelsAVX2Reproducible(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, shape := range [][2]int{{1, 37}, {7, 33}, {32, 32}, {9, 220}} {
+		rows, cols := shape[0], shape[1]
+		base := newKernelCase(rng, rows, cols, 0, false)
+		var first [2][2][]float64 // [u8, f32][dot, axpy]
+		for offset := range 5 {
+			u8 := append(make([]uint8, offset), base.u8...)[offset:]
+			f32 := append(make([]float32, offset), base.f32...)[offset:]
+			for e, x := range []Block{{U8: u8}, {F32: f32}} {
+				dot := make([]float64, rows)
+				axpy := make([]float64, cols)
+				withAVX2(true, func() {
+					dotRows(dot, x, rows, cols, base.vRow)
+					axpyRows(axpy, x, rows, cols, base.vCol)
+				})
+				if offset == 0 {
+					first[e] = [2][]float64{dot, axpy}
+					continue
+				}
+				for k, got := range [][]float64{dot, axpy} {
+					for i := range got {
+						if math.Float64bits(got[i]) != math.Float64bits(first[e][k][i]) {
+							t.Errorf("%dx%d %v kernel %d at offset %d: [%d] = %v, at offset 0 %v",
+								rows, cols, elemName(x), k, offset, i, got[i], first[e][k][i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkKernels times the contractions at the shapes the fit benchmarks
+// use them: 32 x 32 images, and the gait data's 32 x 22 x 10 sequences as
+// 704 rows of 10 (dotRows) and 32 rows of 220 (axpyRows).
+func BenchmarkKernels(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, shape := range [][2]int{{32, 32}, {704, 10}, {32, 220}} {
+		rows, cols := shape[0], shape[1]
+		kc := newKernelCase(rng, rows, cols, 0, false)
+		dst := make([]float64, max(rows, cols))
+		for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}} {
+			for _, impl := range []struct {
+				name string
+				on   bool
+			}{{"go", false}, {"avx2", true}} {
+				if impl.on && !haveAVX2 {
+					continue
+				}
+				shapeName := fmt.Sprintf("%dx%d/%v/%s", rows, cols, elemName(x), impl.name)
+				b.Run("dotRows/"+shapeName, func(b *testing.B) {
+					withAVX2(impl.on, func() {
+						b.SetBytes(int64(rows * cols * elemBytes(x)))
+						for range b.N {
+							dotRows(dst, x, rows, cols, kc.vRow)
+						}
+					})
+				})
+				b.Run("axpyRows/"+shapeName, func(b *testing.B) {
+					withAVX2(impl.on, func() {
+						b.SetBytes(int64(rows * cols * elemBytes(x)))
+						for range b.N {
+							axpyRows(dst, x, rows, cols, kc.vCol)
+						}
+					})
+				})
+			}
+		}
+	}
+}
