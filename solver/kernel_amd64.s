@@ -6,10 +6,12 @@
 // kernel_amd64.go. Each widens 4 elements at a time to 4 float64 lanes of a
 // YMM register (uint8: VPMOVZXBD then VCVTDQ2PD; float32: VCVTPS2PD) and
 // accumulates with VFMADD231PD. Columns left over after the vector loops
-// (cols mod 4) are done one at a time with scalar FMAs, so nothing outside
-// x[:rows*cols] is read and nothing outside dst[:rows] or dst[:cols] is
-// written. The summation order depends only on cols, never on alignment or
-// on other calls, so results are reproducible bit for bit.
+// (cols mod 4) are done one at a time with scalar FMAs in dotRows, and in
+// axpyRows as a vector of the last 4 columns stored under a mask, so
+// nothing outside x[:rows*cols] is read and nothing outside dst[:rows] or
+// dst[:cols] is written. The summation order depends only on cols, never on
+// alignment, on the row's position or on other calls, so results are
+// reproducible bit for bit.
 //
 // Callers guarantee rows >= 1, cols >= 1 and the slice lengths.
 //
@@ -17,11 +19,25 @@
 // R10 cols rounded down to 16, R11 cols rounded down to 4, X9 zero (the
 // upper lanes source for scalar conversions).
 
+// tailMask+32*t, for t = cols mod 4 in 1..3, selects the last t of 4
+// float64 lanes: the columns that a vector of the last 4 columns adds to
+// what the loops by 4 have not already covered.
+DATA tailMask<>+56(SB)/8, $-1
+DATA tailMask<>+80(SB)/8, $-1
+DATA tailMask<>+88(SB)/8, $-1
+DATA tailMask<>+104(SB)/8, $-1
+DATA tailMask<>+112(SB)/8, $-1
+DATA tailMask<>+120(SB)/8, $-1
+GLOBL tailMask<>(SB), RODATA|NOPTR, $128
+
 // func dotRowsU8AVX2(dst *float64, x *uint8, v *float64, rows, cols int)
 //
-// dst[r] = sum_c x[r*cols+c] v[c]. Column c goes to accumulator Y(c/4 mod 4),
-// lane c mod 4, while 16 columns remain, then to Y0 by 4, then to the
-// scalar X8; the accumulators are summed pairwise at the end of the row.
+// dst[r] = sum_c x[r*cols+c] v[c]. For rows of 16 columns or more, column
+// c goes to accumulator Y(c/4 mod 4), lane c mod 4, while 16 columns
+// remain, then to Y0 by 4, then to the scalar X8; the accumulators are
+// summed pairwise at the end of the row. Shorter rows (dotU8Short) have
+// one accumulator each and are taken two at a time, to share the final
+// horizontal sum.
 TEXT ·dotRowsU8AVX2(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ x+8(FP), SI
@@ -33,6 +49,8 @@ TEXT ·dotRowsU8AVX2(SB), NOSPLIT, $0-40
 	MOVQ R9, R11
 	ANDQ $-4, R11
 	VXORPD X9, X9, X9
+	TESTQ  R10, R10
+	JZ     dotU8Short
 
 dotU8Row:
 	VXORPD Y0, Y0, Y0
@@ -102,6 +120,105 @@ dotU8Sum:
 	VZEROUPPER
 	RET
 
+	// Rows of fewer than 16 columns, two at a time (BX is the second):
+	// one vector accumulator per row (Y0, Y1) and one scalar (X8, X10), so
+	// the two rows are added up together. A last odd row is done alone, in
+	// the same order: ((lane0+lane1) + (lane2+lane3)) + scalar.
+dotU8Short:
+	CMPQ R8, $2
+	JLT  dotU8One
+
+dotU8Pair:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD X8, X8, X8
+	VXORPD X10, X10, X10
+	LEAQ   (SI)(R9*1), BX
+	XORQ   CX, CX
+	CMPQ   CX, R11
+	JGE    dotU8PairSingles
+
+dotU8PairBy4:
+	VMOVUPD     (DX)(CX*8), Y6
+	VPMOVZXBD   (SI)(CX*1), X4
+	VCVTDQ2PD   X4, Y4
+	VPMOVZXBD   (BX)(CX*1), X5
+	VCVTDQ2PD   X5, Y5
+	VFMADD231PD Y6, Y4, Y0
+	VFMADD231PD Y6, Y5, Y1
+	ADDQ        $4, CX
+	CMPQ        CX, R11
+	JLT         dotU8PairBy4
+
+dotU8PairSingles:
+	CMPQ CX, R9
+	JGE  dotU8PairSum
+
+dotU8PairBy1:
+	VMOVSD      (DX)(CX*8), X6
+	MOVBLZX     (SI)(CX*1), AX
+	VCVTSI2SDL  AX, X9, X4
+	VFMADD231SD X6, X4, X8
+	MOVBLZX     (BX)(CX*1), AX
+	VCVTSI2SDL  AX, X9, X5
+	VFMADD231SD X6, X5, X10
+	INCQ        CX
+	CMPQ        CX, R9
+	JLT         dotU8PairBy1
+
+dotU8PairSum:
+	VHADDPD      Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VUNPCKLPD    X10, X8, X8
+	VADDPD       X8, X0, X0
+	VMOVUPD      X0, (DI)
+	ADDQ         $16, DI
+	LEAQ         (BX)(R9*1), SI
+	SUBQ         $2, R8
+	CMPQ         R8, $2
+	JGE          dotU8Pair
+
+dotU8One:
+	TESTQ R8, R8
+	JZ    dotU8Done
+	VXORPD Y0, Y0, Y0
+	VXORPD X8, X8, X8
+	XORQ   CX, CX
+	CMPQ   CX, R11
+	JGE    dotU8OneSingles
+
+dotU8OneBy4:
+	VPMOVZXBD   (SI)(CX*1), X4
+	VCVTDQ2PD   X4, Y4
+	VFMADD231PD (DX)(CX*8), Y4, Y0
+	ADDQ        $4, CX
+	CMPQ        CX, R11
+	JLT         dotU8OneBy4
+
+dotU8OneSingles:
+	CMPQ CX, R9
+	JGE  dotU8OneSum
+
+dotU8OneBy1:
+	MOVBLZX     (SI)(CX*1), AX
+	VCVTSI2SDL  AX, X9, X4
+	VFMADD231SD (DX)(CX*8), X4, X8
+	INCQ        CX
+	CMPQ        CX, R9
+	JLT         dotU8OneBy1
+
+dotU8OneSum:
+	VHADDPD      Y0, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDSD       X1, X0, X0
+	VADDSD       X8, X0, X0
+	VMOVSD       X0, (DI)
+
+dotU8Done:
+	VZEROUPPER
+	RET
+
 // func dotRowsF32AVX2(dst *float64, x *float32, v *float64, rows, cols int)
 //
 // As dotRowsU8AVX2, with 4-byte elements.
@@ -116,6 +233,8 @@ TEXT ·dotRowsF32AVX2(SB), NOSPLIT, $0-40
 	MOVQ R9, R11
 	ANDQ $-4, R11
 	VXORPD X9, X9, X9
+	TESTQ  R10, R10
+	JZ     dotF32Short
 
 dotF32Row:
 	VXORPD Y0, Y0, Y0
@@ -179,12 +298,107 @@ dotF32Sum:
 	VZEROUPPER
 	RET
 
+	// Rows of fewer than 16 columns, two at a time (BX is the second):
+	// one vector accumulator per row (Y0, Y1) and one scalar (X8, X10), so
+	// the two rows are added up together. A last odd row is done alone, in
+	// the same order: ((lane0+lane1) + (lane2+lane3)) + scalar.
+dotF32Short:
+	CMPQ R8, $2
+	JLT  dotF32One
+
+dotF32Pair:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD X8, X8, X8
+	VXORPD X10, X10, X10
+	LEAQ   (SI)(R9*4), BX
+	XORQ   CX, CX
+	CMPQ   CX, R11
+	JGE    dotF32PairSingles
+
+dotF32PairBy4:
+	VMOVUPD     (DX)(CX*8), Y6
+	VCVTPS2PD   (SI)(CX*4), Y4
+	VCVTPS2PD   (BX)(CX*4), Y5
+	VFMADD231PD Y6, Y4, Y0
+	VFMADD231PD Y6, Y5, Y1
+	ADDQ        $4, CX
+	CMPQ        CX, R11
+	JLT         dotF32PairBy4
+
+dotF32PairSingles:
+	CMPQ CX, R9
+	JGE  dotF32PairSum
+
+dotF32PairBy1:
+	VMOVSD      (DX)(CX*8), X6
+	VCVTSS2SD   (SI)(CX*4), X9, X4
+	VFMADD231SD X6, X4, X8
+	VCVTSS2SD   (BX)(CX*4), X9, X5
+	VFMADD231SD X6, X5, X10
+	INCQ        CX
+	CMPQ        CX, R9
+	JLT         dotF32PairBy1
+
+dotF32PairSum:
+	VHADDPD      Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VUNPCKLPD    X10, X8, X8
+	VADDPD       X8, X0, X0
+	VMOVUPD      X0, (DI)
+	ADDQ         $16, DI
+	LEAQ         (BX)(R9*4), SI
+	SUBQ         $2, R8
+	CMPQ         R8, $2
+	JGE          dotF32Pair
+
+dotF32One:
+	TESTQ R8, R8
+	JZ    dotF32Done
+	VXORPD Y0, Y0, Y0
+	VXORPD X8, X8, X8
+	XORQ   CX, CX
+	CMPQ   CX, R11
+	JGE    dotF32OneSingles
+
+dotF32OneBy4:
+	VCVTPS2PD   (SI)(CX*4), Y4
+	VFMADD231PD (DX)(CX*8), Y4, Y0
+	ADDQ        $4, CX
+	CMPQ        CX, R11
+	JLT         dotF32OneBy4
+
+dotF32OneSingles:
+	CMPQ CX, R9
+	JGE  dotF32OneSum
+
+dotF32OneBy1:
+	VCVTSS2SD   (SI)(CX*4), X9, X4
+	VFMADD231SD (DX)(CX*8), X4, X8
+	INCQ        CX
+	CMPQ        CX, R9
+	JLT         dotF32OneBy1
+
+dotF32OneSum:
+	VHADDPD      Y0, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDSD       X1, X0, X0
+	VADDSD       X8, X0, X0
+	VMOVSD       X0, (DI)
+
+dotF32Done:
+	VZEROUPPER
+	RET
+
 // func axpyRowsU8AVX2(dst *float64, x *uint8, v *float64, rows, cols int)
 //
 // dst[c] += sum_r v[r] x[r*cols+c], in order of r as the Go loop does. The
 // columns are taken in blocks of 16 held in Y0-Y3 while all rows are added
-// in, then blocks of 4 in Y0, then single columns in X0, so dst is loaded
-// and stored once. AX walks down a block's column, BX counts rows.
+// in, then blocks of 4 in Y0, so dst is loaded and stored once; then the
+// last cols mod 4 columns: if cols >= 4, as the block of the last 4
+// columns, of which only the new lanes are stored (VMASKMOVPD), else one
+// at a time in X0. AX walks down a block's column, BX counts rows.
 TEXT ·axpyRowsU8AVX2(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ x+8(FP), SI
@@ -258,8 +472,32 @@ axpyU8Rows4:
 	JLT          axpyU8Block4
 
 axpyU8Singles:
-	CMPQ CX, R9
-	JGE  axpyU8Done
+	CMPQ  CX, R9
+	JGE   axpyU8Done
+	TESTQ R11, R11
+	JZ    axpyU8Block1
+
+	// The last 4 columns, of which only the lanes not yet done are stored.
+	MOVQ    R9, AX
+	ANDQ    $3, AX
+	SHLQ    $5, AX
+	LEAQ    tailMask<>(SB), R12
+	VMOVUPD (R12)(AX*1), Y10
+	VMOVUPD -32(DI)(R9*8), Y0
+	LEAQ    -4(SI)(R9*1), AX
+	XORQ    BX, BX
+
+axpyU8RowsTail:
+	VBROADCASTSD (DX)(BX*8), Y8
+	VPMOVZXBD    (AX), X4
+	VCVTDQ2PD    X4, Y4
+	VFMADD231PD  Y8, Y4, Y0
+	ADDQ         R9, AX
+	INCQ         BX
+	CMPQ         BX, R8
+	JLT          axpyU8RowsTail
+	VMASKMOVPD   Y0, Y10, -32(DI)(R9*8)
+	JMP          axpyU8Done
 
 axpyU8Block1:
 	VMOVSD (DI)(CX*8), X0
@@ -355,8 +593,31 @@ axpyF32Rows4:
 	JLT          axpyF32Block4
 
 axpyF32Singles:
-	CMPQ CX, R9
-	JGE  axpyF32Done
+	CMPQ  CX, R9
+	JGE   axpyF32Done
+	TESTQ R11, R11
+	JZ    axpyF32Block1
+
+	// The last 4 columns, of which only the lanes not yet done are stored.
+	MOVQ    R9, AX
+	ANDQ    $3, AX
+	SHLQ    $5, AX
+	LEAQ    tailMask<>(SB), R12
+	VMOVUPD (R12)(AX*1), Y10
+	VMOVUPD -32(DI)(R9*8), Y0
+	LEAQ    -16(SI)(R9*4), AX
+	XORQ    BX, BX
+
+axpyF32RowsTail:
+	VBROADCASTSD (DX)(BX*8), Y8
+	VCVTPS2PD    (AX), Y4
+	VFMADD231PD  Y8, Y4, Y0
+	ADDQ         R13, AX
+	INCQ         BX
+	CMPQ         BX, R8
+	JLT          axpyF32RowsTail
+	VMASKMOVPD   Y0, Y10, -32(DI)(R9*8)
+	JMP          axpyF32Done
 
 axpyF32Block1:
 	VMOVSD (DI)(CX*8), X0
