@@ -10,6 +10,8 @@ import "gonum.org/v1/gonum/floats"
 // contraction of a row-major tensor's last mode.
 func dotRows(dst []float64, x Block, rows, cols int, v []float64) {
 	switch {
+	case x.F64 != nil && useAVX2:
+		dotRowsFloat64(dst, x.F64, rows, cols, v)
 	case x.F64 != nil && cols >= shortRow:
 		for r := range rows {
 			dst[r] = floats.Dot(x.F64[r*cols:(r+1)*cols], v)
@@ -52,6 +54,8 @@ func axpyRows(dst []float64, x Block, rows, cols int, v []float64) {
 	dst = dst[:cols]
 	clear(dst)
 	switch {
+	case x.F64 != nil && useAVX2:
+		axpyRowsFloat64(dst, x.F64, rows, cols, v)
 	case x.F64 != nil && cols >= shortRow:
 		for r := range rows {
 			floats.AddScaled(dst, v[r], x.F64[r*cols:(r+1)*cols])

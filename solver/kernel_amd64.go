@@ -4,8 +4,9 @@ package solver
 
 import "golang.org/x/sys/cpu"
 
-// The uint8 and float32 contraction kernels in AVX2+FMA assembly
-// (kernel_amd64.s). They compute what dotRowsT and axpyRowsT do, with the
+// The contraction kernels in AVX2+FMA assembly (kernel_amd64.s), for
+// uint8, float32 and float64 samples. They compute what dotRowsT and
+// axpyRowsT do (for float64, also gonum's floats.Dot and AddScaled), with the
 // same float64 accumulation; results differ from the Go loops only by
 // rounding, since the sums are taken in another order and each product is
 // rounded once with its addition (FMA). For given inputs the result is
@@ -26,10 +27,16 @@ func dotRowsU8AVX2(dst *float64, x *uint8, v *float64, rows, cols int)
 func dotRowsF32AVX2(dst *float64, x *float32, v *float64, rows, cols int)
 
 //go:noescape
+func dotRowsF64AVX2(dst *float64, x *float64, v *float64, rows, cols int)
+
+//go:noescape
 func axpyRowsU8AVX2(dst *float64, x *uint8, v *float64, rows, cols int)
 
 //go:noescape
 func axpyRowsF32AVX2(dst *float64, x *float32, v *float64, rows, cols int)
+
+//go:noescape
+func axpyRowsF64AVX2(dst *float64, x *float64, v *float64, rows, cols int)
 
 // dotRowsUint8 is dotRowsT for uint8 samples.
 func dotRowsUint8(dst []float64, x []uint8, rows, cols int, v []float64) {
@@ -53,6 +60,17 @@ func dotRowsFloat32(dst []float64, x []float32, rows, cols int, v []float64) {
 	dotRowsF32AVX2(&dst[0], &x[0], &v[0], rows, cols)
 }
 
+// dotRowsFloat64 is dotRowsT for float64 samples. dotRows calls it only
+// when useAVX2; otherwise it has its own choice of Go loops.
+func dotRowsFloat64(dst []float64, x []float64, rows, cols int, v []float64) {
+	if !useAVX2 || rows == 0 || cols == 0 {
+		dotRowsT(dst, x, rows, cols, v)
+		return
+	}
+	_, _, _ = dst[rows-1], x[rows*cols-1], v[cols-1]
+	dotRowsF64AVX2(&dst[0], &x[0], &v[0], rows, cols)
+}
+
 // axpyRowsUint8 is axpyRowsT for uint8 samples.
 func axpyRowsUint8(dst []float64, x []uint8, rows, cols int, v []float64) {
 	if !useAVX2 || rows == 0 || cols == 0 {
@@ -72,4 +90,15 @@ func axpyRowsFloat32(dst []float64, x []float32, rows, cols int, v []float64) {
 	}
 	_, _, _ = dst[cols-1], x[rows*cols-1], v[rows-1]
 	axpyRowsF32AVX2(&dst[0], &x[0], &v[0], rows, cols)
+}
+
+// axpyRowsFloat64 is axpyRowsT for float64 samples. axpyRows calls it only
+// when useAVX2.
+func axpyRowsFloat64(dst []float64, x []float64, rows, cols int, v []float64) {
+	if !useAVX2 || rows == 0 || cols == 0 {
+		axpyRowsT(dst, x, rows, cols, v)
+		return
+	}
+	_, _, _ = dst[cols-1], x[rows*cols-1], v[rows-1]
+	axpyRowsF64AVX2(&dst[0], &x[0], &v[0], rows, cols)
 }

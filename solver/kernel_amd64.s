@@ -2,8 +2,8 @@
 
 #include "textflag.h"
 
-// AVX2+FMA contraction kernels for uint8 and float32 samples; see
-// kernel_amd64.go. Each widens 4 elements at a time to 4 float64 lanes of a
+// AVX2+FMA contraction kernels for uint8, float32 and float64 samples; see
+// kernel_amd64.go. Each loads 4 elements at a time as 4 float64 lanes of a
 // YMM register (uint8: VPMOVZXBD then VCVTDQ2PD; float32: VCVTPS2PD) and
 // accumulates with VFMADD231PD. Columns left over after the vector loops
 // (cols mod 4) are done one at a time with scalar FMAs in dotRows, and in
@@ -637,5 +637,296 @@ axpyF32Rows1:
 	JLT         axpyF32Block1
 
 axpyF32Done:
+	VZEROUPPER
+	RET
+
+// func dotRowsF64AVX2(dst *float64, x *float64, v *float64, rows, cols int)
+//
+// As dotRowsU8AVX2, with 8-byte elements.
+TEXT ·dotRowsF64AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ v+16(FP), DX
+	MOVQ rows+24(FP), R8
+	MOVQ cols+32(FP), R9
+	MOVQ R9, R10
+	ANDQ $-16, R10
+	MOVQ R9, R11
+	ANDQ $-4, R11
+	VXORPD X9, X9, X9
+	TESTQ  R10, R10
+	JZ     dotF64Short
+
+dotF64Row:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD X8, X8, X8
+	XORQ   CX, CX
+	CMPQ   CX, R10
+	JGE    dotF64Quads
+
+dotF64By16:
+	VMOVUPD   (SI)(CX*8), Y4
+	VMOVUPD   32(SI)(CX*8), Y5
+	VMOVUPD   64(SI)(CX*8), Y6
+	VMOVUPD   96(SI)(CX*8), Y7
+	VFMADD231PD (DX)(CX*8), Y4, Y0
+	VFMADD231PD 32(DX)(CX*8), Y5, Y1
+	VFMADD231PD 64(DX)(CX*8), Y6, Y2
+	VFMADD231PD 96(DX)(CX*8), Y7, Y3
+	ADDQ        $16, CX
+	CMPQ        CX, R10
+	JLT         dotF64By16
+
+dotF64Quads:
+	CMPQ CX, R11
+	JGE  dotF64Singles
+
+dotF64By4:
+	VMOVUPD   (SI)(CX*8), Y4
+	VFMADD231PD (DX)(CX*8), Y4, Y0
+	ADDQ        $4, CX
+	CMPQ        CX, R11
+	JLT         dotF64By4
+
+dotF64Singles:
+	CMPQ CX, R9
+	JGE  dotF64Sum
+
+dotF64By1:
+	VMOVSD      (SI)(CX*8), X4
+	VFMADD231SD (DX)(CX*8), X4, X8
+	INCQ        CX
+	CMPQ        CX, R9
+	JLT         dotF64By1
+
+dotF64Sum:
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VUNPCKHPD    X0, X0, X1
+	VADDSD       X1, X0, X0
+	VADDSD       X8, X0, X0
+	VMOVSD       X0, (DI)
+	ADDQ         $8, DI
+	LEAQ         (SI)(R9*8), SI
+	DECQ         R8
+	JNZ          dotF64Row
+	VZEROUPPER
+	RET
+
+	// Rows of fewer than 16 columns, two at a time (BX is the second):
+	// one vector accumulator per row (Y0, Y1) and one scalar (X8, X10), so
+	// the two rows are added up together. A last odd row is done alone, in
+	// the same order: ((lane0+lane1) + (lane2+lane3)) + scalar.
+dotF64Short:
+	CMPQ R8, $2
+	JLT  dotF64One
+
+dotF64Pair:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD X8, X8, X8
+	VXORPD X10, X10, X10
+	LEAQ   (SI)(R9*8), BX
+	XORQ   CX, CX
+	CMPQ   CX, R11
+	JGE    dotF64PairSingles
+
+dotF64PairBy4:
+	VMOVUPD     (DX)(CX*8), Y6
+	VMOVUPD   (SI)(CX*8), Y4
+	VMOVUPD   (BX)(CX*8), Y5
+	VFMADD231PD Y6, Y4, Y0
+	VFMADD231PD Y6, Y5, Y1
+	ADDQ        $4, CX
+	CMPQ        CX, R11
+	JLT         dotF64PairBy4
+
+dotF64PairSingles:
+	CMPQ CX, R9
+	JGE  dotF64PairSum
+
+dotF64PairBy1:
+	VMOVSD      (DX)(CX*8), X6
+	VMOVSD      (SI)(CX*8), X4
+	VFMADD231SD X6, X4, X8
+	VMOVSD      (BX)(CX*8), X5
+	VFMADD231SD X6, X5, X10
+	INCQ        CX
+	CMPQ        CX, R9
+	JLT         dotF64PairBy1
+
+dotF64PairSum:
+	VHADDPD      Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VUNPCKLPD    X10, X8, X8
+	VADDPD       X8, X0, X0
+	VMOVUPD      X0, (DI)
+	ADDQ         $16, DI
+	LEAQ         (BX)(R9*8), SI
+	SUBQ         $2, R8
+	CMPQ         R8, $2
+	JGE          dotF64Pair
+
+dotF64One:
+	TESTQ R8, R8
+	JZ    dotF64Done
+	VXORPD Y0, Y0, Y0
+	VXORPD X8, X8, X8
+	XORQ   CX, CX
+	CMPQ   CX, R11
+	JGE    dotF64OneSingles
+
+dotF64OneBy4:
+	VMOVUPD   (SI)(CX*8), Y4
+	VFMADD231PD (DX)(CX*8), Y4, Y0
+	ADDQ        $4, CX
+	CMPQ        CX, R11
+	JLT         dotF64OneBy4
+
+dotF64OneSingles:
+	CMPQ CX, R9
+	JGE  dotF64OneSum
+
+dotF64OneBy1:
+	VMOVSD      (SI)(CX*8), X4
+	VFMADD231SD (DX)(CX*8), X4, X8
+	INCQ        CX
+	CMPQ        CX, R9
+	JLT         dotF64OneBy1
+
+dotF64OneSum:
+	VHADDPD      Y0, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDSD       X1, X0, X0
+	VADDSD       X8, X0, X0
+	VMOVSD       X0, (DI)
+
+dotF64Done:
+	VZEROUPPER
+	RET
+
+// func axpyRowsF64AVX2(dst *float64, x *float64, v *float64, rows, cols int)
+//
+// As axpyRowsU8AVX2, with 8-byte elements; R13 is the row stride in bytes.
+TEXT ·axpyRowsF64AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ v+16(FP), DX
+	MOVQ rows+24(FP), R8
+	MOVQ cols+32(FP), R9
+	MOVQ R9, R10
+	ANDQ $-16, R10
+	MOVQ R9, R11
+	ANDQ $-4, R11
+	LEAQ (R9*8), R13
+	VXORPD X9, X9, X9
+	XORQ   CX, CX
+	CMPQ   CX, R10
+	JGE    axpyF64Quads
+
+axpyF64Block16:
+	VMOVUPD (DI)(CX*8), Y0
+	VMOVUPD 32(DI)(CX*8), Y1
+	VMOVUPD 64(DI)(CX*8), Y2
+	VMOVUPD 96(DI)(CX*8), Y3
+	LEAQ    (SI)(CX*8), AX
+	XORQ    BX, BX
+
+axpyF64Rows16:
+	VBROADCASTSD (DX)(BX*8), Y8
+	VMOVUPD    (AX), Y4
+	VMOVUPD    32(AX), Y5
+	VMOVUPD    64(AX), Y6
+	VMOVUPD    96(AX), Y7
+	VFMADD231PD  Y8, Y4, Y0
+	VFMADD231PD  Y8, Y5, Y1
+	VFMADD231PD  Y8, Y6, Y2
+	VFMADD231PD  Y8, Y7, Y3
+	ADDQ         R13, AX
+	INCQ         BX
+	CMPQ         BX, R8
+	JLT          axpyF64Rows16
+	VMOVUPD      Y0, (DI)(CX*8)
+	VMOVUPD      Y1, 32(DI)(CX*8)
+	VMOVUPD      Y2, 64(DI)(CX*8)
+	VMOVUPD      Y3, 96(DI)(CX*8)
+	ADDQ         $16, CX
+	CMPQ         CX, R10
+	JLT          axpyF64Block16
+
+axpyF64Quads:
+	CMPQ CX, R11
+	JGE  axpyF64Singles
+
+axpyF64Block4:
+	VMOVUPD (DI)(CX*8), Y0
+	LEAQ    (SI)(CX*8), AX
+	XORQ    BX, BX
+
+axpyF64Rows4:
+	VBROADCASTSD (DX)(BX*8), Y8
+	VMOVUPD    (AX), Y4
+	VFMADD231PD  Y8, Y4, Y0
+	ADDQ         R13, AX
+	INCQ         BX
+	CMPQ         BX, R8
+	JLT          axpyF64Rows4
+	VMOVUPD      Y0, (DI)(CX*8)
+	ADDQ         $4, CX
+	CMPQ         CX, R11
+	JLT          axpyF64Block4
+
+axpyF64Singles:
+	CMPQ  CX, R9
+	JGE   axpyF64Done
+	TESTQ R11, R11
+	JZ    axpyF64Block1
+
+	// The last 4 columns, of which only the lanes not yet done are stored.
+	MOVQ    R9, AX
+	ANDQ    $3, AX
+	SHLQ    $5, AX
+	LEAQ    tailMask<>(SB), R12
+	VMOVUPD (R12)(AX*1), Y10
+	VMOVUPD -32(DI)(R9*8), Y0
+	LEAQ    -32(SI)(R9*8), AX
+	XORQ    BX, BX
+
+axpyF64RowsTail:
+	VBROADCASTSD (DX)(BX*8), Y8
+	VMOVUPD    (AX), Y4
+	VFMADD231PD  Y8, Y4, Y0
+	ADDQ         R13, AX
+	INCQ         BX
+	CMPQ         BX, R8
+	JLT          axpyF64RowsTail
+	VMASKMOVPD   Y0, Y10, -32(DI)(R9*8)
+	JMP          axpyF64Done
+
+axpyF64Block1:
+	VMOVSD (DI)(CX*8), X0
+	LEAQ   (SI)(CX*8), AX
+	XORQ   BX, BX
+
+axpyF64Rows1:
+	VMOVSD      (AX), X4
+	VFMADD231SD (DX)(BX*8), X4, X0
+	ADDQ        R13, AX
+	INCQ        BX
+	CMPQ        BX, R8
+	JLT         axpyF64Rows1
+	VMOVSD      X0, (DI)(CX*8)
+	INCQ        CX
+	CMPQ        CX, R9
+	JLT         axpyF64Block1
+
+axpyF64Done:
 	VZEROUPPER
 	RET

@@ -3,7 +3,8 @@
 package solver
 
 // Without assembly kernels (another architecture, or the purego build tag)
-// the uint8 and float32 contractions are the generic Go loops.
+// the contractions are the generic Go loops (and gonum's for long float64
+// rows: see dotRows and axpyRows).
 
 // haveAVX2 is false: there are no assembly kernels to use.
 const haveAVX2 = false
@@ -24,5 +25,13 @@ func axpyRowsUint8(dst []float64, x []uint8, rows, cols int, v []float64) {
 }
 
 func axpyRowsFloat32(dst []float64, x []float32, rows, cols int, v []float64) {
+	axpyRowsT(dst, x, rows, cols, v)
+}
+
+func dotRowsFloat64(dst []float64, x []float64, rows, cols int, v []float64) {
+	dotRowsT(dst, x, rows, cols, v)
+}
+
+func axpyRowsFloat64(dst []float64, x []float64, rows, cols int, v []float64) {
 	axpyRowsT(dst, x, rows, cols, v)
 }

@@ -20,28 +20,34 @@ func withAVX2(on bool, f func()) {
 	f()
 }
 
-// elemName and elemBytes describe the element type of a uint8 or float32
-// block, for test and benchmark names.
+// elemName and elemBytes describe the element type of a block, for test and benchmark names.
 func elemName(x Block) string {
-	if x.U8 != nil {
+	switch {
+	case x.U8 != nil:
 		return "uint8"
+	case x.F32 != nil:
+		return "float32"
 	}
-	return "float32"
+	return "float64"
 }
 
 func elemBytes(x Block) int {
-	if x.U8 != nil {
+	switch {
+	case x.U8 != nil:
 		return 1
+	case x.F32 != nil:
+		return 4
 	}
-	return 4
+	return 8
 }
 
-// kernelCase is one input of a kernel test: a rows x cols block in both
-// element types and a vector for either contraction.
+// kernelCase is one input of a kernel test: a rows x cols block in each
+// element type and a vector for either contraction.
 type kernelCase struct {
 	rows, cols int
 	u8         []uint8
 	f32        []float32
+	f64        []float64
 	vRow       []float64 // len cols, for dotRows
 	vCol       []float64 // len rows, for axpyRows
 	exact      bool      // integer data whose sums are exact in any order
@@ -49,17 +55,18 @@ type kernelCase struct {
 
 // kernelPad is how many elements past the end of each x the backing array
 // holds; they are set to values that would change any result they entered
-// (255 and NaN), to catch reads past x[:rows*cols].
+// (255, NaN), to catch reads past x[:rows*cols].
 const kernelPad = 19
 
 func newKernelCase(rng *rand.Rand, rows, cols, offset int, exact bool) kernelCase {
 	n := rows * cols
 	u8 := make([]uint8, offset+n+kernelPad)
 	f32 := make([]float32, offset+n+kernelPad)
+	f64 := make([]float64, offset+n+kernelPad)
 	for i := range u8 {
-		u8[i], f32[i] = 255, float32(math.NaN())
+		u8[i], f32[i], f64[i] = 255, float32(math.NaN()), math.NaN()
 	}
-	u8, f32 = u8[offset:offset+n], f32[offset:offset+n]
+	u8, f32, f64 = u8[offset:offset+n], f32[offset:offset+n], f64[offset:offset+n]
 	for i := range n {
 		switch k := rng.IntN(8); {
 		case k == 0:
@@ -71,14 +78,19 @@ func newKernelCase(rng *rand.Rand, rows, cols, offset int, exact bool) kernelCas
 		}
 		if exact {
 			f32[i] = float32(rng.IntN(2001) - 1000)
+			f64[i] = float64(rng.IntN(2001) - 1000)
 		} else {
 			f32[i] = float32(rng.NormFloat64() * 100)
+			f64[i] = rng.NormFloat64() * 100
 		}
 	}
 	if !exact && n > 2 {
 		f32[rng.IntN(n)] = 0
 		f32[rng.IntN(n)] = math.SmallestNonzeroFloat32 // subnormal
 		f32[rng.IntN(n)] = math.MaxFloat32
+		f64[rng.IntN(n)] = 0
+		f64[rng.IntN(n)] = 1e-310 // subnormal
+		f64[rng.IntN(n)] = 1e300
 	}
 	vec := func(m int) []float64 {
 		v := make([]float64, m)
@@ -91,7 +103,7 @@ func newKernelCase(rng *rand.Rand, rows, cols, offset int, exact bool) kernelCas
 		}
 		return v
 	}
-	return kernelCase{rows: rows, cols: cols, u8: u8, f32: f32, vRow: vec(cols), vCol: vec(rows), exact: exact}
+	return kernelCase{rows: rows, cols: cols, u8: u8, f32: f32, f64: f64, vRow: vec(cols), vCol: vec(rows), exact: exact}
 }
 
 // closeSums reports whether got and want agree as two float64 sums of the
@@ -117,7 +129,7 @@ func TestDotRowsAVX2MatchesGo(t *testing.T) {
 		for cols := 0; cols <= 40; cols++ {
 			for _, exact := range []bool{false, true} {
 				kc := newKernelCase(rng, rows, cols, rng.IntN(4), exact)
-				for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}} {
+				for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}, {F64: kc.f64}} {
 					name := fmt.Sprintf("%dx%d/%v/exact=%v", rows, cols, elemName(x), exact)
 					want := make([]float64, rows)
 					scale := make([]float64, rows) // sum_c |x[r,c] v[c]|
@@ -126,10 +138,13 @@ func TestDotRowsAVX2MatchesGo(t *testing.T) {
 							scale[r] += math.Abs(x.at(r*cols+c) * kc.vRow[c])
 						}
 					}
-					if x.U8 != nil {
+					switch {
+					case x.U8 != nil:
 						dotRowsT(want, x.U8, rows, cols, kc.vRow)
-					} else {
+					case x.F32 != nil:
 						dotRowsT(want, x.F32, rows, cols, kc.vRow)
+					default:
+						dotRowsT(want, x.F64, rows, cols, kc.vRow)
 					}
 					got := make([]float64, rows+3)
 					for i := range got {
@@ -171,7 +186,7 @@ func TestAxpyRowsAVX2MatchesGo(t *testing.T) {
 						start[c] = rng.NormFloat64()
 					}
 				}
-				for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}} {
+				for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}, {F64: kc.f64}} {
 					name := fmt.Sprintf("%dx%d/%v/exact=%v", rows, cols, elemName(x), exact)
 					want := append([]float64(nil), start...)
 					scale := make([]float64, cols) // |start[c]| + sum_r |v[r] x[r,c]|
@@ -182,12 +197,16 @@ func TestAxpyRowsAVX2MatchesGo(t *testing.T) {
 						}
 					}
 					got := append(append([]float64(nil), start...), -1, -1, -1)
-					if x.U8 != nil {
+					switch {
+					case x.U8 != nil:
 						axpyRowsT(want, x.U8, rows, cols, kc.vCol)
 						withAVX2(true, func() { axpyRowsUint8(got[:cols], x.U8, rows, cols, kc.vCol) })
-					} else {
+					case x.F32 != nil:
 						axpyRowsT(want, x.F32, rows, cols, kc.vCol)
 						withAVX2(true, func() { axpyRowsFloat32(got[:cols], x.F32, rows, cols, kc.vCol) })
+					default:
+						axpyRowsT(want, x.F64, rows, cols, kc.vCol)
+						withAVX2(true, func() { axpyRowsFloat64(got[:cols], x.F64, rows, cols, kc.vCol) })
 					}
 					for c := range cols {
 						if !closeSums(got[c], want[c], scale[c], exact) {
@@ -202,10 +221,13 @@ func TestAxpyRowsAVX2MatchesGo(t *testing.T) {
 					}
 					// Through the dispatch, which zeroes dst first.
 					clear(want)
-					if x.U8 != nil {
+					switch {
+					case x.U8 != nil:
 						axpyRowsT(want, x.U8, rows, cols, kc.vCol)
-					} else {
+					case x.F32 != nil:
 						axpyRowsT(want, x.F32, rows, cols, kc.vCol)
+					default:
+						axpyRowsT(want, x.F64, rows, cols, kc.vCol)
 					}
 					withAVX2(true, func() { axpyRows(got, x, rows, cols, kc.vCol) })
 					for c := range cols {
@@ -230,11 +252,12 @@ func TestKernelsAVX2Reproducible(t *testing.T) {
 	for _, shape := range [][2]int{{1, 37}, {7, 33}, {32, 32}, {9, 220}} {
 		rows, cols := shape[0], shape[1]
 		base := newKernelCase(rng, rows, cols, 0, false)
-		var first [2][2][]float64 // [u8, f32][dot, axpy]
+		var first [3][2][]float64 // [u8, f32, f64][dot, axpy]
 		for offset := range 5 {
 			u8 := append(make([]uint8, offset), base.u8...)[offset:]
 			f32 := append(make([]float32, offset), base.f32...)[offset:]
-			for e, x := range []Block{{U8: u8}, {F32: f32}} {
+			f64 := append(make([]float64, offset), base.f64...)[offset:]
+			for e, x := range []Block{{U8: u8}, {F32: f32}, {F64: f64}} {
 				dot := make([]float64, rows)
 				axpy := make([]float64, cols)
 				withAVX2(true, func() {
@@ -267,7 +290,7 @@ func BenchmarkKernels(b *testing.B) {
 		rows, cols := shape[0], shape[1]
 		kc := newKernelCase(rng, rows, cols, 0, false)
 		dst := make([]float64, max(rows, cols))
-		for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}} {
+		for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}, {F64: kc.f64}} {
 			for _, impl := range []struct {
 				name string
 				on   bool
