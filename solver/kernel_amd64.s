@@ -19,9 +19,9 @@
 // R10 cols rounded down to 16, R11 cols rounded down to 4, X9 zero (the
 // upper lanes source for scalar conversions).
 
-// tailMask+32*t, for t = cols mod 4 in 1..3, selects the last t of 4
-// float64 lanes: the columns that a vector of the last 4 columns adds to
-// what the loops by 4 have not already covered.
+// tailMask+32*t, for t = cols mod 4 in 1..3, has all bits set in the last
+// t of 4 float64 lanes: the axpy kernels store those lanes of a vector of
+// the last 4 columns, the other lanes being columns already done.
 DATA tailMask<>+56(SB)/8, $-1
 DATA tailMask<>+80(SB)/8, $-1
 DATA tailMask<>+88(SB)/8, $-1

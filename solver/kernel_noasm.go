@@ -9,7 +9,8 @@ package solver
 // haveAVX2 is false: there are no assembly kernels to use.
 const haveAVX2 = false
 
-// useAVX2 has no effect here; it exists so that tests build everywhere.
+// useAVX2 stays false here (tests set it only when haveAVX2); it exists so
+// that the dispatch in kernel.go and the tests build everywhere.
 var useAVX2 = false
 
 func dotRowsUint8(dst []float64, x []uint8, rows, cols int, v []float64) {

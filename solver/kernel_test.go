@@ -106,13 +106,16 @@ func newKernelCase(rng *rand.Rand, rows, cols, offset int, exact bool) kernelCas
 	return kernelCase{rows: rows, cols: cols, u8: u8, f32: f32, f64: f64, vRow: vec(cols), vCol: vec(rows), exact: exact}
 }
 
-// closeSums reports whether got and want agree as two float64 sums of the
-// same terms, whose absolute values add up to scale, may. Summing n terms
-// in any order with or without fused multiply-adds is within
-// n*eps*scale of the exact sum (Higham, Accuracy and Stability of
-// Numerical Algorithms, section 4.2); n <= 40 here, so the two are within
-// 2*40*1.1e-16*scale < 1e-13*scale of each other. Exact data (integers
-// with small sums) must agree exactly.
+// closeSums reports whether got and want, two float64 evaluations of the
+// same sum of products whose absolute values add up to scale, agree as
+// closely as rounding allows. Whatever the order of the additions, with or
+// without fused multiply-adds, an n-term dot product is within
+// gamma_n*scale of the exact value, gamma_n = n*u/(1-n*u), u = 2^-53
+// (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
+// section 3.1). Here n <= 41 (40 columns, or 9 rows plus dst's start), so
+// the two are within 2*gamma_41*scale < 1e-14*scale of each other; 1e-13
+// leaves room. Exact data (integers with small sums, every partial sum
+// representable) must agree exactly.
 func closeSums(got, want, scale float64, exact bool) bool {
 	if exact {
 		return got == want
