@@ -11,7 +11,7 @@ import "gonum.org/v1/gonum/floats"
 func dotRows(dst []float64, x Block, rows, cols int, v []float64) {
 	switch {
 	case x.F64 != nil && useAVX2:
-		dotRowsFloat64(dst, x.F64, rows, cols, v)
+		dotRowsAsm(dst, x.F64, rows, cols, v)
 	case x.F64 != nil && cols >= shortRow:
 		for r := range rows {
 			dst[r] = floats.Dot(x.F64[r*cols:(r+1)*cols], v)
@@ -19,9 +19,9 @@ func dotRows(dst []float64, x Block, rows, cols int, v []float64) {
 	case x.F64 != nil:
 		dotRowsT(dst, x.F64, rows, cols, v)
 	case x.F32 != nil:
-		dotRowsFloat32(dst, x.F32, rows, cols, v)
+		dotRowsAsm(dst, x.F32, rows, cols, v)
 	default:
-		dotRowsUint8(dst, x.U8, rows, cols, v)
+		dotRowsAsm(dst, x.U8, rows, cols, v)
 	}
 }
 
@@ -55,7 +55,7 @@ func axpyRows(dst []float64, x Block, rows, cols int, v []float64) {
 	clear(dst)
 	switch {
 	case x.F64 != nil && useAVX2:
-		axpyRowsFloat64(dst, x.F64, rows, cols, v)
+		axpyRowsAsm(dst, x.F64, rows, cols, v)
 	case x.F64 != nil && cols >= shortRow:
 		for r := range rows {
 			floats.AddScaled(dst, v[r], x.F64[r*cols:(r+1)*cols])
@@ -63,9 +63,9 @@ func axpyRows(dst []float64, x Block, rows, cols int, v []float64) {
 	case x.F64 != nil:
 		axpyRowsT(dst, x.F64, rows, cols, v)
 	case x.F32 != nil:
-		axpyRowsFloat32(dst, x.F32, rows, cols, v)
+		axpyRowsAsm(dst, x.F32, rows, cols, v)
 	default:
-		axpyRowsUint8(dst, x.U8, rows, cols, v)
+		axpyRowsAsm(dst, x.U8, rows, cols, v)
 	}
 }
 

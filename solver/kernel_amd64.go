@@ -38,8 +38,8 @@ func axpyRowsF32AVX2(dst *float64, x *float32, v *float64, rows, cols int)
 //go:noescape
 func axpyRowsF64AVX2(dst *float64, x *float64, v *float64, rows, cols int)
 
-// dotRowsUint8 is dotRowsT for uint8 samples.
-func dotRowsUint8(dst []float64, x []uint8, rows, cols int, v []float64) {
+// dotRowsAsm is dotRowsT, in assembly when useAVX2.
+func dotRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64) {
 	if !useAVX2 || rows == 0 || cols == 0 {
 		dotRowsT(dst, x, rows, cols, v)
 		return
@@ -47,58 +47,30 @@ func dotRowsUint8(dst []float64, x []uint8, rows, cols int, v []float64) {
 	// The assembly reads x[:rows*cols] and v[:cols] and writes dst[:rows]:
 	// these index expressions give the panics the Go loop would.
 	_, _, _ = dst[rows-1], x[rows*cols-1], v[cols-1]
-	dotRowsU8AVX2(&dst[0], &x[0], &v[0], rows, cols)
-}
-
-// dotRowsFloat32 is dotRowsT for float32 samples.
-func dotRowsFloat32(dst []float64, x []float32, rows, cols int, v []float64) {
-	if !useAVX2 || rows == 0 || cols == 0 {
-		dotRowsT(dst, x, rows, cols, v)
-		return
+	switch x := any(x).(type) {
+	case []uint8:
+		dotRowsU8AVX2(&dst[0], &x[0], &v[0], rows, cols)
+	case []float32:
+		dotRowsF32AVX2(&dst[0], &x[0], &v[0], rows, cols)
+	case []float64:
+		dotRowsF64AVX2(&dst[0], &x[0], &v[0], rows, cols)
 	}
-	_, _, _ = dst[rows-1], x[rows*cols-1], v[cols-1]
-	dotRowsF32AVX2(&dst[0], &x[0], &v[0], rows, cols)
 }
 
-// dotRowsFloat64 is dotRowsT for float64 samples. dotRows calls it only
-// when useAVX2; otherwise it has its own choice of Go loops.
-func dotRowsFloat64(dst []float64, x []float64, rows, cols int, v []float64) {
-	if !useAVX2 || rows == 0 || cols == 0 {
-		dotRowsT(dst, x, rows, cols, v)
-		return
-	}
-	_, _, _ = dst[rows-1], x[rows*cols-1], v[cols-1]
-	dotRowsF64AVX2(&dst[0], &x[0], &v[0], rows, cols)
-}
-
-// axpyRowsUint8 is axpyRowsT for uint8 samples.
-func axpyRowsUint8(dst []float64, x []uint8, rows, cols int, v []float64) {
+// axpyRowsAsm is axpyRowsT, in assembly when useAVX2.
+func axpyRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64) {
 	if !useAVX2 || rows == 0 || cols == 0 {
 		axpyRowsT(dst, x, rows, cols, v)
 		return
 	}
 	// The assembly reads x[:rows*cols] and v[:rows] and updates dst[:cols].
 	_, _, _ = dst[cols-1], x[rows*cols-1], v[rows-1]
-	axpyRowsU8AVX2(&dst[0], &x[0], &v[0], rows, cols)
-}
-
-// axpyRowsFloat32 is axpyRowsT for float32 samples.
-func axpyRowsFloat32(dst []float64, x []float32, rows, cols int, v []float64) {
-	if !useAVX2 || rows == 0 || cols == 0 {
-		axpyRowsT(dst, x, rows, cols, v)
-		return
+	switch x := any(x).(type) {
+	case []uint8:
+		axpyRowsU8AVX2(&dst[0], &x[0], &v[0], rows, cols)
+	case []float32:
+		axpyRowsF32AVX2(&dst[0], &x[0], &v[0], rows, cols)
+	case []float64:
+		axpyRowsF64AVX2(&dst[0], &x[0], &v[0], rows, cols)
 	}
-	_, _, _ = dst[cols-1], x[rows*cols-1], v[rows-1]
-	axpyRowsF32AVX2(&dst[0], &x[0], &v[0], rows, cols)
-}
-
-// axpyRowsFloat64 is axpyRowsT for float64 samples. axpyRows calls it only
-// when useAVX2.
-func axpyRowsFloat64(dst []float64, x []float64, rows, cols int, v []float64) {
-	if !useAVX2 || rows == 0 || cols == 0 {
-		axpyRowsT(dst, x, rows, cols, v)
-		return
-	}
-	_, _, _ = dst[cols-1], x[rows*cols-1], v[rows-1]
-	axpyRowsF64AVX2(&dst[0], &x[0], &v[0], rows, cols)
 }

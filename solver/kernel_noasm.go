@@ -13,26 +13,12 @@ const haveAVX2 = false
 // that the dispatch in kernel.go and the tests build everywhere.
 var useAVX2 = false
 
-func dotRowsUint8(dst []float64, x []uint8, rows, cols int, v []float64) {
+// dotRowsAsm is dotRowsT: there is no assembly here.
+func dotRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64) {
 	dotRowsT(dst, x, rows, cols, v)
 }
 
-func dotRowsFloat32(dst []float64, x []float32, rows, cols int, v []float64) {
-	dotRowsT(dst, x, rows, cols, v)
-}
-
-func axpyRowsUint8(dst []float64, x []uint8, rows, cols int, v []float64) {
-	axpyRowsT(dst, x, rows, cols, v)
-}
-
-func axpyRowsFloat32(dst []float64, x []float32, rows, cols int, v []float64) {
-	axpyRowsT(dst, x, rows, cols, v)
-}
-
-func dotRowsFloat64(dst []float64, x []float64, rows, cols int, v []float64) {
-	dotRowsT(dst, x, rows, cols, v)
-}
-
-func axpyRowsFloat64(dst []float64, x []float64, rows, cols int, v []float64) {
+// axpyRowsAsm is axpyRowsT: there is no assembly here.
+func axpyRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64) {
 	axpyRowsT(dst, x, rows, cols, v)
 }

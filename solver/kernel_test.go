@@ -203,13 +203,13 @@ func TestAxpyRowsAVX2MatchesGo(t *testing.T) {
 					switch {
 					case x.U8 != nil:
 						axpyRowsT(want, x.U8, rows, cols, kc.vCol)
-						withAVX2(true, func() { axpyRowsUint8(got[:cols], x.U8, rows, cols, kc.vCol) })
+						withAVX2(true, func() { axpyRowsAsm(got[:cols], x.U8, rows, cols, kc.vCol) })
 					case x.F32 != nil:
 						axpyRowsT(want, x.F32, rows, cols, kc.vCol)
-						withAVX2(true, func() { axpyRowsFloat32(got[:cols], x.F32, rows, cols, kc.vCol) })
+						withAVX2(true, func() { axpyRowsAsm(got[:cols], x.F32, rows, cols, kc.vCol) })
 					default:
 						axpyRowsT(want, x.F64, rows, cols, kc.vCol)
-						withAVX2(true, func() { axpyRowsFloat64(got[:cols], x.F64, rows, cols, kc.vCol) })
+						withAVX2(true, func() { axpyRowsAsm(got[:cols], x.F64, rows, cols, kc.vCol) })
 					}
 					for c := range cols {
 						if !closeSums(got[c], want[c], scale[c], exact) {
@@ -279,6 +279,28 @@ func TestKernelsAVX2Reproducible(t *testing.T) {
 						}
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestKernelsAllocateNothing checks that the kernels, which run once per
+// sample and mode, allocate nothing, whichever path they take.
+func TestKernelsAllocateNothing(t *testing.T) {
+	kc := newKernelCase(rand.New(rand.NewPCG(11, 12)), 7, 33, 0, false)
+	dst := make([]float64, 33)
+	for _, on := range []bool{false, haveAVX2} {
+		for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}, {F64: kc.f64}} {
+			var allocs float64
+			withAVX2(on, func() {
+				allocs = testing.AllocsPerRun(10, func() {
+					dotRows(dst, x, 7, 33, kc.vRow)
+					axpyRows(dst, x, 7, 33, kc.vCol)
+					_ = dotBlock(x, kc.vRow[:1])
+				})
+			})
+			if allocs != 0 {
+				t.Errorf("%v, useAVX2 %v: %v allocations per call, want 0", elemName(x), on, allocs)
 			}
 		}
 	}
