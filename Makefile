@@ -30,6 +30,7 @@ test-solver:
 	@mkdir -p $(BUILD)
 	CGO_ENABLED=0 $(GO) vet ./solver/...
 	CGO_ENABLED=0 $(GO) test -count=1 ./solver/...
+	CGO_ENABLED=0 $(GO) test -count=1 -tags purego ./solver/...   # the portable Go kernels too
 
 # The Go examples run and their output is checked.
 test-go-examples:

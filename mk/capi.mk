@@ -20,7 +20,7 @@ HDF5_LIBS   = $(shell pkg-config --libs hdf5)
 
 SOMPCA_LIB      := $(BUILD)/libsompca.so
 SOMPCA_LIB_CHK  := $(BUILD)/cgocheck2/libsompca.so
-CAPI_GO_SOURCES := $(wildcard capi/*.go capi/*.c capi/*.h solver/*.go hdf5io/*.go hdf5io/*.c hdf5io/*.h) \
+CAPI_GO_SOURCES := $(wildcard capi/*.go capi/*.c capi/*.h solver/*.go solver/*.s hdf5io/*.go hdf5io/*.c hdf5io/*.h) \
                    capi/libsompca.map include/sompca.h go.mod go.sum
 # Export only the functions of sompca.h (see capi/libsompca.map).
 CAPI_LDFLAGS    := -ldflags=-extldflags=-Wl,--version-script=$(CURDIR)/capi/libsompca.map
