@@ -77,8 +77,8 @@ func sompca_model_shape(model *C.sompca_cmodel, dst *C.size_t, capacity C.size_t
 //export sompca_model_mode
 func sompca_model_mode(model *C.sompca_cmodel, out *C.int) C.int {
 	return accessor("sompca_model_mode", model, unsafe.Pointer(out), func(m *solver.Model) error {
-		// solver's Nu is 1-based with 0 = not applicable; C's mode is 0-based with -1.
-		*out = C.int(m.Nu - 1)
+		*out = C.int(m.Mode) // 0-based, -1 = not so-mpca, in both
+
 		return nil
 	})
 }
@@ -177,20 +177,8 @@ func sompca_model_history(model *C.sompca_cmodel, feature C.size_t, dst *C.doubl
 //export sompca_model_options
 func sompca_model_options(model *C.sompca_cmodel, out *C.sompca_options) C.int {
 	return accessor("sompca_model_options", model, unsafe.Pointer(out), func(m *solver.Model) error {
-		o := defaultOptions()
-		o.method = C.int(m.Method)
-		if m.RelaxedStart {
-			o.relaxed_start = 1
-		}
-		o.n_components = C.int(m.Components())
-		o.mode = C.int(m.Nu - 1) // solver's 1-based Nu, 0 = n/a; C's 0-based, -1
-		o.max_iter = C.int(m.MaxIter)
-		o.tol = C.double(m.Tol)
-		o.q = C.double(m.Q)
-		o.feature_order = C.SOMPCA_ORDER_VARIANCE
-		if m.Order == solver.ByExtraction {
-			o.feature_order = C.SOMPCA_ORDER_EXTRACTION
-		}
+		o := cOptions(solver.Options{Method: m.Method, RelaxedStart: m.RelaxedStart, Components: m.Components(),
+			MaxIter: m.MaxIter, Tol: m.Tol, Q: m.Q, Order: m.Order}, m.Mode)
 		*out = o
 		return nil
 	})

@@ -23,8 +23,45 @@ func sompca_options_init(opts *C.sompca_options) {
 	*opts = C.sompca_options{}
 	opts.size = C.uint32_t(C.sizeof_sompca_options)
 	opts.method = C.SOMPCA_METHOD_SOMPCA
+	opts.relaxed_start = -1 // the method's default, from solver's table
 	opts.mode = -1
 	opts.feature_order = C.SOMPCA_ORDER_VARIANCE
+}
+
+//export sompca_options_defaults
+func sompca_options_defaults(method C.int, out *C.sompca_options) C.int {
+	return run("sompca_options_defaults", func() error {
+		if out == nil {
+			return errorf(C.SOMPCA_EINVAL, "out is NULL")
+		}
+		if method < 0 || method > C.SOMPCA_METHOD_CSA {
+			return errorf(C.SOMPCA_EINVAL, "method is %d: want one of SOMPCA_METHOD_SOMPCA (%d) .. SOMPCA_METHOD_CSA (%d)", int(method), C.SOMPCA_METHOD_SOMPCA, C.SOMPCA_METHOD_CSA)
+		}
+		*out = cOptions(solver.DefaultOptions(solver.Method(method)), -1)
+		return nil
+	})
+}
+
+// cOptions converts solver options to C options with the given 0-based
+// mode (-1: automatic or not applicable); n_components is
+// o.Components, n_threads 0 and progress NULL.
+func cOptions(s solver.Options, mode int) C.sompca_options {
+	o := defaultOptions()
+	o.method = C.int(s.Method)
+	o.relaxed_start = 0
+	if s.RelaxedStart {
+		o.relaxed_start = 1
+	}
+	o.n_components = C.int(s.Components)
+	o.mode = C.int(mode)
+	o.max_iter = C.int(s.MaxIter)
+	o.tol = C.double(s.Tol)
+	o.q = C.double(s.Q)
+	o.feature_order = C.SOMPCA_ORDER_VARIANCE
+	if s.Order == solver.ByExtraction {
+		o.feature_order = C.SOMPCA_ORDER_EXTRACTION
+	}
+	return o
 }
 
 // defaultOptions is what a NULL options pointer means: the same values as
@@ -56,7 +93,14 @@ func goOptions(p *C.sompca_coptions, order int) (solver.Options, error) {
 	}
 	// The C method numbers are solver.Method's values.
 	s.Method = solver.Method(o.method)
-	s.RelaxedStart = o.relaxed_start != 0
+	switch {
+	case o.relaxed_start < -1:
+		return s, errorf(C.SOMPCA_EINVAL, "opts->relaxed_start is %d: want -1 (the method's default), 0 (off) or 1 (on)", int(o.relaxed_start))
+	case o.relaxed_start == -1:
+		s.RelaxedStart = solver.MethodDefaults(s.Method).RelaxedStart
+	default:
+		s.RelaxedStart = o.relaxed_start != 0
+	}
 	if s.RelaxedStart && !s.Method.IsTVP() {
 		return s, errorf(C.SOMPCA_EINVAL, "opts->relaxed_start is set but method %s has no relaxed start (only so-mpca, fo-mpca, trod and umpca do)", s.Method)
 	}
@@ -64,11 +108,13 @@ func goOptions(p *C.sompca_coptions, order int) (solver.Options, error) {
 		return s, errorf(C.SOMPCA_EINVAL, "opts->n_components is %d: want 0 (the method's maximum) or a positive count", int(o.n_components))
 	}
 	s.Components = int(o.n_components)
-	// C modes are 0-based with -1 = automatic; solver's Nu is 1-based with 0 = automatic.
+	// Modes are 0-based here as in solver; -1 = automatic is solver's nil.
 	if o.mode < -1 || int(o.mode) >= order {
 		return s, errorf(C.SOMPCA_EINVAL, "opts->mode is %d: want -1 (automatic) or a mode 0..%d of the order-%d samples", int(o.mode), order-1, order)
 	}
-	s.Nu = int(o.mode) + 1
+	if o.mode >= 0 {
+		s.Mode = solver.OrthogonalMode(int(o.mode))
+	}
 	if o.max_iter < 0 {
 		return s, errorf(C.SOMPCA_EINVAL, "opts->max_iter is %d: want 0 (20 sweeps) or a positive count", int(o.max_iter))
 	}

@@ -42,11 +42,11 @@
 //
 //	/ attributes
 //	  format           string  "sompca-model"
-//	  format_version   int64   1
+//	  format_version   int64   2 (1: the previous layout, still read; see below)
 //	  library_version  string  the sompca version that wrote the file (Version)
 //	  method           string  "so-mpca", "fo-mpca", "trod", "umpca", "pca", "mpca" or "csa"
 //	  relaxed_start    int64   1 if fitted with relaxed start, else 0
-//	  nu               int64   SO-MPCA's orthogonal mode, 1-based; 0 for other methods
+//	  mode             int64   SO-MPCA's orthogonal mode, 0-based; -1 for other methods
 //	  max_iter         int64   sweeps per EMP (MPCA, CSA: in total)
 //	  tol              float64 relative-change tolerance of the fit (0: all sweeps)
 //	  q                float64 MPCA/CSA kept-variance fraction
@@ -54,9 +54,9 @@
 //	  n_samples        int64   number M of training samples
 //	  n_features       int64   P
 //	  total_variance   float64 total variance of the training data
-//	  shape            int64[N] sample shape I_1, ..., I_N
-//	/mean              float64 (I_1, ..., I_N)  training mean (zeros for TROD, CSA)
-//	/projections/U1 .. /projections/UN
+//	  shape            int64[N] sample shape (sizes of modes 0 .. N-1)
+//	/mean              float64 (shape)  training mean (zeros for TROD, CSA)
+//	/projections/U0 .. /projections/U{N-1}
 //	                   float64 (I_n, P)  mode-n projection vectors, column j for feature j
 //	                           (PCA instead: /projections/W, (I_1*...*I_N, P), on the
 //	                           C-order vectorised sample)
@@ -69,6 +69,12 @@
 //	/history_lengths   int64 (H)    length of each history row (Iterations[j]+1
 //	                           for the successive-EMP methods)
 //	/ranks             int64 (N)    mode ranks P_n (MPCA and CSA only)
+//
+// Modes are numbered from 0 here as everywhere in sompca (see "Mode
+// numbering" in package solver). Format version 1, written by sompca
+// 0.1.0, numbered them from 1: attribute nu = mode+1 (0 for methods
+// without an orthogonal mode) and /projections/U1 .. /projections/UN;
+// LoadModel reads it by its format_version and converts.
 //
 // All datasets and attributes are native little-endian on x86. Strings are
 // variable-length UTF-8, which h5py returns as str. LoadModel refuses, with

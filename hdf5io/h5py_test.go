@@ -98,7 +98,7 @@ type modelJSON struct {
 	Method         string        `json:"method"`
 	FeatureOrder   string        `json:"feature_order"`
 	RelaxedStart   int           `json:"relaxed_start"`
-	Nu             int           `json:"nu"`
+	Mode           int           `json:"mode"`
 	MaxIter        int           `json:"max_iter"`
 	Samples        int           `json:"n_samples"`
 	Features       int           `json:"n_features"`
@@ -162,7 +162,7 @@ func TestH5pyReadsModel(t *testing.T) {
 			check("method", got.Method, method.String())
 			check("feature_order", got.FeatureOrder, order)
 			check("relaxed_start", got.RelaxedStart == 1, m.RelaxedStart)
-			check("nu, max_iter, n_samples, n_features", []int{got.Nu, got.MaxIter, got.Samples, got.Features}, []int{m.Nu, m.MaxIter, m.Samples, m.Components()})
+			check("mode, max_iter, n_samples, n_features", []int{got.Mode, got.MaxIter, got.Samples, got.Features}, []int{m.Mode, m.MaxIter, m.Samples, m.Components()})
 			check("tol, q, total_variance", []float64{got.Tol, got.Q, got.TotalVariance}, []float64{m.Tol, m.Q, m.TotalVariance})
 			check("shape", got.Shape, m.Shape)
 			check("mean", got.Mean, m.Mean)
@@ -228,32 +228,44 @@ func stderrOf(err error) string {
 	return ""
 }
 
-// TestLoadH5pyModel loads a model file that h5py wrote from the documented
-// layout alone, with other string and integer types than SaveModel uses.
+// TestLoadH5pyModel loads model files that h5py wrote from the documented
+// layout alone, with other string and integer types than SaveModel uses,
+// in both format versions: version 1 numbered modes from 1 (nu, U1 ..),
+// version 2 from 0 (mode, U0 ..); both load to the same model.
 func TestLoadH5pyModel(t *testing.T) {
 	py := h5pyPython(t)
-	path := filepath.Join(t.TempDir(), "external.h5")
-	if out, err := exec.Command(py, "testdata/h5py_write_model.py", path).CombinedOutput(); err != nil {
-		t.Fatalf("h5py_write_model.py: %v\n%s", err, out)
-	}
-	got, err := LoadModel(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The values written by h5py_write_model.py.
-	want := &solver.Model{
-		Method: solver.MPCA, Shape: []int{3, 2}, Samples: 10, MaxIter: 7, Tol: 0.125, Q: 0.5,
-		Order: solver.ByExtraction,
-		Mean:  []float64{0, 0.25, 0.5, 0.75, 1, 1.25},
-		Projections: []*mat.Dense{
-			mat.NewDense(3, 2, []float64{1, 0, 0, 1, 0, 0}),
-			mat.NewDense(2, 2, []float64{0.5, -0.5, 0.5, 0.5}),
-		},
-		Variance: []float64{2, 1}, TotalVariance: 3.5,
-		Extraction: []int{1, 0}, Iterations: []int{0, 0},
-		History: [][]float64{{3, 2.5}}, Ranks: []int{2, 1},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("loaded\n %+v\nwant\n %+v", got, want)
+	for _, c := range []struct {
+		version, method string
+		mode            int // 0-based, as written by the script
+	}{{"1", "mpca", -1}, {"2", "mpca", -1}, {"1", "so-mpca", 1}, {"2", "so-mpca", 1}} {
+		t.Run("v"+c.version+"/"+c.method, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "external.h5")
+			if out, err := exec.Command(py, "testdata/h5py_write_model.py", path, c.version, c.method).CombinedOutput(); err != nil {
+				t.Fatalf("h5py_write_model.py: %v\n%s", err, out)
+			}
+			got, err := LoadModel(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The values written by h5py_write_model.py.
+			want := &solver.Model{
+				Method: solver.MPCA, Mode: c.mode, Shape: []int{3, 2}, Samples: 10, MaxIter: 7, Tol: 0.125, Q: 0.5,
+				Order: solver.ByExtraction,
+				Mean:  []float64{0, 0.25, 0.5, 0.75, 1, 1.25},
+				Projections: []*mat.Dense{
+					mat.NewDense(3, 2, []float64{1, 0, 0, 1, 0, 0}),
+					mat.NewDense(2, 2, []float64{0.5, -0.5, 0.5, 0.5}),
+				},
+				Variance: []float64{2, 1}, TotalVariance: 3.5,
+				Extraction: []int{1, 0}, Iterations: []int{0, 0},
+				History: [][]float64{{3, 2.5}}, Ranks: []int{2, 1},
+			}
+			if c.method == "so-mpca" {
+				want.Method, want.Ranks = solver.SOMPCA, nil
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("loaded\n %+v\nwant\n %+v", got, want)
+			}
+		})
 	}
 }

@@ -21,10 +21,13 @@ import (
 const Version = "0.1.0"
 
 // Model file format: the value of the format attribute, and the newest
-// format_version this package reads and the one it writes.
+// format_version this package reads and the one it writes. Version 2
+// numbers modes from 0, as every surface of sompca does (attribute mode,
+// /projections/U0 ..); version 1 numbered them from 1 (attribute nu,
+// /projections/U1 ..) and is still read.
 const (
 	ModelFormat        = "sompca-model"
-	ModelFormatVersion = 1
+	ModelFormatVersion = 2
 )
 
 // Names of the feature orders in model files.
@@ -90,7 +93,7 @@ func writeModel(f *hdf5.File, m *solver.Model, version int64) error {
 		writeStringAttr(root, "library_version", Version),
 		writeStringAttr(root, "method", m.Method.String()),
 		writeIntAttr(root, "relaxed_start", relaxed),
-		writeIntAttr(root, "nu", int64(m.Nu)),
+		writeModeAttr(root, version, m.Mode),
 		writeIntAttr(root, "max_iter", int64(m.MaxIter)),
 		writeFloatAttr(root, "tol", m.Tol),
 		writeFloatAttr(root, "q", m.Q),
@@ -113,7 +116,7 @@ func writeModel(f *hdf5.File, m *solver.Model, version int64) error {
 	g.Close()
 	for n, u := range m.Projections {
 		r, c := u.Dims()
-		if err := writeArray(f, projectionName(m.Method, n), []int{r, c}, mat.DenseCopyOf(u).RawMatrix().Data); err != nil {
+		if err := writeArray(f, projectionName(m.Method, n, version), []int{r, c}, mat.DenseCopyOf(u).RawMatrix().Data); err != nil {
 			return err
 		}
 	}
@@ -156,13 +159,26 @@ func writeModel(f *hdf5.File, m *solver.Model, version int64) error {
 	return nil
 }
 
-// projectionName returns the dataset of projection matrix n (0-based):
-// /projections/W for PCA, /projections/U1 ... UN otherwise.
-func projectionName(method solver.Method, n int) string {
+// projectionName returns the dataset of projection matrix n (0-based) in
+// a file of format version: /projections/W for PCA, else /projections/Un
+// (version 1: /projections/U(n+1)).
+func projectionName(method solver.Method, n int, version int64) string {
 	if method == solver.PCA {
 		return "/projections/W"
 	}
-	return fmt.Sprintf("/projections/U%d", n+1)
+	if version == 1 {
+		n++
+	}
+	return fmt.Sprintf("/projections/U%d", n)
+}
+
+// writeModeAttr writes the orthogonal mode (0-based, -1 for none) as
+// format version says: attribute mode, or in version 1 nu = mode+1.
+func writeModeAttr(root C.hid_t, version int64, mode int) error {
+	if version == 1 {
+		return writeIntAttr(root, "nu", int64(mode+1))
+	}
+	return writeIntAttr(root, "mode", int64(mode))
 }
 
 func toInt64(v []int) []int64 {
@@ -215,11 +231,15 @@ func loadModel(path string) (_ *solver.Model, obj string, err error) {
 
 	m := &solver.Model{}
 	var methodName, orderName string
-	var relaxed, nu, maxIter, samples, p int64
+	var relaxed, mode, maxIter, samples, p int64
+	modeAttr := "mode"
+	if version == 1 {
+		modeAttr = "nu" // 1-based, 0 for none: mode+1
+	}
 	err = errors.Join(
 		readInto(&methodName, root, "method", readStringAttr),
 		readInto(&relaxed, root, "relaxed_start", readIntAttr),
-		readInto(&nu, root, "nu", readIntAttr),
+		readInto(&mode, root, modeAttr, readIntAttr),
 		readInto(&maxIter, root, "max_iter", readIntAttr),
 		readInto(&m.Tol, root, "tol", readFloatAttr),
 		readInto(&m.Q, root, "q", readFloatAttr),
@@ -237,7 +257,13 @@ func loadModel(path string) (_ *solver.Model, obj string, err error) {
 		return nil, "", fmt.Errorf("%w: unknown method %q", ErrFormat, methodName)
 	}
 	m.Method, m.RelaxedStart = method, relaxed != 0
-	m.Nu, m.MaxIter, m.Samples = int(nu), int(maxIter), int(samples)
+	if version == 1 {
+		mode--
+	}
+	if mode < -1 || mode > math.MaxInt32 {
+		return nil, "", fmt.Errorf("%w: attribute %q is %d, out of range", ErrFormat, modeAttr, mode)
+	}
+	m.Mode, m.MaxIter, m.Samples = int(mode), int(maxIter), int(samples)
 	found := false
 	for o, name := range orderNames {
 		if name == orderName {
@@ -263,7 +289,7 @@ func loadModel(path string) (_ *solver.Model, obj string, err error) {
 		modes = 1
 	}
 	for n := range modes {
-		name := projectionName(m.Method, n)
+		name := projectionName(m.Method, n, version)
 		data, dims, err := readArray[float64](f, name)
 		if err != nil {
 			return nil, name, err

@@ -43,7 +43,7 @@ func handModel(t *testing.T, method solver.Method, shape []int, p int) *solver.M
 	m := &solver.Model{
 		Method: method, Shape: append([]int(nil), shape...), Samples: 1234,
 		MaxIter: 20, Tol: 1e-300, Q: 0.97, Order: solver.ByExtraction,
-		Mean: vec(size), Variance: vec(p), TotalVariance: bits(),
+		Mean: vec(size), Variance: vec(p), TotalVariance: bits(), Mode: -1,
 	}
 	if method == solver.PCA {
 		m.Projections = []*mat.Dense{mat.NewDense(size, p, vec(size*p))}
@@ -58,7 +58,10 @@ func handModel(t *testing.T, method solver.Method, shape []int, p int) *solver.M
 	}
 	switch {
 	case method.IsTVP():
-		m.RelaxedStart, m.Nu = true, len(shape)
+		m.RelaxedStart = true
+		if method == solver.SOMPCA {
+			m.Mode = len(shape) - 1
+		}
 		for j := range p {
 			m.History = append(m.History, vec(m.Iterations[j]+1))
 		}
@@ -226,7 +229,7 @@ func TestLoadModelErrors(t *testing.T) {
 		{"not hdf5", text, ErrNotHDF5, "not an HDF5 file"},
 		{"data file", data, ErrFormat, `no "format" attribute`},
 		{"other format", other, ErrFormat, `"someone-else"`},
-		{"newer version", newer, ErrFormat, "version 2 is newer"},
+		{"newer version", newer, ErrFormat, "version 3 is newer"},
 		{"missing mean", noMean, ErrNotExist, "/mean"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -24,7 +24,9 @@
  *   - Arrays are row-major (C order); samples are the first axis, so n
  *     samples of shape I_0 x ... x I_{N-1} are n * I_0 * ... * I_{N-1}
  *     consecutive elements.
- *   - Modes are 0-based in this interface (the paper counts them from 1).
+ *   - Modes are numbered from 0 (mode n is the paper's mode n+1), as on
+ *     every surface of sompca: Go, Python, the command line and model
+ *     files (see "Mode numbering" in the Go package solver).
  *   - Features are indexed j = 0..P-1 in the model's feature order (by
  *     captured variance, descending, unless the fit asked for extraction
  *     order); sompca_model_extraction maps them to extraction order.
@@ -132,7 +134,9 @@ typedef int (*sompca_progress_fn)(void *user, int done, int total, double varian
 typedef struct sompca_options {
 	uint32_t size;         /* sizeof(sompca_options), set by sompca_options_init */
 	int method;            /* SOMPCA_METHOD_*; default SOMPCA_METHOD_SOMPCA */
-	int relaxed_start;     /* non-zero: relaxed start (TVP methods only, else SOMPCA_EINVAL); default 0 */
+	int relaxed_start;     /* 1: relaxed start (TVP methods only, else SOMPCA_EINVAL); 0: off;
+	                          -1 (default) = the method's default (sompca_options_defaults: on
+	                          for SO-MPCA and FO-MPCA, off for the others) */
 	int n_components;      /* P; 0 (default) = the method's maximum: SO-MPCA I_mode, FO-MPCA min I_n,
 	                          UMPCA min(min I_n, M-1), PCA min(M-1, prod I_n), MPCA and CSA prod P_n,
 	                          TROD max I_n (TROD accepts up to prod I_n) */
@@ -179,6 +183,19 @@ const char *sompca_last_error(void);
  * is NULL. Thread-safe; does not change the last error.
  */
 void sompca_options_init(sompca_options *opts);
+
+/*
+ * Fills *out with the options a fit of method uses when the caller sets
+ * nothing else, from the library's one table of defaults (the Go API's
+ * solver.DefaultOptions and the Python estimators' defaults are the same
+ * table): relaxed_start 0 or 1 as the method's default, n_components 0,
+ * mode -1, max_iter 20, tol 0, q 0.97, feature_order
+ * SOMPCA_ORDER_VARIANCE, n_threads 0, progress NULL; size is set.
+ *
+ * Returns SOMPCA_OK; SOMPCA_EINVAL for a NULL out or an unknown method.
+ * Thread-safe.
+ */
+int sompca_options_defaults(int method, sompca_options *out);
 
 /*
  * Fits a model to n_samples samples held in memory.

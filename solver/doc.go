@@ -12,7 +12,7 @@
 // eigenvector of the total scatter matrix (eq. 11) of the partial
 // projections (eq. 10), under the method's constraint:
 //
-//   - SOMPCA: in mode nu only, orthogonal to the previous EMPs' nu-mode
+//   - SOMPCA: in mode nu only (Options.Mode, 0-based), orthogonal to the previous EMPs' nu-mode
 //     vectors (eqs. 7-8): the top eigenvector of Gamma_p S with
 //     Gamma_p = I - sum_q u_q u_q^T (Theorem 1). nu defaults to
 //     argmax_n I_n, the first on ties (eq. 9). P <= I_nu.
@@ -53,6 +53,31 @@
 //   - MPCA/CSA keep in each mode the fewest eigenvectors holding Q = 97% of
 //     that mode's full-projection variance (CSA: energy); MPCA starts from
 //     those eigenvectors, CSA from unit vectors; K = 20 sweeps.
+//
+// # Mode numbering
+//
+// This is the one statement of it for all of sompca. Modes are numbered
+// from 0: a sample of shape (I_0, ..., I_{N-1}) has modes 0..N-1, the
+// numpy axes of one sample (axis n+1 of the (M, ...) data array). The
+// Go API (Options.Mode, Model.Mode, Model.Projections[n]), the C API
+// (sompca_options.mode, sompca_model_mode, sompca_model_projection), the
+// Python estimators (mode=, mode_, projections_[n]), the command line
+// (--mode) and model files (format_version 2: attribute mode,
+// /projections/U0 ..) all use it. The paper counts from 1: its nu = 1 is
+// mode 0. "No mode" is -1 (C, model files, Model.Mode of methods other
+// than SO-MPCA) or nil (Options.Mode, Python's None), which selects
+// argmax_n I_n for SO-MPCA. Model files of format_version 1 (sompca
+// 0.1.0) counted from 1 (attribute nu, /projections/U1 ..); hdf5io
+// converts them on load.
+//
+// # Defaults
+//
+// DefaultOptions(method) gives the options every surface uses when the
+// caller sets nothing: the table in defaults.go (relaxed start for
+// SO-MPCA and FO-MPCA, K = 20, tol = 0, Q = 0.97, features by variance),
+// which the C API (sompca_options_init, sompca_options_defaults), the
+// Python estimators and the command line read. The zero Options value is
+// valid too, but it is plain SO-MPCA without relaxed start.
 //
 // # Data and speed
 //

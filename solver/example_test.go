@@ -33,14 +33,14 @@ func ExampleModel_Fit() {
 		panic(err)
 	}
 	P := model.Components()
-	// nu = argmax_n I_n = mode 2 (I_2 = 4), so P = 4 features whose
-	// mode-2 vectors are orthonormal.
+	// nu = argmax_n I_n: mode 1 (0-based; its size is 4), so P = 4
+	// features whose mode-1 vectors are orthonormal.
 	var G mat.Dense
 	G.Mul(model.Projections[1].T(), model.Projections[1])
-	fmt.Println("nu:", model.Nu, "features:", P, "per sample:", len(feats)/M)
+	fmt.Println("orthogonal mode:", model.Mode, "features:", P, "per sample:", len(feats)/M)
 	fmt.Println("orthonormal mode-nu vectors:", mat.EqualApprox(&G, identity(P), 1e-12))
 	// Output:
-	// nu: 2 features: 4 per sample: 4
+	// orthogonal mode: 1 features: 4 per sample: 4
 	// orthonormal mode-nu vectors: true
 }
 

@@ -32,6 +32,7 @@ func (m *Model) Fit(src Source, opts Options) error {
 	}
 	res.Method = f.opts.Method
 	res.RelaxedStart = f.opts.RelaxedStart
+	res.Mode = f.mode
 	res.Shape = append([]int(nil), f.shape...)
 	res.Samples = f.m
 	res.MaxIter = f.opts.MaxIter
@@ -50,6 +51,7 @@ func (m *Model) Fit(src Source, opts Options) error {
 // fitter holds what every method needs during one fit.
 type fitter struct {
 	opts  Options
+	mode  int // SO-MPCA's orthogonal mode, 0-based; -1 for other methods
 	shape []int
 	n     int // order N
 	size  int // elements per sample
@@ -81,16 +83,16 @@ func newFitter(src Source, opts Options) (*fitter, error) {
 		return nil, errorf(ErrInvalid, "solver: relaxed start applies only to the TVP methods (so-mpca, fo-mpca, trod, umpca), not %v", opts.Method)
 	}
 	if opts.MaxIter < 0 {
-		return nil, errorf(ErrInvalid, "solver: MaxIter = %d: want >= 0 (0 means %d)", opts.MaxIter, defaultMaxIter)
+		return nil, errorf(ErrInvalid, "solver: MaxIter = %d: want >= 0 (0 means %d)", opts.MaxIter, MethodDefaults(opts.Method).MaxIter)
 	}
 	if opts.MaxIter == 0 {
-		opts.MaxIter = defaultMaxIter
+		opts.MaxIter = MethodDefaults(opts.Method).MaxIter
 	}
 	if opts.Tol < 0 || math.IsNaN(opts.Tol) {
 		return nil, errorf(ErrInvalid, "solver: Tol = %v: want >= 0", opts.Tol)
 	}
 	if opts.Q == 0 {
-		opts.Q = defaultQ
+		opts.Q = MethodDefaults(opts.Method).Q
 	}
 	if !(opts.Q > 0 && opts.Q <= 1) {
 		return nil, errorf(ErrInvalid, "solver: Q = %v: want 0 < Q <= 1", opts.Q)
@@ -101,26 +103,28 @@ func newFitter(src Source, opts Options) (*fitter, error) {
 	if opts.Order != ByVariance && opts.Order != ByExtraction {
 		return nil, errorf(ErrInvalid, "solver: unknown feature order %d", int(opts.Order))
 	}
+	mode := -1
 	if opts.Method == SOMPCA {
-		if opts.Nu < 0 || opts.Nu > len(shape) {
-			return nil, errorf(ErrInvalid, "solver: mode nu = %d outside 1..%d for sample shape %v (0 selects argmax_n I_n)", opts.Nu, len(shape), shape)
-		}
-		if opts.Nu == 0 {
-			opts.Nu = 1
+		mode = 0
+		if opts.Mode != nil {
+			mode = *opts.Mode
+			if mode < 0 || mode >= len(shape) {
+				return nil, errorf(ErrInvalid, "solver: orthogonal mode %d outside 0..%d (0-based) for sample shape %v (nil selects argmax_n I_n)", mode, len(shape)-1, shape)
+			}
+		} else {
 			for n, d := range shape {
-				if d > shape[opts.Nu-1] {
-					opts.Nu = n + 1
+				if d > shape[mode] {
+					mode = n
 				}
 			}
 		}
-	} else {
-		opts.Nu = 0
 	}
 	if opts.MemoryLimit == 0 {
 		opts.MemoryLimit = defaultMemory
 	}
 	f := &fitter{
 		opts:  opts,
+		mode:  mode,
 		shape: append([]int(nil), shape...),
 		n:     len(shape),
 		size:  size,

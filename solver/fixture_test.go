@@ -174,8 +174,9 @@ func checkFixture(t *testing.T, c map[string]fixFit, ref fixFit, name string) {
 		t.Fatal(err)
 	}
 	M := src.Len()
-	if nu := int(attrs["nu"].(float64)); method == SOMPCA && m.Nu != nu {
-		t.Errorf("nu = %d, want %d", m.Nu, nu)
+	// The fixtures count modes from 1, as the paper; sompca from 0.
+	if nu := int(attrs["nu"].(float64)); method == SOMPCA && m.Mode != nu-1 {
+		t.Errorf("mode = %d, want %d (the fixture's nu = %d, 1-based)", m.Mode, nu-1, nu)
 	}
 	if ok, d := closeTo(m.Mean, ref.array(t, "mean").Data, fixtureTol); !ok {
 		t.Errorf("mean differs by %.3g", d)

@@ -14,8 +14,10 @@ import (
 type Model struct {
 	Method       Method
 	RelaxedStart bool
-	// Nu is the orthogonal mode of SO-MPCA, 1-based; 0 for other methods.
-	Nu int
+	// Mode is the orthogonal mode nu of SO-MPCA, 0-based (0..N-1, see
+	// "Mode numbering" in the package documentation); -1 for other
+	// methods.
+	Mode int
 	// Shape is the sample shape I_1, ..., I_N the model was fitted on.
 	Shape []int
 	// Samples is the number M of training samples.
@@ -99,7 +101,7 @@ func (m *Model) Validate() error {
 		}
 		for n, u := range m.Projections {
 			if r, c := u.Dims(); r != m.Shape[n] || c != p {
-				return errorf(ErrShape, "solver: mode-%d projection is %dx%d, want %dx%d", n+1, r, c, m.Shape[n], p)
+				return errorf(ErrShape, "solver: mode-%d projection is %dx%d, want %dx%d", n, r, c, m.Shape[n], p)
 			}
 		}
 	default:
@@ -108,8 +110,11 @@ func (m *Model) Validate() error {
 	if len(m.Extraction) != p || len(m.Iterations) != p {
 		return errorf(ErrShape, "solver: model has %d features but %d extraction indices and %d iteration counts", p, len(m.Extraction), len(m.Iterations))
 	}
-	if m.Nu < 0 || m.Nu > len(m.Shape) {
-		return errorf(ErrInvalid, "solver: model mode nu = %d outside 0..%d", m.Nu, len(m.Shape))
+	if m.Method == SOMPCA && (m.Mode < 0 || m.Mode >= len(m.Shape)) {
+		return errorf(ErrInvalid, "solver: so-mpca model has orthogonal mode %d, want 0..%d (0-based)", m.Mode, len(m.Shape)-1)
+	}
+	if m.Method != SOMPCA && m.Mode != -1 {
+		return errorf(ErrInvalid, "solver: %v model has orthogonal mode %d, want -1 (only so-mpca has one)", m.Method, m.Mode)
 	}
 	return nil
 }

@@ -88,9 +88,12 @@ const (
 	ByExtraction
 )
 
-// Options configures a fit. The zero value fits SO-MPCA (without relaxed
-// start) with the method's default number of features, nu = argmax_n I_n,
-// K = 20 sweeps, tol = 0 and all cores.
+// Options configures a fit. DefaultOptions(method) gives the defaults
+// that every surface of sompca uses (the C API's sompca_options_init, the
+// Python estimators, the command line); see Defaults. The zero value is
+// also valid: SO-MPCA without relaxed start, the default number of
+// features, the automatic orthogonal mode, K = 20 sweeps, tol = 0 and all
+// cores.
 type Options struct {
 	Method       Method
 	RelaxedStart bool // fix the first EMP to uniform vectors (TVP methods only)
@@ -101,10 +104,12 @@ type Options struct {
 	// prod_n P_n), and max_n I_n for TROD, which accepts up to prod_n I_n.
 	Components int
 
-	// Nu is SO-MPCA's orthogonal mode, 1-based as in the paper (1..N);
-	// 0 selects nu = argmax_n I_n, the first on ties (eq. 9). Other
-	// methods ignore it.
-	Nu int
+	// Mode is SO-MPCA's orthogonal mode nu, 0-based (0..N-1) like every
+	// mode number in sompca (see "Mode numbering" in the package
+	// documentation; the paper's nu = 1 is Mode 0). nil selects
+	// argmax_n I_n, the first on ties (eq. 9); set it with
+	// OrthogonalMode(n). Other methods ignore it.
+	Mode *int
 
 	// MaxIter is the number of alternating sweeps K per EMP (MPCA, CSA:
 	// in total); 0 means 20, the paper's setting.
@@ -141,8 +146,8 @@ type Options struct {
 // ErrCanceled is returned by Fit when Options.Progress asked to stop.
 var ErrCanceled = errors.New("solver: fit canceled by the progress callback")
 
-const (
-	defaultMaxIter = 20
-	defaultQ       = 0.97
-	defaultMemory  = 1 << 30
-)
+// OrthogonalMode returns a pointer to n, for Options.Mode: SO-MPCA's
+// orthogonal mode, 0-based.
+func OrthogonalMode(n int) *int { return &n }
+
+const defaultMemory = 1 << 30

@@ -99,10 +99,10 @@ func TestInvariants(t *testing.T) {
 				for n, U := range model.Projections {
 					for j := range P {
 						if nrm := floats.Norm(mat.Col(nil, j, U), 2); math.Abs(nrm-1) > 1e-12 {
-							t.Errorf("mode %d vector of feature %d has norm %v", n+1, j, nrm)
+							t.Errorf("mode %d vector of feature %d has norm %v", n, j, nrm)
 						}
 					}
-					if c.method == FOMPCA || (c.method == SOMPCA && n == model.Nu-1) {
+					if c.method == FOMPCA || (c.method == SOMPCA && n == model.Mode) {
 						var G mat.Dense
 						G.Mul(U.T(), U) // orthonormal columns: U^T U = I
 						if !mat.EqualApprox(&G, eye(P), 1e-12) {
@@ -211,8 +211,8 @@ func TestCompleteBasis(t *testing.T) {
 	for _, rs := range []bool{false, true} {
 		shape := []int{4, 6, 3}
 		model, _ := fitOrFatal(t, randomTensors(5, M, shape), M, shape, Options{Method: SOMPCA, RelaxedStart: rs, Components: 6})
-		if model.Nu != 2 {
-			t.Fatalf("nu = %d, want 2 (argmax of %v)", model.Nu, shape)
+		if model.Mode != 1 {
+			t.Fatalf("mode = %d, want 1 (argmax of %v, 0-based)", model.Mode, shape)
 		}
 		U := model.Projections[1]
 		var G mat.Dense
@@ -370,14 +370,14 @@ func TestErrors(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"so-mpca P > I_nu", good, 10, Options{Components: 7}, "at most I_nu = I_2 = 6"},
+		{"so-mpca P > I_nu", good, 10, Options{Components: 7}, "at most I_nu = 6 (the size of orthogonal mode 1)"},
 		{"fo-mpca P > min I", good, 10, Options{Method: FOMPCA, Components: 5}, "min_n I_n = 4"},
 		{"umpca P > M-1", good[:4*24], 4, Options{Method: UMPCA, Components: 4}, "min(min_n I_n, M-1) = 3"},
 		{"trod P > prod I", good, 10, Options{Method: TROD, Components: 25}, "prod_n I_n = 24"},
 		{"pca P > M-1", good, 10, Options{Method: PCA, Components: 10}, "at most min(M-1, prod_n I_n) = 9"},
 		{"mpca P > prod P_n", good, 10, Options{Method: MPCA, Components: 25}, "mode ranks"},
-		{"nu too large", good, 10, Options{Nu: 3}, "mode nu = 3 outside 1..2"},
-		{"nu negative", good, 10, Options{Nu: -1}, "mode nu = -1"},
+		{"mode too large", good, 10, Options{Mode: OrthogonalMode(2)}, "orthogonal mode 2 outside 0..1 (0-based)"},
+		{"mode negative", good, 10, Options{Mode: OrthogonalMode(-1)}, "orthogonal mode -1 outside 0..1"},
 		{"one sample", good[:24], 1, Options{}, "1 samples: a fit needs at least 2"},
 		{"NaN", nan, 10, Options{}, "sample 7 holds a NaN or Inf"},
 		{"Inf", inf, 10, Options{Method: PCA}, "sample 2 holds a NaN or Inf"},
@@ -404,7 +404,7 @@ func TestErrors(t *testing.T) {
 		n     int
 		want  string
 	}{
-		{[]int{4, 0}, 0, "mode 2 of sample shape [4 0] has size 0"},
+		{[]int{4, 0}, 0, "mode 1 of sample shape [4 0] has size 0"},
 		{nil, 0, "empty sample shape"},
 		{[]int{4, 6}, 23, "data has 240 elements, want 23 samples"},
 	} {
@@ -555,5 +555,33 @@ func TestTransformNaN(t *testing.T) {
 				t.Errorf("%v, %v in sample 5: %v", c, bad, err)
 			}
 		}
+	}
+}
+
+// TestDefaults compares the defaults table with the values the paper and
+// the baselines' papers give: K = 20 sweeps and tol = 0 (Shi and Lu 2015,
+// Sec. 5.1), relaxed start for SO-MPCA and FO-MPCA (Sec. 3.3), Q = 97%
+// for MPCA and CSA (Lu et al. 2008), features by variance. The C and
+// Python tests compare their surfaces with the same values.
+func TestDefaults(t *testing.T) {
+	relaxed := map[Method]bool{SOMPCA: true, FOMPCA: true}
+	for m := SOMPCA; m <= CSA; m++ {
+		want := Options{Method: m, RelaxedStart: relaxed[m], MaxIter: 20, Q: 0.97, Order: ByVariance}
+		got := DefaultOptions(m)
+		if got.Method != want.Method || got.RelaxedStart != want.RelaxedStart || got.MaxIter != want.MaxIter ||
+			got.Tol != 0 || got.Q != want.Q || got.Order != want.Order || got.Mode != nil || got.Components != 0 || got.Threads != 0 {
+			t.Errorf("DefaultOptions(%v) = %+v, want %+v", m, got, want)
+		}
+	}
+	// nil Mode selects argmax_n I_n, 0-based: mode 2 of 3 x 4 x 5.
+	const M = 9
+	shape := []int{3, 4, 5}
+	model, _ := fitOrFatal(t, randomTensors(3, M, shape), M, shape, DefaultOptions(SOMPCA))
+	if model.Mode != 2 || !model.RelaxedStart || model.MaxIter != 20 {
+		t.Errorf("fit with DefaultOptions(SOMPCA): mode %d, relaxed start %v, max_iter %d; want 2, true, 20", model.Mode, model.RelaxedStart, model.MaxIter)
+	}
+	model, _ = fitOrFatal(t, randomTensors(3, M, shape), M, shape, DefaultOptions(FOMPCA))
+	if model.Mode != -1 {
+		t.Errorf("fo-mpca model has mode %d, want -1", model.Mode)
 	}
 }

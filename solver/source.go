@@ -169,7 +169,7 @@ func sampleSize(shape []int) (int, error) {
 	size := 1
 	for n, d := range shape {
 		if d <= 0 {
-			return 0, errorf(ErrShape, "solver: mode %d of sample shape %v has size %d", n+1, shape, d)
+			return 0, errorf(ErrShape, "solver: mode %d of sample shape %v has size %d", n, shape, d)
 		}
 		if int64(size)*int64(d) > 1<<37 || int64(size)*int64(d) > math.MaxInt { // at most 2^37 elements per sample
 			return 0, errorf(ErrShape, "solver: sample shape %v is too large", shape)

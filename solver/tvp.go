@@ -59,7 +59,7 @@ func (f *fitter) tvpBound() (bound, def int) {
 	}
 	switch f.opts.Method {
 	case SOMPCA:
-		bound = f.shape[f.opts.Nu-1]
+		bound = f.shape[f.mode]
 	case FOMPCA:
 		bound = minI
 	case UMPCA:
@@ -78,14 +78,14 @@ func (f *fitter) fitTVP() (*Model, error) {
 	}
 	if P > bound {
 		why := map[Method]string{
-			SOMPCA: fmt.Sprintf("I_nu = I_%d = %d", f.opts.Nu, bound),
+			SOMPCA: fmt.Sprintf("I_nu = %d (the size of orthogonal mode %d)", bound, f.mode),
 			FOMPCA: fmt.Sprintf("min_n I_n = %d", bound),
 			UMPCA:  fmt.Sprintf("min(min_n I_n, M-1) = %d", bound),
 			TROD:   fmt.Sprintf("prod_n I_n = %d", bound),
 		}[f.opts.Method]
 		return nil, errorf(ErrInvalid, "solver: %d features requested, but %v on samples of shape %v gives at most %s", P, f.opts.Method, f.shape, why)
 	}
-	t := &tvpFit{fitter: f, p: P, nu: f.opts.Nu - 1}
+	t := &tvpFit{fitter: f, p: P, nu: f.mode}
 	maxI := 0
 	for _, d := range f.shape {
 		maxI = max(maxI, d)
@@ -164,7 +164,7 @@ func (t *tvpFit) emp(p int) error {
 			}
 			lambda, err = t.eig.top(vs[n], S, C, vs[n])
 			if err != nil {
-				return fmt.Errorf("solver: EMP %d, mode %d: %w", p+1, n+1, err)
+				return fmt.Errorf("solver: EMP %d, mode %d: %w", p+1, n, err)
 			}
 			t.modeHist[p] = append(t.modeHist[p], lambda)
 		}
@@ -376,7 +376,7 @@ func scatterOf(x []float64) float64 {
 }
 
 func (t *tvpFit) model() *Model {
-	m := &Model{Nu: t.opts.Nu, Mean: append([]float64(nil), t.mean...)}
+	m := &Model{Mean: append([]float64(nil), t.mean...)}
 	if t.meanUsed == nil {
 		m.Mean = make([]float64, t.size)
 	}

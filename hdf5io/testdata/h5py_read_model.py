@@ -20,11 +20,11 @@ def main(path, features=None, dataset=None):
     with h5py.File(path, "r") as f:
         a = f.attrs
         assert a["format"] == "sompca-model", a["format"]
-        assert int(a["format_version"]) == 1
+        assert int(a["format_version"]) == 2
         for key in ["format", "library_version", "method", "feature_order"]:
             assert isinstance(a[key], str), (key, type(a[key]))
             out[key] = a[key]
-        for key in ["format_version", "relaxed_start", "nu", "max_iter", "n_samples", "n_features"]:
+        for key in ["format_version", "relaxed_start", "mode", "max_iter", "n_samples", "n_features"]:
             out[key] = int(a[key])
         for key in ["tol", "q", "total_variance"]:
             out[key] = float(a[key])
@@ -37,7 +37,7 @@ def main(path, features=None, dataset=None):
         out["mean"] = mean[()].ravel().tolist()
 
         proj = f["projections"]
-        names = ["W"] if out["method"] == "pca" else ["U%d" % (n + 1) for n in range(len(shape))]
+        names = ["W"] if out["method"] == "pca" else ["U%d" % n for n in range(len(shape))]
         assert sorted(proj.keys()) == sorted(names), list(proj.keys())
         out["projections"] = []
         for n, name in enumerate(names):

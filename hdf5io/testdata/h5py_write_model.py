@@ -2,9 +2,13 @@
 in hdf5io/doc.go, as another program would: fixed-length ASCII strings and
 32-bit integers where sompca writes variable-length UTF-8 and int64.
 
-Usage: python h5py_write_model.py OUT.h5
+Usage: python h5py_write_model.py OUT.h5 VERSION METHOD
 
-The model is an MPCA model of samples of shape (3, 2) with 2 features;
+VERSION is the format_version: 2 (modes numbered from 0: attribute mode,
+/projections/U0 ..) or 1 (sompca 0.1.0: attribute nu = mode + 1,
+/projections/U1 ..). METHOD is "mpca" (an MPCA model of samples of shape
+(3, 2) with 2 features, no orthogonal mode) or "so-mpca" (the same numbers
+as an SO-MPCA model whose orthogonal mode is the second, 0-based mode 1).
 hdf5io/h5py_test.go checks that LoadModel reads exactly these values.
 """
 
@@ -14,15 +18,20 @@ import h5py
 import numpy as np
 
 
-def main(path):
+def main(path, version, method):
+    version = int(version)
+    mode = 1 if method == "so-mpca" else -1  # 0-based; -1: none
     with h5py.File(path, "w") as f:
         a = f.attrs
         a["format"] = np.bytes_("sompca-model")
-        a["format_version"] = np.int32(1)
+        a["format_version"] = np.int32(version)
         a["library_version"] = np.bytes_("external")
-        a["method"] = np.bytes_("mpca")
+        a["method"] = np.bytes_(method)
         a["relaxed_start"] = np.int8(0)
-        a["nu"] = np.int32(0)
+        if version == 1:
+            a["nu"] = np.int32(mode + 1)
+        else:
+            a["mode"] = np.int32(mode)
         a["max_iter"] = np.int32(7)
         a["tol"] = 0.125
         a["q"] = 0.5
@@ -32,15 +41,17 @@ def main(path):
         a["total_variance"] = 3.5
         a["shape"] = np.array([3, 2], dtype=np.int32)
         f["mean"] = np.arange(6.0).reshape(3, 2) / 4
-        f["projections/U1"] = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
-        f["projections/U2"] = np.array([[0.5, -0.5], [0.5, 0.5]])
+        first = 1 if version == 1 else 0
+        f[f"projections/U{first}"] = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+        f[f"projections/U{first + 1}"] = np.array([[0.5, -0.5], [0.5, 0.5]])
         f["variance"] = np.array([2.0, 1.0])
         f["extraction"] = np.array([1, 0], dtype=np.int32)
         f["iterations"] = np.array([0, 0], dtype=np.int32)
         f["history"] = np.array([[3.0, 2.5, np.nan]])
         f["history_lengths"] = np.array([2], dtype=np.int32)
-        f["ranks"] = np.array([2, 1], dtype=np.int32)
+        if method == "mpca":
+            f["ranks"] = np.array([2, 1], dtype=np.int32)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:])

@@ -157,7 +157,7 @@ static void test_options_init(void)
 	sompca_options_init(&opts);
 	CHECK(opts.size == sizeof(sompca_options));
 	CHECK(opts.method == SOMPCA_METHOD_SOMPCA);
-	CHECK(opts.relaxed_start == 0);
+	CHECK(opts.relaxed_start == -1); /* the method's default */
 	CHECK(opts.n_components == 0);
 	CHECK(opts.mode == -1);
 	CHECK(opts.max_iter == 0);
@@ -177,6 +177,10 @@ static void test_options_init(void)
 	CHECK(memcmp(za, zb, M * n_components(a) * sizeof(double)) == 0);
 	free(za);
 	free(zb);
+	/* ... and the method's default is relaxed start for SO-MPCA. */
+	int method = -1, relaxed = -1;
+	CHECK_OK(sompca_model_method(a, &method, &relaxed));
+	CHECK(method == SOMPCA_METHOD_SOMPCA && relaxed == 1);
 	sompca_model_free(a);
 	sompca_model_free(b);
 
@@ -190,6 +194,45 @@ static void test_options_init(void)
 	bigger.v1.size = sizeof bigger;
 	CHECK_OK(sompca_fit(&a, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &bigger.v1));
 	sompca_model_free(a);
+}
+
+/*
+ * The table of defaults, as the paper gives it (Shi and Lu 2015: K = 20
+ * sweeps, all run, relaxed start proposed for SO-MPCA and FO-MPCA; Q = 97%
+ * for MPCA and CSA, Lu et al. 2008). solver's TestDefaults and Python's
+ * test_defaults compare their surfaces with the same table.
+ */
+static void test_options_defaults(void)
+{
+	static const int relaxed[] = {1, 1, 0, 0, 0, 0, 0}; /* SOMPCA .. CSA */
+	for (int m = SOMPCA_METHOD_SOMPCA; m <= SOMPCA_METHOD_CSA; m++) {
+		sompca_options d;
+		memset(&d, 0x5a, sizeof d);
+		CHECK_OK(sompca_options_defaults(m, &d));
+		CHECK(d.size == sizeof(sompca_options));
+		CHECK(d.method == m && d.relaxed_start == relaxed[m]);
+		CHECK(d.n_components == 0 && d.mode == -1 && d.max_iter == 20 && d.tol == 0);
+		CHECK(d.q == 0.97 && d.feature_order == SOMPCA_ORDER_VARIANCE && d.n_threads == 0);
+		CHECK(d.progress == NULL && d.progress_user == NULL);
+	}
+	sompca_options d;
+	CHECK_STATUS(sompca_options_defaults(SOMPCA_METHOD_CSA + 1, &d), SOMPCA_EINVAL);
+	CHECK(strstr(sompca_last_error(), "method is 7") != NULL);
+	CHECK_STATUS(sompca_options_defaults(SOMPCA_METHOD_SOMPCA, NULL), SOMPCA_EINVAL);
+
+	/* relaxed_start = -1 takes the method's default; below -1 is refused. */
+	sompca_options opts;
+	sompca_options_init(&opts);
+	opts.method = SOMPCA_METHOD_UMPCA;
+	sompca_model *model = NULL;
+	CHECK_OK(sompca_fit(&model, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts));
+	int method = -1, rs = -1;
+	CHECK_OK(sompca_model_method(model, &method, &rs));
+	CHECK(method == SOMPCA_METHOD_UMPCA && rs == 0);
+	sompca_model_free(model);
+	opts.relaxed_start = -2;
+	CHECK_STATUS(sompca_fit(&model, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts), SOMPCA_EINVAL);
+	CHECK(strstr(sompca_last_error(), "opts->relaxed_start is -2") != NULL);
 }
 
 /* Mean and total variance of the test data, computed here by hand. */
@@ -947,6 +990,7 @@ int main(int argc, char **argv)
 	test_version();
 	test_errstr();
 	test_options_init();
+	test_options_defaults();
 	test_accessors();
 	test_dtypes();
 	test_go_equality(argv[1]);

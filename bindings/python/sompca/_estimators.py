@@ -172,6 +172,22 @@ def _n_threads(n_jobs):
 
 # Estimators -------------------------------------------------------------
 
+# The library's table of defaults (solver.DefaultOptions), per method code:
+# the estimators' keyword defaults are read from it, so Go, C, Python and
+# the command line agree.
+_DEFAULTS = {code: _lib.method_defaults(code) for code in range(_lib.METHOD_SOMPCA, _lib.METHOD_CSA + 1)}
+
+
+def _default(method, name):
+    """The default of estimator parameter name for a SOMPCA_METHOD_* code."""
+    d = _DEFAULTS[method]
+    if name == "sort_features":
+        return d.feature_order == _lib.ORDER_VARIANCE
+    if name == "relaxed_start":
+        return d.relaxed_start == 1
+    return getattr(d, name)
+
+
 
 class TensorProjection(_Mixin, _Base):
     """Base class of the sompca estimators (not used directly).
@@ -307,8 +323,9 @@ class TensorProjection(_Mixin, _Base):
 class _TVP(TensorProjection):
     """The successive-EMP (tensor-to-vector projection) methods."""
 
-    def __init__(self, n_components=None, relaxed_start=True, max_iter=20, tol=0.0, sort_features=True,
-                 n_jobs=None):
+    def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_FOMPCA, "relaxed_start"),
+                 max_iter=_default(_lib.METHOD_FOMPCA, "max_iter"), tol=_default(_lib.METHOD_FOMPCA, "tol"),
+                 sort_features=_default(_lib.METHOD_FOMPCA, "sort_features"), n_jobs=None):
         self.n_components = n_components
         self.relaxed_start = relaxed_start
         self.max_iter = max_iter
@@ -384,9 +401,10 @@ class SOMPCA(_TVP):
     and Lu, IJCAI 2015, Sec. 3).
 
     Parameters
-    ----------""" + _TVP_PARAMETERS.format(bound=", I_nu", relaxed="True").replace(
+    ----------""" + _TVP_PARAMETERS.format(bound=", I_nu", relaxed=_default(_lib.METHOD_SOMPCA, "relaxed_start")).replace(
         "    sort_features", """    mode : int or None, default=None
-        The orthogonal mode nu, 0-based; None selects argmax_n I_n (eq. 9).
+        The orthogonal mode nu, 0-based like every mode number in sompca
+        (the paper's nu = 1 is mode 0); None selects argmax_n I_n (eq. 9).
     sort_features""") + _ATTRIBUTES + """
     Examples
     --------
@@ -400,8 +418,9 @@ class SOMPCA(_TVP):
 
     _method = _lib.METHOD_SOMPCA
 
-    def __init__(self, n_components=None, mode=None, relaxed_start=True, max_iter=20, tol=0.0,
-                 sort_features=True, n_jobs=None):
+    def __init__(self, n_components=None, mode=None, relaxed_start=_default(_lib.METHOD_SOMPCA, "relaxed_start"),
+                 max_iter=_default(_lib.METHOD_SOMPCA, "max_iter"), tol=_default(_lib.METHOD_SOMPCA, "tol"),
+                 sort_features=_default(_lib.METHOD_SOMPCA, "sort_features"), n_jobs=None):
         super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs)
         self.mode = mode
 
@@ -419,7 +438,7 @@ class FOMPCA(_TVP):
     2015, Sec. 3.1).
 
     Parameters
-    ----------""" + _TVP_PARAMETERS.format(bound=", min_n I_n", relaxed="True") + _ATTRIBUTES
+    ----------""" + _TVP_PARAMETERS.format(bound=", min_n I_n", relaxed=_default(_lib.METHOD_FOMPCA, "relaxed_start")) + _ATTRIBUTES
 
     _method = _lib.METHOD_FOMPCA
 
@@ -431,12 +450,13 @@ class TROD(_TVP):
 
     Parameters
     ----------""" + _TVP_PARAMETERS.format(bound=", max_n I_n (up to prod_n I_n allowed)",
-                                          relaxed="False") + _ATTRIBUTES
+                                          relaxed=_default(_lib.METHOD_TROD, "relaxed_start")) + _ATTRIBUTES
 
     _method = _lib.METHOD_TROD
 
-    def __init__(self, n_components=None, relaxed_start=False, max_iter=20, tol=0.0, sort_features=True,
-                 n_jobs=None):  # _TVP's parameters; relaxed start off by default
+    def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_TROD, "relaxed_start"),
+                 max_iter=_default(_lib.METHOD_TROD, "max_iter"), tol=_default(_lib.METHOD_TROD, "tol"),
+                 sort_features=_default(_lib.METHOD_TROD, "sort_features"), n_jobs=None):
         super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs)
 
 
@@ -446,12 +466,13 @@ class UMPCA(_TVP):
     Successive EMPs whose training features are mutually uncorrelated.
 
     Parameters
-    ----------""" + _TVP_PARAMETERS.format(bound=", min(min_n I_n, M - 1)", relaxed="False") + _ATTRIBUTES
+    ----------""" + _TVP_PARAMETERS.format(bound=", min(min_n I_n, M - 1)", relaxed=_default(_lib.METHOD_UMPCA, "relaxed_start")) + _ATTRIBUTES
 
     _method = _lib.METHOD_UMPCA
 
-    def __init__(self, n_components=None, relaxed_start=False, max_iter=20, tol=0.0, sort_features=True,
-                 n_jobs=None):  # _TVP's parameters; relaxed start off by default
+    def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_UMPCA, "relaxed_start"),
+                 max_iter=_default(_lib.METHOD_UMPCA, "max_iter"), tol=_default(_lib.METHOD_UMPCA, "tol"),
+                 sort_features=_default(_lib.METHOD_UMPCA, "sort_features"), n_jobs=None):
         super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs)
 
 
@@ -476,7 +497,8 @@ class PCA(TensorProjection):
 class _TTP(TensorProjection):
     """The tensor-to-tensor baselines MPCA and CSA."""
 
-    def __init__(self, n_components=None, q=0.97, max_iter=20, sort_features=True, n_jobs=None):
+    def __init__(self, n_components=None, q=_default(_lib.METHOD_MPCA, "q"), max_iter=_default(_lib.METHOD_MPCA, "max_iter"),
+                 sort_features=_default(_lib.METHOD_MPCA, "sort_features"), n_jobs=None):
         self.n_components = n_components
         self.q = q
         self.max_iter = max_iter

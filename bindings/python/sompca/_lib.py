@@ -74,6 +74,7 @@ _SIGNATURES = {
     "sompca_errstr": (c_char_p, [c_int]),
     "sompca_last_error": (c_char_p, []),
     "sompca_options_init": (None, [POINTER(Options)]),
+    "sompca_options_defaults": (c_int, [c_int, POINTER(Options)]),
     "sompca_fit": (c_int, [POINTER(_model_p), c_void_p, c_int, c_size_t, c_size_t, POINTER(c_size_t), POINTER(Options)]),
     "sompca_fit_hdf5": (c_int, [POINTER(_model_p), c_char_p, c_char_p, c_int, POINTER(Options)]),
     "sompca_transform_size": (c_int, [_model_p, c_size_t, POINTER(c_size_t)]),
@@ -193,6 +194,17 @@ def new_options(**fields):
     lib.sompca_options_init(byref(options))
     for name, value in fields.items():
         setattr(options, name, value)
+    return options
+
+
+def method_defaults(method):
+    """Return the library's default ``sompca_options`` of a ``SOMPCA_METHOD_*`` code.
+
+    They come from the one table of defaults in the Go engine
+    (solver.DefaultOptions), which the C API and the estimators share.
+    """
+    options = Options()
+    check(lib.sompca_options_defaults(method, byref(options)))
     return options
 
 

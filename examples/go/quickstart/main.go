@@ -48,12 +48,13 @@ func main() {
 	}
 
 	var model solver.Model
-	opts := solver.Options{Method: solver.SOMPCA, RelaxedStart: true, Components: 8}
+	opts := solver.DefaultOptions(solver.SOMPCA) // SO-MPCA-RS, as on every surface
+	opts.Components = 8
 	if err := model.Fit(src, opts); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%v-rs on %d samples of %dx%d: nu = %d, %d features\n",
-		model.Method, M, rows, cols, model.Nu, model.Components())
+	fmt.Printf("%v-rs on %d samples of %dx%d: orthogonal mode %d, %d features\n",
+		model.Method, M, rows, cols, model.Mode, model.Components())
 	for j, v := range model.Variance {
 		fmt.Printf("  feature %d (EMP %d): captured variance %.2f (%.1f%%)\n",
 			j+1, model.Extraction[j]+1, v, 100*v/model.TotalVariance)

@@ -112,8 +112,10 @@ func main() {
 			log.Fatal(err)
 		}
 		var m solver.Model
-		opts := solver.Options{Method: c.method, RelaxedStart: c.relaxedStart, Components: c.components,
-			Nu: c.mode + 1, Order: c.order}
+		opts := solver.Options{Method: c.method, RelaxedStart: c.relaxedStart, Components: c.components, Order: c.order}
+		if c.mode >= 0 {
+			opts.Mode = solver.OrthogonalMode(c.mode)
+		}
 		if err := m.Fit(src, opts); err != nil {
 			log.Fatalf("gofeatures: case %d (%s): %v", i, c.method, err)
 		}
