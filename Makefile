@@ -10,7 +10,8 @@ BUILD   := build
 VENV    := .venv
 PY      := $(VENV)/bin/python
 APT_PACKAGES := libhdf5-dev pkg-config
-PY_PACKAGES  := numpy h5py pytest scikit-learn matplotlib
+# dask[array,distributed]: the Dask driver and its LocalCluster tests (issue 11).
+PY_PACKAGES  := numpy h5py pytest scikit-learn matplotlib 'dask[array,distributed]'
 
 export CGO_CFLAGS  ?= $(shell pkg-config --cflags hdf5 2>/dev/null)
 export CGO_LDFLAGS ?= $(shell pkg-config --libs hdf5 2>/dev/null)
@@ -57,14 +58,19 @@ deps-system:
 	  fi; \
 	fi
 
-# Python packages go into the project-local virtual environment .venv.
-$(VENV)/.stamp:
-	python3 -m venv $(VENV)
+# Python packages go into the project-local virtual environment .venv. The
+# stamp's name carries a digest of PY_PACKAGES, so a venv made before a
+# package was added gets it on the next run.
+PY_STAMP := $(VENV)/.stamp-$(shell echo "$(PY_PACKAGES)" | md5sum | cut -c1-8)
+
+$(PY_STAMP):
+	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q $(PY_PACKAGES) || { echo "error: pip could not install $(PY_PACKAGES)" >&2; exit 1; }
+	rm -f $(VENV)/.stamp*
 	touch $@
 
-deps-python: $(VENV)/.stamp
+deps-python: $(PY_STAMP)
 
 clean:
 	rm -rf $(BUILD)
