@@ -333,3 +333,68 @@ herr_t sompca_h5_close_dataset(hid_t dset)
 {
 	return H5Dclose(dset);
 }
+
+/* sompca_h5_chunk_dims writes the chunk shape of a chunked dataset of the
+ * given rank into dims and returns 1; it returns 0 for a dataset stored
+ * otherwise (contiguous, compact, virtual), negative on error. */
+int sompca_h5_chunk_dims(hid_t dset, int rank, hsize_t *dims)
+{
+	hid_t plist = H5Dget_create_plist(dset), saved;
+	int rc = -1;
+	if (plist < 0)
+		return -1;
+	switch (H5Pget_layout(plist)) {
+	case H5D_CHUNKED:
+		rc = H5Pget_chunk(plist, rank, dims) == rank ? 1 : -1;
+		break;
+	case H5D_LAYOUT_ERROR:
+		break;
+	default:
+		rc = 0;
+	}
+	saved = save_errors(rc < 0);
+	H5Pclose(plist);
+	restore_errors(saved);
+	return rc;
+}
+
+/* sompca_h5_open_cached opens a dataset with a chunk cache of nbytes bytes
+ * and nslots hash slots. w0 = 1: a chunk read whole is evicted first, the
+ * one a read left half-used (straddling two blocks) is kept. */
+hid_t sompca_h5_open_cached(hid_t loc, const char *name, size_t nbytes, size_t nslots)
+{
+	hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS), dset = -1, saved;
+	if (dapl < 0)
+		return -1;
+	if (H5Pset_chunk_cache(dapl, nslots, nbytes, 1.0) >= 0)
+		dset = H5Dopen2(loc, name, dapl);
+	saved = save_errors(dset < 0);
+	H5Pclose(dapl);
+	restore_errors(saved);
+	return dset;
+}
+
+/* sompca_h5_read_block reads the hyperslab start[rank], count[rank] of the
+ * dataset into buf, C order, as a memory dataspace of the hyperslab's own
+ * shape: HDF5 then maps each chunk to memory in one piece, where a memory
+ * dataspace of another rank makes it map element runs one by one (slow,
+ * and with a large temporary selection for small chunks). */
+herr_t sompca_h5_read_block(hid_t dset, int kind, int rank, const hsize_t *start, const hsize_t *count, void *buf)
+{
+	hid_t file = H5Dget_space(dset), mem = -1, saved;
+	herr_t rc = -1;
+	if (file < 0)
+		return -1;
+	if (H5Sselect_hyperslab(file, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
+		goto out;
+	if ((mem = H5Screate_simple(rank, count, NULL)) < 0)
+		goto out;
+	rc = H5Dread(dset, native(kind), mem, file, H5P_DEFAULT, buf);
+out:
+	saved = save_errors(rc < 0);
+	if (mem >= 0)
+		H5Sclose(mem);
+	H5Sclose(file);
+	restore_errors(saved);
+	return rc;
+}

@@ -34,6 +34,9 @@ herr_t sompca_h5_read(hid_t dset, int kind, hid_t memspace, hid_t filespace, voi
 herr_t sompca_h5_write(hid_t dset, int kind, hid_t memspace, hid_t filespace, const void *buf);
 herr_t sompca_h5_write_rows(hid_t dset, hsize_t row0, hsize_t rows, hsize_t cols, const double *buf);
 herr_t sompca_h5_close_dataset(hid_t dset);
+int sompca_h5_chunk_dims(hid_t dset, int rank, hsize_t *dims);
+hid_t sompca_h5_open_cached(hid_t loc, const char *name, size_t nbytes, size_t nslots);
+herr_t sompca_h5_read_block(hid_t dset, int kind, int rank, const hsize_t *start, const hsize_t *count, void *buf);
 hid_t sompca_h5_create_dataset(hid_t loc, const char *name, int kind, int rank, const hsize_t *dims);
 herr_t sompca_h5_attr_write(hid_t loc, const char *name, int kind, hssize_t len, const void *buf);
 herr_t sompca_h5_attr_write_string(hid_t loc, const char *name, const char *value);

@@ -6,6 +6,7 @@ import "C"
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"gonum.org/v1/hdf5"
 
@@ -33,10 +34,13 @@ type Options struct {
 // Source streams the samples of one HDF5 dataset to the solver. It
 // implements solver.Source. Each Read reads whole samples by hyperslabs
 // of at most MaxRead samples, converts them to Elem and, for samples-last
-// data, transposes them to sample-major order; the block it returns is
-// reused by the next Read. Memory is independent of the number of samples
-// M unless Options.InMemory is set, or a caller asks one Read for more
-// than MaxRead samples.
+// data, transposes them to sample-major order. While the caller works on
+// the block a Read returned, the Source already reads the next run of
+// samples on a goroutine of its own (double buffering); the block is
+// valid until the next Read. Memory is independent of the number of
+// samples M unless the dataset is loaded whole (Options.InMemory, or a
+// memory limit that holds it), or a caller asks one Read for more than
+// MaxRead samples.
 //
 // A Source is used by one goroutine at a time. It holds the file open,
 // read-only, until Close.
@@ -46,20 +50,26 @@ type Source struct {
 
 	file  *hdf5.File
 	dset  *hdf5.Dataset
-	space *hdf5.Dataspace // the file dataspace, reselected on each read
-	dims  []uint          // the dataset's dimensions
+	rd    C.hid_t // the dataset again, with a chunk cache sized for the reads; reads go through it
+	dims  []uint  // the dataset's dimensions
+	chunk []uint  // its chunk shape; nil when not chunked
 
-	shape []int
-	m     int
-	size  int // elements per sample
-	kind  kind
-	elem  solver.Elem
-	chunk int // samples per HDF5 read
+	shape  []int
+	m      int
+	size   int // elements per sample
+	kind   kind
+	elem   solver.Elem
+	block  int   // samples per HDF5 read
+	cached int64 // bytes of the chunk cache of rd
 
-	mem *solver.SliceSource // the data, with Options.InMemory
+	mem *solver.SliceSource // the data, when loaded whole
 
-	out solver.Block // reused by Read
-	raw []uint64     // reused raw buffer in the file's element type
+	bufs  [2]solver.Block // the blocks Reads return, in turn
+	next  int             // index of the buffer the next read fills
+	raw   []uint64        // raw buffer in the file's element type, used by one read at a time
+	ahead *fetch          // the read under way on the I/O goroutine, or nil
+
+	bytesRead atomic.Int64 // bytes of samples read from the file, in its element type
 }
 
 // Open opens the dataset (e.g. "/train/X") of the HDF5 file at path as a
@@ -79,7 +89,7 @@ func open(path, dataset string, opts Options) (_ *Source, err error) {
 	if opts.ChunkBytes < 0 {
 		return nil, fmt.Errorf("negative ChunkBytes %d", opts.ChunkBytes)
 	}
-	s := &Source{path: path, dataset: dataset, opts: opts}
+	s := &Source{path: path, dataset: dataset, opts: opts, rd: -1}
 	lock()
 	defer unlock()
 	defer func() {
@@ -103,14 +113,13 @@ func open(path, dataset string, opts Options) (_ *Source, err error) {
 	if err = s.setShape(); err != nil {
 		return nil, err
 	}
-	if s.space = s.dset.Space(); s.space == nil {
-		return nil, h5err(ErrCorrupt, "cannot read the dataspace")
-	}
 	bound := opts.ChunkBytes
 	if bound == 0 {
 		bound = DefaultChunkBytes
 	}
-	s.chunk = int(min(max(bound/int64(s.size*s.kind.bytes()), 1), int64(s.m)))
+	if err = s.setStorage(bound); err != nil {
+		return nil, err
+	}
 	if opts.InMemory {
 		return s, s.load()
 	}
@@ -153,7 +162,7 @@ func (s *Source) load() error {
 	if s.size > math.MaxInt/s.m {
 		return fmt.Errorf("%w: %d samples of shape %v do not fit in memory", ErrShape, s.m, s.shape)
 	}
-	block, err := s.read(0, s.m)
+	block, err := s.read(&s.bufs[0], 0, s.m)
 	if err != nil {
 		return err
 	}
@@ -168,7 +177,7 @@ func (s *Source) load() error {
 	if err != nil {
 		return err
 	}
-	s.out, s.raw = solver.Block{}, nil
+	s.bufs, s.raw = [2]solver.Block{}, nil
 	s.close()
 	return nil
 }
@@ -191,14 +200,14 @@ func (s *Source) Elem() solver.Elem { return s.elem }
 func (s *Source) FileType() string { return s.kind.String() }
 
 // MaxRead returns the number of samples one HDF5 read holds, the most
-// that a Read can return without exceeding Options.ChunkBytes (M with
-// Options.InMemory). The solver reads in runs of at most MaxRead samples,
-// rounded up to its grain of 256, so memory stays bounded.
+// that a Read can return without exceeding Options.ChunkBytes (M when the
+// dataset is in memory). The solver reads in runs of at most MaxRead
+// samples, rounded up to its grain of 256, so memory stays bounded.
 func (s *Source) MaxRead() int {
 	if s.mem != nil {
 		return s.m
 	}
-	return s.chunk
+	return s.block
 }
 
 // String describes the source: file, dataset, type, shape and axis.
@@ -210,110 +219,9 @@ func (s *Source) String() string {
 	return fmt.Sprintf("hdf5io.Source(%q, %q: %d samples of shape %v, %s (as %s), samples %s)", s.path, s.dataset, s.m, s.shape, s.kind, s.elem, axis)
 }
 
-// Read returns the samples [start, start+n) sample-major, in a block that
-// the next Read reuses (solver.Source).
-func (s *Source) Read(start, n int) (solver.Block, error) {
-	if start < 0 || n < 0 || start > s.m-n {
-		return solver.Block{}, &Error{Op: "read", Path: s.path, Object: s.dataset,
-			Err: fmt.Errorf("samples [%d, %d) outside [0, %d)", start, start+n, s.m)}
-	}
-	if s.mem != nil {
-		return s.mem.Read(start, n)
-	}
-	lock()
-	defer unlock()
-	if s.dset == nil {
-		return solver.Block{}, &Error{Op: "read", Path: s.path, Object: s.dataset, Err: fmt.Errorf("%w: source is closed", ErrIO)}
-	}
-	b, err := s.read(start, n)
-	if err != nil {
-		return solver.Block{}, &Error{Op: "read", Path: s.path, Object: s.dataset, Err: err}
-	}
-	return b, nil
-}
-
-// read reads samples [start, start+n) into s.out, MaxRead samples per
-// HDF5 read. Callers hold h5mu.
-func (s *Source) read(start, n int) (solver.Block, error) {
-	total := n * s.size
-	switch s.elem {
-	case solver.Float64:
-		s.out = solver.Block{F64: grow(s.out.F64, total)}
-	case solver.Float32:
-		s.out = solver.Block{F32: grow(s.out.F32, total)}
-	default:
-		s.out = solver.Block{U8: grow(s.out.U8, total)}
-	}
-	for done := 0; done < n; {
-		k := min(s.chunk, n-done)
-		if err := s.readSlab(start+done, k, done*s.size); err != nil {
-			return solver.Block{}, err
-		}
-		done += k
-	}
-	return s.out, nil
-}
-
-// readSlab reads k samples from sample start into s.out at element off.
-func (s *Source) readSlab(start, k, off int) error {
-	rank := len(s.dims)
-	offset, count := make([]uint, rank), append([]uint(nil), s.dims...)
-	axis := 0
-	if s.opts.SamplesLast {
-		axis = rank - 1
-	}
-	offset[axis], count[axis] = uint(start), uint(k)
-	if err := s.space.SelectHyperslab(offset, nil, count, nil); err != nil {
-		return h5err(ErrCorrupt, fmt.Sprintf("cannot select samples [%d, %d)", start, start+k))
-	}
-	n := k * s.size
-	memspace, err := hdf5.CreateSimpleDataspace([]uint{uint(n)}, nil)
-	if err != nil {
-		return h5err(ErrIO, "cannot create a memory dataspace")
-	}
-	defer memspace.Close()
-
-	// Data already in the handed-out type and order goes straight into
-	// the output block; everything else through the raw buffer.
-	var dst *uint64
-	direct := !s.opts.SamplesLast && (s.kind == kFloat64 || s.kind == kFloat32 || s.kind == kUint8)
-	if direct {
-		dst = s.outPointer(off)
-	} else {
-		s.raw = words(s.raw, n, s.kind)
-		dst = &s.raw[0]
-	}
-	if C.sompca_h5_read(hid(s.dset), C.int(s.kind), hid(memspace), hid(s.space), unsafePointer(dst)) < 0 {
-		return h5err(ErrCorrupt, fmt.Sprintf("cannot read samples [%d, %d)", start, start+k))
-	}
-	if !direct {
-		convertKind(s.out, off, s.raw, s.kind, s.size, k, s.opts.SamplesLast)
-	}
-	return nil
-}
-
-// outPointer returns the address of element off of s.out.
-func (s *Source) outPointer(off int) *uint64 {
-	switch {
-	case s.out.F64 != nil:
-		return (*uint64)(unsafePointer(&s.out.F64[off]))
-	case s.out.F32 != nil:
-		return (*uint64)(unsafePointer(&s.out.F32[off]))
-	}
-	return (*uint64)(unsafePointer(&s.out.U8[off]))
-}
-
-// grow returns buf resized to n, reallocated if too small; never nil, so
-// that an empty block still says its element type.
-func grow[T any](buf []T, n int) []T {
-	if cap(buf) >= n && buf != nil {
-		return buf[:n]
-	}
-	return make([]T, n)
-}
-
 // Close releases the file. It is safe to call more than once.
 func (s *Source) Close() error {
+	s.wait()
 	lock()
 	defer unlock()
 	s.mem = nil
@@ -323,9 +231,11 @@ func (s *Source) Close() error {
 // close closes whatever is open. Callers hold h5mu.
 func (s *Source) close() error {
 	var err error
-	if s.space != nil {
-		s.space.Close()
-		s.space = nil
+	if s.rd >= 0 {
+		if C.sompca_h5_close_dataset(s.rd) < 0 {
+			err = h5err(ErrIO, "cannot close the dataset")
+		}
+		s.rd = -1
 	}
 	if s.dset != nil {
 		if s.dset.Close() != nil && err == nil {

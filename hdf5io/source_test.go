@@ -224,8 +224,10 @@ func TestBoundedMemory(t *testing.T) {
 				}
 			}
 			pass()
-			if cap(src.out.F32) != 7*20 || cap(src.raw)*8 > 7*20*2+8 {
-				t.Errorf("M=%d: buffers of %d and %d bytes, want one read's worth", m, 4*cap(src.out.F32), 8*cap(src.raw))
+			src.wait() // the read ahead
+			// Two blocks (double buffering) and one raw buffer.
+			if cap(src.bufs[0].F32) != 7*20 || cap(src.bufs[1].F32) != 7*20 || cap(src.raw)*8 > 7*20*2+8 {
+				t.Errorf("M=%d: buffers of %d, %d and %d bytes, want one read's worth each", m, 4*cap(src.bufs[0].F32), 4*cap(src.bufs[1].F32), 8*cap(src.raw))
 			}
 			allocs := testing.AllocsPerRun(3, pass) / float64((m+6)/7)
 			if allocs > 10 {

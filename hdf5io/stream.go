@@ -1,0 +1,293 @@
+package hdf5io
+
+// #include "shim.h"
+import "C"
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/sompca/sompca/solver"
+)
+
+// How a Source reads a dataset that it streams:
+//
+//   - Each HDF5 read is one hyperslab of whole samples, read into a memory
+//     dataspace of the hyperslab's own shape (see sompca_h5_read_block),
+//     so that HDF5 copies (or decompresses) each chunk to memory in one
+//     piece, whatever the chunk's shape across the sample's axes.
+//   - Reads hold whole chunks along the sample axis where the read size
+//     allows; the chunks a read boundary cuts through (the caller's run
+//     length need not be a multiple of the chunk's) stay in the dataset's
+//     chunk cache, sized for one row of chunks along the sample axis, so
+//     that no chunk is read or decompressed twice in a pass.
+//   - Filters (gzip, shuffle, ...) are HDF5's own, at their decode speed.
+//   - The read of the next run happens on a goroutine of its own while the
+//     caller works on the current one (double buffering): Read predicts
+//     that the next call asks for the run that follows (the first run of
+//     the next pass at the end), as the solver's passes do.
+
+// fetch is one read of samples [start, start+n) into s.bufs[buf].
+type fetch struct {
+	start, n int
+	buf      int
+	blk      solver.Block
+	err      error
+	done     chan struct{} // closed when the read has finished
+}
+
+// setStorage reads the dataset's chunk shape, sets the samples per HDF5
+// read from the bound on its bytes, and opens the read handle with a
+// chunk cache sized for those reads. Callers hold h5mu.
+func (s *Source) setStorage(readBytes int64) error {
+	rank := len(s.dims)
+	chunk := make([]C.hsize_t, rank)
+	switch C.sompca_h5_chunk_dims(hid(s.dset), C.int(rank), &chunk[0]) {
+	case 1:
+		s.chunk = make([]uint, rank)
+		for i, c := range chunk {
+			s.chunk[i] = uint(c)
+		}
+	case 0:
+	default:
+		return h5err(ErrCorrupt, "cannot read the storage layout")
+	}
+	s.setBlock(readBytes)
+	return s.reopen()
+}
+
+// sampleAxis returns the axis of the dataset that indexes the samples.
+func (s *Source) sampleAxis() int {
+	if s.opts.SamplesLast {
+		return len(s.dims) - 1
+	}
+	return 0
+}
+
+// sampleBytes returns the bytes of one sample in the file's element type.
+func (s *Source) sampleBytes() int64 { return int64(s.size) * int64(s.kind.bytes()) }
+
+// chunkSamples returns the chunk's extent along the sample axis, 0 for a
+// dataset that is not chunked.
+func (s *Source) chunkSamples() int {
+	if s.chunk == nil {
+		return 0
+	}
+	return int(s.chunk[s.sampleAxis()])
+}
+
+// setBlock sets the samples per HDF5 read to what readBytes holds (at
+// least one sample, at most M), rounded down to whole chunks along the
+// sample axis when it holds at least one.
+func (s *Source) setBlock(readBytes int64) {
+	b := int(min(max(readBytes/s.sampleBytes(), 1), int64(s.m)))
+	if c := s.chunkSamples(); c > 1 && b > c && b < s.m {
+		b = b / c * c
+	}
+	s.block = b
+}
+
+// rowBytes returns the bytes, decompressed, of one row of chunks along
+// the sample axis: the chunks that a read boundary can cut through, which
+// the chunk cache keeps. 0 for a dataset that is not chunked.
+func (s *Source) rowBytes() int64 {
+	if s.chunk == nil {
+		return 0
+	}
+	b := int64(s.kind.bytes())
+	for i, c := range s.chunk {
+		if i == s.sampleAxis() {
+			b *= int64(c)
+		} else {
+			b *= int64((s.dims[i] + c - 1) / c * c)
+		}
+	}
+	return b
+}
+
+// reopen opens the read handle of the dataset with a chunk cache that
+// holds one row of chunks (none for a dataset that is not chunked).
+// Callers hold h5mu.
+func (s *Source) reopen() error {
+	if s.rd >= 0 {
+		C.sompca_h5_close_dataset(s.rd)
+		s.rd = -1
+	}
+	s.cached = s.rowBytes()
+	slots := 521 // HDF5's default
+	if s.chunk != nil {
+		perChunk := int64(s.kind.bytes())
+		for _, c := range s.chunk {
+			perChunk *= int64(c)
+		}
+		// HDF5 advises about 100 hash slots per chunk the cache holds, a
+		// prime number of them.
+		slots = nextPrime(int(min(100*max(s.cached/perChunk, 1), 1<<20)))
+	}
+	name := cstr(s.dataset)
+	defer freeCString(name)
+	if s.rd = C.sompca_h5_open_cached(hid(s.file), name, C.size_t(s.cached), C.size_t(slots)); s.rd < 0 {
+		return h5err(ErrCorrupt, "cannot open the dataset")
+	}
+	return nil
+}
+
+// nextPrime returns the least prime >= n (n >= 2).
+func nextPrime(n int) int {
+	for ; ; n++ {
+		prime := true
+		for d := 2; d*d <= n; d++ {
+			if n%d == 0 {
+				prime = false
+				break
+			}
+		}
+		if prime {
+			return n
+		}
+	}
+}
+
+// Read returns the samples [start, start+n) sample-major, in a block that
+// is valid until the next Read (solver.Source). Before it returns, the
+// read of the run that follows starts on a goroutine of its own.
+func (s *Source) Read(start, n int) (solver.Block, error) {
+	if start < 0 || n < 0 || start > s.m-n {
+		return solver.Block{}, &Error{Op: "read", Path: s.path, Object: s.dataset,
+			Err: fmt.Errorf("samples [%d, %d) outside [0, %d)", start, start+n, s.m)}
+	}
+	if s.mem != nil {
+		return s.mem.Read(start, n)
+	}
+	f := s.wait()
+	if f == nil || f.start != start || f.n != n {
+		// Not the run read ahead (the first Read, or a caller reading
+		// out of order): read it now. Both buffers are free: the caller
+		// gave up the last block by calling Read.
+		f = &fetch{start: start, n: n, buf: s.next}
+		s.fill(f)
+	}
+	if f.err != nil {
+		return solver.Block{}, &Error{Op: "read", Path: s.path, Object: s.dataset, Err: f.err}
+	}
+	// Read ahead into the other buffer.
+	s.next = 1 - f.buf
+	next := start + n
+	if next >= s.m {
+		next = 0
+	}
+	a := &fetch{start: next, n: min(n, s.m-next), buf: s.next, done: make(chan struct{})}
+	s.ahead = a
+	go func() {
+		defer close(a.done)
+		s.fill(a)
+	}()
+	return f.blk, nil
+}
+
+// wait waits for the read ahead, if one is under way, and returns it.
+func (s *Source) wait() *fetch {
+	f := s.ahead
+	if f != nil {
+		<-f.done
+		s.ahead = nil
+	}
+	return f
+}
+
+// fill performs the read f.
+func (s *Source) fill(f *fetch) {
+	defer func() {
+		// On the read-ahead goroutine a panic would end the process: hand
+		// it to the caller as an error instead.
+		if r := recover(); r != nil {
+			f.err = fmt.Errorf("internal error while reading samples [%d, %d): %v\n%s", f.start, f.start+f.n, r, debug.Stack())
+		}
+	}()
+	lock()
+	defer unlock()
+	if s.rd < 0 {
+		f.err = fmt.Errorf("%w: source is closed", ErrIO)
+		return
+	}
+	f.blk, f.err = s.read(&s.bufs[f.buf], f.start, f.n)
+}
+
+// read reads samples [start, start+n) into buf, s.block samples per HDF5
+// read, and returns it. Callers hold h5mu.
+func (s *Source) read(buf *solver.Block, start, n int) (solver.Block, error) {
+	total := n * s.size
+	switch s.elem {
+	case solver.Float64:
+		*buf = solver.Block{F64: grow(buf.F64, total)}
+	case solver.Float32:
+		*buf = solver.Block{F32: grow(buf.F32, total)}
+	default:
+		*buf = solver.Block{U8: grow(buf.U8, total)}
+	}
+	for done := 0; done < n; {
+		k := min(s.block, n-done)
+		if err := s.readSlab(*buf, start+done, k, done*s.size); err != nil {
+			return solver.Block{}, err
+		}
+		done += k
+	}
+	return *buf, nil
+}
+
+// readSlab reads k samples from sample start into out at element off.
+// Callers hold h5mu.
+func (s *Source) readSlab(out solver.Block, start, k, off int) error {
+	rank := len(s.dims)
+	offset, count := make([]C.hsize_t, rank), make([]C.hsize_t, rank)
+	for i, d := range s.dims {
+		count[i] = C.hsize_t(d)
+	}
+	axis := s.sampleAxis()
+	offset[axis], count[axis] = C.hsize_t(start), C.hsize_t(k)
+	n := k * s.size
+
+	// Data already in the handed-out type and order goes straight into
+	// the output block; everything else through the raw buffer.
+	var dst *uint64
+	direct := !s.opts.SamplesLast && (s.kind == kFloat64 || s.kind == kFloat32 || s.kind == kUint8)
+	if direct {
+		dst = outPointer(out, off)
+	} else {
+		s.raw = words(s.raw, n, s.kind)
+		dst = &s.raw[0]
+	}
+	if C.sompca_h5_read_block(s.rd, C.int(s.kind), C.int(rank), &offset[0], &count[0], unsafePointer(dst)) < 0 {
+		return h5err(ErrCorrupt, fmt.Sprintf("cannot read samples [%d, %d)", start, start+k))
+	}
+	if !direct {
+		convertKind(out, off, s.raw, s.kind, s.size, k, s.opts.SamplesLast)
+	}
+	s.bytesRead.Add(int64(n) * int64(s.kind.bytes()))
+	return nil
+}
+
+// outPointer returns the address of element off of out.
+func outPointer(out solver.Block, off int) *uint64 {
+	switch {
+	case out.F64 != nil:
+		return (*uint64)(unsafePointer(&out.F64[off]))
+	case out.F32 != nil:
+		return (*uint64)(unsafePointer(&out.F32[off]))
+	}
+	return (*uint64)(unsafePointer(&out.U8[off]))
+}
+
+// grow returns buf resized to n, reallocated if too small; never nil, so
+// that an empty block still says its element type.
+func grow[T any](buf []T, n int) []T {
+	if cap(buf) >= n && buf != nil {
+		return buf[:n]
+	}
+	return make([]T, n)
+}
+
+// BytesRead returns the bytes of samples read from the file so far, in
+// the file's element type (a pass over the dataset adds M times the bytes
+// of one sample). It may be called from any goroutine.
+func (s *Source) BytesRead() int64 { return s.bytesRead.Load() }
