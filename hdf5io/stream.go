@@ -80,11 +80,16 @@ func (s *Source) chunkSamples() int {
 // least one sample, at most M), rounded down to whole chunks along the
 // sample axis when it holds at least one.
 func (s *Source) setBlock(readBytes int64) {
-	b := int(min(max(readBytes/s.sampleBytes(), 1), int64(s.m)))
-	if c := s.chunkSamples(); c > 1 && b > c && b < s.m {
-		b = b / c * c
+	s.block = s.wholeChunks(int(min(max(readBytes/s.sampleBytes(), 1), int64(s.m))), 1)
+}
+
+// wholeChunks returns b rounded down to whole chunks along the sample
+// axis if that leaves at least floor samples, else b.
+func (s *Source) wholeChunks(b, floor int) int {
+	if c := s.chunkSamples(); c > 1 && b/c*c >= max(floor, c) && b < s.m {
+		return b / c * c
 	}
-	s.block = b
+	return b
 }
 
 // rowBytes returns the bytes, decompressed, of one row of chunks along
@@ -146,6 +151,78 @@ func nextPrime(n int) int {
 			return n
 		}
 	}
+}
+
+// PlanMemory implements solver.MemoryPlanner: a fit calls it with the
+// bytes the Source may hold. If the whole dataset, converted to Elem,
+// fits (with one read's raw buffer and the chunk cache while it loads),
+// it is read now, at the speed of the file, and every pass of the fit
+// runs from memory; otherwise reads are sized so that two runs of
+// samples (one processed, one read ahead), the raw buffer of one HDF5
+// read and the chunk cache fit, minRead samples at least. It returns the
+// bytes it holds, or an error wrapping solver.ErrMemory naming the
+// limit and the bytes one run of minRead samples needs.
+func (s *Source) PlanMemory(budget int64, minRead int) (int64, error) {
+	if s.mem != nil {
+		return s.memBytes(), nil
+	}
+	s.wait()
+	elem := int64(s.size) * elemBytes(s.elem) // one sample, converted
+	var raw int64                             // one sample in the raw buffer
+	if !s.direct() {
+		raw = s.sampleBytes()
+	}
+	minRead = min(max(minRead, 1), s.m)
+	if whole := int64(s.m) * elem; whole+raw*int64(s.block)+s.cached <= budget {
+		lock()
+		defer unlock()
+		if err := s.load(); err != nil {
+			return 0, &Error{Op: "read", Path: s.path, Object: s.dataset, Err: err}
+		}
+		return whole, nil
+	}
+	perRun := 2*elem + raw // per sample of a run
+	if budget-s.cached < perRun*int64(minRead) && s.cached > 0 {
+		// Without the chunk cache, reads across chunk boundaries read
+		// those chunks twice; slower, but within the limit.
+		lock()
+		s.cached = 0
+		err := s.reopen()
+		unlock()
+		if err != nil {
+			return 0, &Error{Op: "read", Path: s.path, Object: s.dataset, Err: err}
+		}
+	}
+	b := (budget - s.cached) / perRun
+	if b < int64(minRead) {
+		return 0, &Error{Op: "read", Path: s.path, Object: s.dataset, Err: fmt.Errorf(
+			"%w: %s left for reading samples of %s: streaming needs at least %s (two runs of %d samples, one processed while the other is read)",
+			solver.ErrMemory, solver.FormatBytes(max(budget, 0)), solver.FormatBytes(s.sampleBytes()), solver.FormatBytes(perRun*int64(minRead)+s.cached), minRead)}
+	}
+	// Options.ChunkBytes still bounds one HDF5 read; the engine's runs,
+	// which the two blocks hold, are at least minRead samples.
+	s.block = s.wholeChunks(int(min(b, int64(s.block))), 1)
+	return 2*elem*int64(max(s.block, minRead)) + raw*int64(s.block) + s.cached, nil
+}
+
+// memBytes returns the bytes of the dataset loaded in memory.
+func (s *Source) memBytes() int64 { return int64(s.m) * int64(s.size) * elemBytes(s.elem) }
+
+// elemBytes returns the size of one element of type e.
+func elemBytes(e solver.Elem) int64 {
+	switch e {
+	case solver.Float64:
+		return 8
+	case solver.Float32:
+		return 4
+	}
+	return 1
+}
+
+// direct reports whether reads go straight into the output block: data
+// in the handed-out type and order, with nothing to convert.
+func (s *Source) direct() bool {
+	return !s.opts.SamplesLast && (s.kind == kFloat64 || s.kind == kFloat32 || s.kind == kUint8)
 }
 
 // Read returns the samples [start, start+n) sample-major, in a block that
@@ -250,7 +327,7 @@ func (s *Source) readSlab(out solver.Block, start, k, off int) error {
 	// Data already in the handed-out type and order goes straight into
 	// the output block; everything else through the raw buffer.
 	var dst *uint64
-	direct := !s.opts.SamplesLast && (s.kind == kFloat64 || s.kind == kFloat32 || s.kind == kUint8)
+	direct := s.direct()
 	if direct {
 		dst = outPointer(out, off)
 	} else {

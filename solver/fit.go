@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"runtime"
 	"sort"
 
 	"gonum.org/v1/gonum/floats"
@@ -61,6 +62,9 @@ type fitter struct {
 	// subtracts (the mean, or nil for TROD and CSA).
 	mean, meanUsed []float64
 	total          float64 // total scatter sum_m ||X_m - mean||^2
+	// spare is what Options.MemoryLimit leaves for the cache of partial
+	// contractions once workspaces and the source are served (planMemory).
+	spare int64
 }
 
 func newFitter(src Source, opts Options) (*fitter, error) {
@@ -119,9 +123,6 @@ func newFitter(src Source, opts Options) (*fitter, error) {
 			}
 		}
 	}
-	if opts.MemoryLimit == 0 {
-		opts.MemoryLimit = defaultMemory
-	}
 	f := &fitter{
 		opts:  opts,
 		mode:  mode,
@@ -130,7 +131,14 @@ func newFitter(src Source, opts Options) (*fitter, error) {
 		size:  size,
 		m:     m,
 	}
-	f.run = newRunner(src, size, opts.Threads)
+	threads := opts.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	if err := f.planMemory(src, threads); err != nil {
+		return nil, err
+	}
+	f.run = newRunner(src, size, threads)
 	return f, nil
 }
 

@@ -137,9 +137,16 @@ type Options struct {
 	// as it was.
 	Progress func(done, total int, variance float64) bool
 
-	// MemoryLimit bounds, in bytes, the cache of partial contractions that
-	// lets a sweep over a tensor of order N >= 3 read the data twice
-	// rather than N times; 0 means 1 GiB, negative disables the cache.
+	// MemoryLimit is the fit's memory budget in bytes; 0 means
+	// DefaultMemoryLimit(), a quarter of physical memory. It covers the
+	// method's workspaces, the samples a source reads from a file (an
+	// hdf5io.Source loads a dataset that fits whole, and streams one that
+	// does not in runs that do; see MemoryPlanner) and the cache of
+	// partial contractions that lets a sweep over samples of order N >= 3
+	// read the data twice rather than N times, kept only if it fits. The
+	// fitted model is the same, bit for bit, whatever the limit. Samples
+	// the caller holds in memory (SliceSource) are not counted. A limit
+	// too small for the workspaces and one run of samples is ErrMemory.
 	MemoryLimit int64
 }
 
@@ -150,4 +157,3 @@ var ErrCanceled = errors.New("solver: fit canceled by the progress callback")
 // orthogonal mode, 0-based.
 func OrthogonalMode(n int) *int { return &n }
 
-const defaultMemory = 1 << 30

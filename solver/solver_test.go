@@ -454,15 +454,49 @@ func TestContractionCache(t *testing.T) {
 	for _, shape := range [][]int{{4, 7, 3}, {3, 5, 2, 4}} {
 		data := randomTensors(21, M, shape)
 		for _, c := range tvpCases {
-			with, src := fitOrFatal(t, data, M, shape, Options{Method: c.method, RelaxedStart: c.rs, Components: 2})
+			opts := Options{Method: c.method, RelaxedStart: c.rs, Components: 2, Threads: 2}
+			with, src := fitOrFatal(t, data, M, shape, opts)
+			// The smallest limit that holds the cache, and one byte less.
+			f, err := newFitter(src, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cache := int64(len(data)/shape[len(shape)-1]) * 8 // M x prod_{n<N} I_n float64
+			opts.MemoryLimit = f.workspaceBytes(2) + cache
+			if f, err = newFitter(src, opts); err != nil || !f.cacheFits() {
+				t.Fatalf("%v %v: limit %d: the cache does not fit (%v)", shape, c, opts.MemoryLimit, err)
+			}
+			opts.MemoryLimit--
+			if f, err = newFitter(src, opts); err != nil || f.cacheFits() {
+				t.Fatalf("%v %v: limit %d: the cache fits (%v)", shape, c, opts.MemoryLimit, err)
+			}
 			var without Model
-			if err := without.Fit(src, Options{Method: c.method, RelaxedStart: c.rs, Components: 2, MemoryLimit: -1}); err != nil {
+			if err := without.Fit(src, opts); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(with, &without) {
 				t.Errorf("%v %v: the cache changes the fit", shape, c)
 			}
 		}
+	}
+}
+
+// TestMemoryLimitErrors: a negative limit is invalid; one below the
+// workspaces is ErrMemory naming both sizes.
+func TestMemoryLimitErrors(t *testing.T) {
+	const M = 30
+	shape := []int{4, 5, 3}
+	src := must(NewSliceSource(randomTensors(3, M, shape), M, shape))
+	var m Model
+	if err := m.Fit(src, Options{MemoryLimit: -1}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("MemoryLimit -1: %v, want ErrInvalid", err)
+	}
+	err := m.Fit(src, Options{MemoryLimit: 1000, Threads: 1})
+	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "1000 bytes") || !strings.Contains(err.Error(), "workspace") {
+		t.Errorf("MemoryLimit 1000: %v, want ErrMemory naming the limit and the workspace", err)
+	}
+	if m.Fitted() {
+		t.Error("a failed fit left a fitted model")
 	}
 }
 

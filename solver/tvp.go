@@ -31,7 +31,7 @@ type tvpFit struct {
 	eig  eigenSolver
 
 	// z caches Z_m = X_m x_N u^(N) (M x prod_{n<N} I_n) for N >= 3 when it
-	// fits in Options.MemoryLimit: u^(N) stays fixed through modes
+	// fits in what Options.MemoryLimit leaves (see cacheFits): u^(N) stays fixed through modes
 	// 1..N-1 of a sweep, so the mode-1 pass computes Z on its way and
 	// modes 2..N-1 read Z, 1/I_N the size of X. A sweep then reads the
 	// data twice instead of N times.
@@ -90,7 +90,7 @@ func (f *fitter) fitTVP() (*Model, error) {
 	for _, d := range f.shape {
 		maxI = max(maxI, d)
 	}
-	if f.n >= 3 && f.opts.MemoryLimit > 0 && int64(f.m)*int64(f.size/f.shape[f.n-1])*8 <= f.opts.MemoryLimit {
+	if f.cacheFits() {
 		zs := f.size / f.shape[f.n-1]
 		t.z = make([]float64, f.m*zs)
 		t.zrun = newRunner(must(NewSliceSource(t.z, f.m, f.shape[:f.n-1])), zs, f.run.threads)

@@ -6,8 +6,11 @@ build/bench-hdf5/ (kept for later runs), then this script times, each in a
 process of its own so that its peak RSS is its own:
 
   h5py     h5py reading the whole dataset once (ds[...])
-  pass     one pass of the library over the samples (hdf5io.Source reads)
-  fit      a fit streamed from the file (open + fit)
+  pass     one pass of the library over the samples, streamed within
+           --stream-limit (hdf5io.Source reads, double-buffered)
+  fit      a fit from the file within the default memory limit (which
+           loads a dataset that fits, then fits from memory)
+  sfit     the same fit streamed within --stream-limit
   memfit   the same fit on the samples already in memory (read not timed)
 
 and prints min and median seconds over --repeat runs, and the largest
@@ -91,9 +94,9 @@ def main():
     ap.add_argument("--dir", default="build/bench-hdf5-data")
     ap.add_argument("--sizes", default="10000,100000")
     ap.add_argument("--layouts", default=",".join(LAYOUTS))
-    ap.add_argument("--ops", default="h5py,pass,fit,memfit")
+    ap.add_argument("--ops", default="h5py,pass,fit,sfit,memfit")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--memory-limit", default="", help="passed to pass and fit for M = 100000 (e.g. 128MB)")
+    ap.add_argument("--stream-limit", default="32MB", help="memory limit of pass and sfit, below the data's size")
     ap.add_argument("--threads", type=int, default=0)
     args = ap.parse_args()
     os.makedirs(args.dir, exist_ok=True)
@@ -112,9 +115,9 @@ def main():
                     argv = [args.tool, f"-method={method}", f"-p={p}", f"-k={k}", f"-threads={args.threads}"]
                     if last:
                         argv.append("-samples-last")
-                    if args.memory_limit and m >= 100_000 and op in ("pass", "fit"):
-                        argv.append(f"-memory-limit={args.memory_limit}")
-                    argv += [op, path, "/X"]
+                    if op in ("pass", "sfit"):
+                        argv.append(f"-memory-limit={args.stream_limit}")
+                    argv += ["fit" if op == "sfit" else op, path, "/X"]
                 times, rss = [], 0
                 for _ in range(args.repeat):
                     out = run_child(argv)

@@ -27,23 +27,45 @@ func main() {
 	p := flag.Int("p", 3, "features P")
 	k := flag.Int("k", 2, "sweeps K")
 	threads := flag.Int("threads", 0, "threads (0: all cores)")
+	limit := flag.String("memory-limit", "", "memory limit, such as 128MB (default: the library's)")
 	flag.Parse()
 	if flag.NArg() != 3 {
 		fmt.Fprintln(os.Stderr, "usage: bench-hdf5 [flags] pass|fit|memfit FILE DATASET")
 		os.Exit(2)
 	}
-	if err := run(flag.Arg(0), flag.Arg(1), flag.Arg(2), *samplesLast, *method, *p, *k, *threads); err != nil {
+	bytes, err := parseBytes(*limit)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench-hdf5:", err)
+		os.Exit(2)
+	}
+	if err := run(flag.Arg(0), flag.Arg(1), flag.Arg(2), *samplesLast, *method, *p, *k, *threads, bytes); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-hdf5:", err)
 		os.Exit(1)
 	}
 }
 
-func run(op, file, dataset string, samplesLast bool, method string, p, k, threads int) error {
+// parseBytes parses "", "1000", "128MB" or "1GB" (powers of 1024).
+func parseBytes(s string) (int64, error) {
+	mult := int64(1)
+	for i, unit := range []string{"KB", "MB", "GB"} {
+		if t, ok := strings.CutSuffix(s, unit); ok {
+			s, mult = t, int64(1)<<(10*(i+1))
+			break
+		}
+	}
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n * mult, err
+}
+
+func run(op, file, dataset string, samplesLast bool, method string, p, k, threads int, limit int64) error {
 	m, rs, err := solver.ParseMethod(method)
 	if err != nil {
 		return err
 	}
-	opts := solver.Options{Method: m, RelaxedStart: rs, Components: p, MaxIter: k, Threads: threads}
+	opts := solver.Options{Method: m, RelaxedStart: rs, Components: p, MaxIter: k, Threads: threads, MemoryLimit: limit}
 	in := hdf5io.Options{SamplesLast: samplesLast, InMemory: op == "memfit"}
 	start := time.Now()
 	src, err := hdf5io.Open(file, dataset, in)
@@ -56,6 +78,14 @@ func run(op, file, dataset string, samplesLast bool, method string, p, k, thread
 	}
 	switch op {
 	case "pass":
+		// As a fit would: plan the reads within the limit, then read
+		// [0, M) in runs of MaxRead samples.
+		if limit == 0 {
+			limit = solver.DefaultMemoryLimit()
+		}
+		if _, err := src.PlanMemory(limit, 256); err != nil {
+			return err
+		}
 		step := src.MaxRead()
 		for s := 0; s < src.Len(); s += step {
 			if _, err := src.Read(s, min(step, src.Len()-s)); err != nil {

@@ -1,0 +1,127 @@
+package solver
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrMemory: Options.MemoryLimit cannot hold what a fit needs at least
+// (its workspaces and, for a source that reads from a file, one run of
+// samples read ahead while another is processed). The message names both
+// sizes.
+var ErrMemory = errors.New("solver: memory limit too small")
+
+// MemoryPlanner is implemented by sources that allocate the memory their
+// samples are handed out in (hdf5io.Source). Before its first pass, Fit
+// offers such a source the part of Options.MemoryLimit its own
+// workspaces leave: PlanMemory chooses how to read within budget bytes
+// (load the whole dataset when it fits, else stream it in runs that fit),
+// and returns the bytes it will hold, or an error wrapping ErrMemory when
+// budget cannot hold reads of minRead samples, the fewest the engine asks
+// for at once. What PlanMemory leaves over goes to the cache of partial
+// contractions (order N >= 3). Sources over the caller's memory
+// (SliceSource) hold none of their own and need not implement it.
+type MemoryPlanner interface {
+	PlanMemory(budget int64, minRead int) (used int64, err error)
+}
+
+// DefaultMemoryLimit returns the memory budget of a fit whose
+// Options.MemoryLimit is 0: a quarter of the machine's physical memory,
+// or 1 GiB where the system does not say how much it has.
+func DefaultMemoryLimit() int64 {
+	if total := physicalMemory(); total > 0 {
+		return total / 4
+	}
+	return 1 << 30
+}
+
+// FormatBytes formats a byte count for messages: "512 MiB (536870912 bytes)".
+func FormatBytes(b int64) string {
+	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB"}
+	v, u := float64(b), 0
+	for v >= 1024 && u < len(units)-1 {
+		v /= 1024
+		u++
+	}
+	if u == 0 {
+		return fmt.Sprintf("%d bytes", b)
+	}
+	return fmt.Sprintf("%.4g %s (%d bytes)", v, units[u], b)
+}
+
+// planMemory splits the fit's memory limit: first the workspaces of the
+// method, then what the source holds (see MemoryPlanner), and the rest,
+// f.spare, may hold the cache of partial contractions. This is the one
+// place where the budget is computed.
+func (f *fitter) planMemory(src Source, threads int) error {
+	limit := f.opts.MemoryLimit
+	if limit < 0 {
+		return errorf(ErrInvalid, "solver: MemoryLimit = %d: want 0 (the default, %s) or a positive number of bytes", limit, FormatBytes(DefaultMemoryLimit()))
+	}
+	if limit == 0 {
+		limit = DefaultMemoryLimit()
+	}
+	work := f.workspaceBytes(threads)
+	if work > limit {
+		return errorf(ErrMemory, "solver: memory limit of %s is too small: %v on %d samples of shape %v needs %s of workspace", FormatBytes(limit), f.opts.Method, f.m, f.shape, FormatBytes(work))
+	}
+	f.spare = limit - work
+	if p, ok := src.(MemoryPlanner); ok {
+		used, err := p.PlanMemory(f.spare, grain)
+		if err != nil {
+			return err
+		}
+		f.spare -= used
+	}
+	return nil
+}
+
+// workspaceBytes estimates the memory a fit allocates besides the
+// samples and the contraction cache: per thread, the sums of a pass and
+// the method's rows and scatter matrices; the training features (M x P)
+// the TVP methods keep; PCA's and the Tucker methods' matrices.
+func (f *fitter) workspaceBytes(threads int) int64 {
+	th := int64(threads)
+	size, m := int64(f.size), int64(f.m)
+	maxI := int64(0)
+	var scatter int64 // sum_n I_n^2
+	for _, d := range f.shape {
+		maxI = max(maxI, int64(d))
+		scatter += int64(d) * int64(d)
+	}
+	p := int64(f.opts.Components)
+	const g = grain
+	var floats int64
+	switch f.opts.Method {
+	case PCA:
+		// The D x D scatter per thread and summed, or with M < D the
+		// M x D data and its M x M Gram matrix.
+		if p == 0 {
+			p = min(m-1, size)
+		}
+		floats = (th+1)*min(size, m)*min(size, m) + m*size*int64(b2i(m < size)) + th*g*size + size*p
+	case MPCA, CSA:
+		floats = th*(3*size+scatter+g*size) + 2*scatter + 4*size
+	default:
+		if p == 0 {
+			p = maxI
+		}
+		floats = th*(2*size+g*(maxI+p)+maxI*maxI+maxI*p+p) + 2*m*p + maxI*maxI + 2*maxI*p
+	}
+	return 8 * (floats + th*size + 2*size) // plus the mean's sums and the mean
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// cacheFits reports whether the cache of Z_m = X_m x_N u^(N), M x
+// prod_{n<N} I_n float64, is worth keeping (order N >= 3) and fits in
+// what the memory limit leaves. The fit is the same, bit for bit, with it
+// or without it; without it a sweep reads the data N times rather than 2.
+func (f *fitter) cacheFits() bool {
+	return f.n >= 3 && int64(f.m)*int64(f.size/f.shape[f.n-1])*8 <= f.spare
+}
