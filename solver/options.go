@@ -156,4 +156,3 @@ var ErrCanceled = errors.New("solver: fit canceled by the progress callback")
 // OrthogonalMode returns a pointer to n, for Options.Mode: SO-MPCA's
 // orthogonal mode, 0-based.
 func OrthogonalMode(n int) *int { return &n }
-
