@@ -8,8 +8,13 @@
 //
 //   - No panic crosses the boundary: every export runs its body through
 //     run, which recovers a panic into SOMPCA_EINTERNAL with the panic's
-//     message. (A panic on a goroutine that the solver starts cannot be
-//     recovered here; the solver must not panic on bad input.)
+//     message. (The solver carries a panic of its worker goroutines to the
+//     goroutine that called it, and offThread carries it here.)
+//   - Solver work (fits, transforms) runs off the calling thread, on a
+//     fresh goroutine (offThread): the export's goroutine is locked to the
+//     C thread, and the solver's worker pool would otherwise switch OS
+//     threads at every hand-over. The progress callback still runs on the
+//     calling thread, as sompca.h promises.
 //   - C never holds a Go pointer: a model handle is a C-allocated box
 //     (struct sompca_model in capi.h) holding a runtime/cgo.Handle and a
 //     magic number. Go never holds a C pointer after a call returns: the

@@ -29,7 +29,10 @@ func sompca_fit(out **C.sompca_model, data *C.sompca_cvoid, dtype C.int, nSample
 			return err
 		}
 		var m solver.Model
-		if err := m.Fit(src, o); err != nil {
+		err = offThread(func(onCaller func(func())) error {
+			return m.Fit(src, progressOnCaller(o, onCaller))
+		})
+		if err != nil {
 			return solverError(err)
 		}
 		return boxInto(out, &m)
@@ -44,4 +47,17 @@ func boxInto(out **C.sompca_model, m *solver.Model) error {
 	}
 	*out = h
 	return nil
+}
+
+// progressOnCaller returns o with its progress callback run through
+// onCaller, on the thread that called the export (see offThread).
+func progressOnCaller(o solver.Options, onCaller func(func())) solver.Options {
+	if progress := o.Progress; progress != nil {
+		o.Progress = func(done, total int, variance float64) bool {
+			var goOn bool
+			onCaller(func() { goOn = progress(done, total, variance) })
+			return goOn
+		}
+	}
+	return o
 }

@@ -85,7 +85,10 @@ func sompca_fit_hdf5(out **C.sompca_model, path, dataset *C.sompca_cchar, sample
 		}
 		tracked := &readTracker{Source: src}
 		var m solver.Model
-		if err := m.Fit(tracked, o); err != nil {
+		err = offThread(func(onCaller func(func())) error {
+			return m.Fit(tracked, progressOnCaller(o, onCaller))
+		})
+		if err != nil {
 			if tracked.readErr != nil {
 				return hdf5Error(err)
 			}
@@ -112,8 +115,10 @@ func sompca_transform_hdf5(model *C.sompca_cmodel, inPath, inDataset *C.sompca_c
 				return err
 			}
 		}
-		err = hdf5io.TransformFile(m, names[0], names[1], hdf5io.Options{SamplesLast: samplesLast != 0},
-			names[2], names[3], overwrite != 0)
+		err = offThread(func(func(func())) error {
+			return hdf5io.TransformFile(m, names[0], names[1], hdf5io.Options{SamplesLast: samplesLast != 0},
+				names[2], names[3], overwrite != 0)
+		})
 		return hdf5Error(err)
 	})
 }

@@ -58,7 +58,10 @@ func sompca_transform(model *C.sompca_cmodel, dst *C.double, capacity C.size_t,
 		if need == 0 {
 			return nil
 		}
-		_, err = m.TransformTo(unsafe.Slice((*float64)(unsafe.Pointer(dst)), need), src)
+		err = offThread(func(func(func())) error {
+			_, err := m.TransformTo(unsafe.Slice((*float64)(unsafe.Pointer(dst)), need), src)
+			return err
+		})
 		return solverError(err)
 	})
 }

@@ -84,13 +84,56 @@
 // Samples reach the engine through a Source, which hands out runs of
 // consecutive samples as float64, float32 or uint8; kernels read each type
 // as it is and accumulate in float64. Every mode update is one pass over
-// the data (for N >= 3, a cache of X x_N u^(N) makes a sweep two passes),
-// split over goroutines by grains of 256 samples whose partial results are
-// folded in sample order, so a fit does not depend on the number of
-// goroutines or on how the source splits its reads. Eigenproblems above
-// 128 x 128 are solved by Lanczos iterations warm-started from the
-// previous vector. Memory is O(I_n^2 + threads x grain x max_n I_n), plus
-// O(M P) for UMPCA's and TROD's training features and the optional cache.
+// the data (for N >= 3, a cache of X x_N u^(N) makes a sweep two passes).
+// Eigenproblems above 128 x 128 are solved by Lanczos iterations
+// warm-started from the previous vector. Memory is O(I_n^2 + threads x
+// grain x max_n I_n + threads x log2(M) partials), plus O(M P) for UMPCA's
+// and TROD's training features and the optional cache.
+//
+// # Passes
+//
+// Every pass over the samples is a map over blocks followed by an ordered
+// fold, and the engine says so explicitly:
+//
+//   - a Pass is a value describing the pass: its Op (what is computed per
+//     sample) and its operands (the mean to subtract, the vectors to
+//     contract each mode with, the per-sample coefficients of TROD's
+//     deflation and UMPCA's cross term, the factor matrices of MPCA/CSA);
+//   - Pass.Partial (and Pass.BlockSpans for a whole block) is a pure
+//     function: the partial result of a block of samples, computed from
+//     the pass and those samples only, with a caller's Workspace;
+//   - the partials of a sum pass are folded by a fixed reduction tree over
+//     leaves of Pass.Grain() samples (16; 64 for PCA's D x D scatter):
+//     the value of leaves [lo, hi) is that of [lo, mid) combined with that
+//     of [mid, hi). Fold does this from the Spans (whole subtrees) that
+//     blocks produce; a rows pass (projections, centred rows, transforms)
+//     just places each block's rows;
+//   - an Executor runs the passes of a fit. Model.Fit uses the local one
+//     (a pool of Options.Threads goroutines, started once per fit, reading
+//     the Source in runs of whole 256-sample units); Model.FitWith takes
+//     any other, such as a driver that computes blocks on other machines.
+//
+// The tree, not the order in which leaves finish, fixes every addition,
+// so a fit is bit for bit the same whatever the number of threads, the
+// size of the Source's reads, or the split of the samples into blocks of
+// multiples of BlockMultiple (64) samples. Locally a leaf that finishes
+// second of two siblings combines them, so the fold runs in parallel and
+// no goroutine waits for another's grain.
+//
+// Why 16-sample leaves: the gait case (M = 731) has 46 leaves, so 2
+// threads get 23 each (balance 100%), and 16 threads get at most 3 of
+// 2.9 on average (46/48 = 96% busy); the 256-sample grains of the first
+// engine gave 3 grains, which 2 threads could not balance (2 of 1.5 =
+// 75%). A leaf of 16 gait samples is about 16 x 7040 = 113,000 FMAs
+// (~30 us on one core), while its I_n x I_n partial costs at most 528
+// additions to fold: the fold and the bookkeeping stay below 2% of the
+// work. PCA's scatter folds D^2/2 values per leaf against 16 D^2/2 FMAs
+// of work, hence its 64-sample leaves.
+//
+// Cancellation: Options.Context is checked by every leaf (every 16
+// samples, about 30 us of work at the gait size) and between passes;
+// Options.Progress returning false cancels after the EMP or sweep it
+// reports. Either way Fit returns ErrCanceled and the model is unchanged.
 //
 // # Contract
 //

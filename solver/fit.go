@@ -16,10 +16,59 @@ func (m *Model) Fit(src Source, opts Options) error {
 	if err != nil {
 		return err
 	}
+	defer f.run.close()
+	return m.fit(f)
+}
+
+// newFitter prepares a fit over src: options checked, memory planned, and
+// the local runner as executor.
+func newFitter(src Source, opts Options) (*fitter, error) {
+	if src == nil {
+		return nil, errorf(ErrInvalid, "solver: nil source")
+	}
+	f, err := newFitterFor(src.Shape(), src.Len(), opts)
+	if err != nil {
+		return nil, err
+	}
+	threads := opts.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	if err := f.planMemory(src, threads); err != nil {
+		return nil, err
+	}
+	f.run = newRunner(src, f.size, threads)
+	f.run.canceled = opts.Cancel
+	f.exec = f.run
+	return f, nil
+}
+
+// FitWith fits m, like Fit, to the samples that ex makes its passes over:
+// M samples of the given shape. This is the entry of a driver that
+// computes the passes' partial results elsewhere (see Executor and
+// doc.go, "Passes"); Options.Threads is then ex's business, and
+// MemoryLimit covers only the fit's own workspaces.
+func (m *Model) FitWith(ex Executor, shape []int, samples int, opts Options) error {
+	if ex == nil {
+		return errorf(ErrInvalid, "solver: nil executor")
+	}
+	f, err := newFitterFor(shape, samples, opts)
+	if err != nil {
+		return err
+	}
+	if err := f.planMemory(nil, 1); err != nil {
+		return err
+	}
+	f.exec = ex
+	return m.fit(f)
+}
+
+func (m *Model) fit(f *fitter) error {
 	if err := f.stats(); err != nil {
 		return err
 	}
 	var res *Model
+	var err error
 	switch f.opts.Method {
 	case SOMPCA, FOMPCA, TROD, UMPCA:
 		res, err = f.fitTVP()
@@ -57,7 +106,9 @@ type fitter struct {
 	n     int // order N
 	size  int // elements per sample
 	m     int // samples M
-	run   *runner
+	exec  Executor
+	run   *runner // exec when the fit runs locally, else nil
+	c     *contractor
 	// mean is the training mean; meanUsed is the mean the method
 	// subtracts (the mean, or nil for TROD and CSA).
 	mean, meanUsed []float64
@@ -67,16 +118,13 @@ type fitter struct {
 	spare int64
 }
 
-func newFitter(src Source, opts Options) (*fitter, error) {
-	if src == nil {
-		return nil, errorf(ErrInvalid, "solver: nil source")
-	}
-	shape := src.Shape()
+// newFitterFor checks the options for a fit of m samples of the given
+// shape.
+func newFitterFor(shape []int, m int, opts Options) (*fitter, error) {
 	size, err := sampleSize(shape)
 	if err != nil {
 		return nil, err
 	}
-	m := src.Len()
 	if m < 2 {
 		return nil, errorf(ErrData, "solver: %d samples: a fit needs at least 2", m)
 	}
@@ -131,90 +179,43 @@ func newFitter(src Source, opts Options) (*fitter, error) {
 		size:  size,
 		m:     m,
 	}
-	threads := opts.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	if err := f.planMemory(src, threads); err != nil {
-		return nil, err
-	}
-	f.run = newRunner(src, size, threads)
+	f.c = newContractor(f.shape)
 	return f, nil
 }
 
 // stats makes two passes: the mean (checking every value is finite),
 // then the total scatter about it.
 func (f *fitter) stats() error {
-	w := f.run.threads
-	sums := make([][]float64, w)
-	bad := make([]int, w)
-	for i := range sums {
-		sums[i] = make([]float64, f.size)
-	}
-	sum := make([]float64, f.size)
-	firstBad := -1
-	err := f.run.each(func(wi, start int, x Block) {
-		s := sums[wi]
-		clear(s)
-		bad[wi] = -1
-		n := x.elems() / f.size
-		for i := range n {
-			xi := x.slice(i*f.size, (i+1)*f.size)
-			switch {
-			case xi.F64 != nil:
-				if bad[wi] < 0 && !allFinite(xi.F64) {
-					bad[wi] = start + i
-				}
-				floats.Add(s, xi.F64)
-			case xi.F32 != nil:
-				for j, v := range xi.F32 {
-					s[j] += float64(v)
-				}
-				if bad[wi] < 0 && !allFinite(s) {
-					bad[wi] = start + i
-				}
-			default:
-				for j, v := range xi.U8 {
-					s[j] += float64(v)
-				}
-			}
-		}
-	}, func(wi int) {
-		if firstBad < 0 && bad[wi] >= 0 {
-			firstBad = bad[wi]
-		}
-		floats.Add(sum, sums[wi])
-	})
-	if err != nil {
+	sum := make([]float64, f.size+1)
+	if err := f.pass(&Pass{Op: OpSum, Shape: f.shape, Samples: f.m}, sum); err != nil {
 		return err
 	}
-	if firstBad >= 0 {
-		return errorf(ErrData, "solver: sample %d holds a NaN or Inf value", firstBad)
+	if bad := int(sum[f.size]); bad >= 0 {
+		return errorf(ErrData, "solver: sample %d holds a NaN or Inf value", bad)
 	}
-	f.mean = sum
+	f.mean = sum[:f.size:f.size]
 	floats.Scale(1/float64(f.m), f.mean)
 	if f.opts.Method.centred() {
 		f.meanUsed = f.mean
 	}
-	tot := make([]float64, w)
-	err = f.run.each(func(wi, start int, x Block) {
-		t := 0.0
-		n := x.elems() / f.size
-		for i := range n {
-			for j := range f.size {
-				d := x.at(i*f.size+j) - f.mean[j]
-				t += d * d
-			}
-		}
-		tot[wi] = t
-	}, func(wi int) { f.total += tot[wi] })
-	if err != nil {
+	var total [1]float64
+	if err := f.pass(&Pass{Op: OpSquares, Shape: f.shape, Samples: f.m, Mean: f.mean}, total[:]); err != nil {
 		return err
 	}
+	f.total = total[0]
 	if f.total == 0 {
 		return errorf(ErrData, "solver: the %d samples have zero variance (all samples are identical)", f.m)
 	}
 	return nil
+}
+
+// pass runs p on the fit's executor; the local runner serves the mode
+// scatters of a TVP fit from its cache when it can.
+func (f *fitter) pass(p *Pass, out []float64) error {
+	if f.run != nil && p.Op == OpModeScatter {
+		return f.run.runCached(p, out)
+	}
+	return f.exec.Run(p, out)
 }
 
 func allFinite(x []float64) bool {

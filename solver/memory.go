@@ -3,6 +3,7 @@ package solver
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // ErrMemory: Options.MemoryLimit cannot hold what a fit needs at least
@@ -67,7 +68,7 @@ func (f *fitter) planMemory(src Source, threads int) error {
 	}
 	f.spare = limit - work
 	if p, ok := src.(MemoryPlanner); ok {
-		used, err := p.PlanMemory(f.spare, grain)
+		used, err := p.PlanMemory(f.spare, readUnit)
 		if err != nil {
 			return err
 		}
@@ -77,9 +78,10 @@ func (f *fitter) planMemory(src Source, threads int) error {
 }
 
 // workspaceBytes estimates the memory a fit allocates besides the
-// samples and the contraction cache: per thread, the sums of a pass and
-// the method's rows and scatter matrices; the training features (M x P)
-// the TVP methods keep; PCA's and the Tucker methods' matrices.
+// samples and the contraction cache: per thread, the method's rows; the
+// partial results held by the reduction tree (about one per thread plus
+// one per level: see runner.climb); the training features (M x P) the TVP
+// methods keep; PCA's and the Tucker methods' matrices.
 func (f *fitter) workspaceBytes(threads int) int64 {
 	th := int64(threads)
 	size, m := int64(f.size), int64(f.m)
@@ -92,23 +94,30 @@ func (f *fitter) workspaceBytes(threads int) int64 {
 	p := int64(f.opts.Components)
 	const g = grain
 	var floats int64
+	partial := size + 1 // the largest partial result of a pass
 	switch f.opts.Method {
 	case PCA:
-		// The D x D scatter per thread and summed, or with M < D the
-		// M x D data and its M x M Gram matrix.
+		// The D x D scatter (its partials too), or with M < D the M x D
+		// data and its M x M Gram matrix.
 		if p == 0 {
 			p = min(m-1, size)
 		}
-		floats = (th+1)*min(size, m)*min(size, m) + m*size*int64(b2i(m < size)) + th*g*size + size*p
+		floats = min(size, m)*min(size, m) + m*size*int64(b2i(m < size)) + th*64*size + size*p
+		if m >= size {
+			partial = max(partial, size*size)
+		}
 	case MPCA, CSA:
-		floats = th*(3*size+scatter+g*size) + 2*scatter + 4*size
+		floats = th*(3*size+g*size) + 2*scatter + 4*size
+		partial = max(partial, scatter, 3*size+1)
 	default:
 		if p == 0 {
 			p = maxI
 		}
-		floats = th*(2*size+g*(maxI+p)+maxI*maxI+maxI*p+p) + 2*m*p + maxI*maxI + 2*maxI*p
+		floats = th*(g*(maxI+p)) + 2*m*p + maxI*maxI + 2*maxI*p
+		partial = max(partial, maxI*maxI+maxI*p)
 	}
-	return 8 * (floats + th*size + 2*size) // plus the mean's sums and the mean
+	partials := th + int64(bits.Len64(uint64(m/g+1))) + 1
+	return 8 * (floats + partials*partial + 2*size) // plus the mean
 }
 
 func b2i(b bool) int {

@@ -137,6 +137,12 @@ type Options struct {
 	// as it was.
 	Progress func(done, total int, variance float64) bool
 
+	// Cancel, if not nil, is polled by every leaf of every pass (16
+	// samples, tens of microseconds of work) and between passes, from
+	// several goroutines at once; once it returns true the fit stops and
+	// returns ErrCanceled, leaving the model as it was.
+	Cancel func() bool
+
 	// MemoryLimit is the fit's memory budget in bytes; 0 means
 	// DefaultMemoryLimit(), a quarter of physical memory. It covers the
 	// method's workspaces, the samples a source reads from a file (an
@@ -150,7 +156,8 @@ type Options struct {
 	MemoryLimit int64
 }
 
-// ErrCanceled is returned by Fit when Options.Progress asked to stop.
+// ErrCanceled is returned by Fit when Options.Progress asked to stop or
+// Options.Cancel returned true.
 var ErrCanceled = errors.New("solver: fit canceled by the progress callback")
 
 // OrthogonalMode returns a pointer to n, for Options.Mode: SO-MPCA's

@@ -2,100 +2,526 @@ package solver
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 )
 
-// grain is the number of consecutive samples one goroutine processes at a
-// time. Reductions are made per grain and folded in grain order, so
-// results do not depend on the number of goroutines nor on how a Source
-// splits its reads: a fit from a file equals the fit from memory, bit for
-// bit.
-const grain = 256
+// Op says what a Pass computes from each sample.
+type Op int
 
-// readBytes bounds the size of one Read, counted as float64 elements.
-const readBytes = 32 << 20
+const (
+	// OpSum: the sum of the samples (prod_n I_n values) and the index of
+	// the first sample holding a NaN or Inf (-1 if none), as a sum pass
+	// of PartialLen = prod_n I_n + 1.
+	OpSum Op = iota
+	// OpSquares: sum_m ||X_m - Mean||^2, a sum pass of one value.
+	OpSquares
+	// OpModeScatter: the total scatter (eq. 11) of the mode-Mode partial
+	// projections y_m (eq. 10): y_m = X_m contracted with Vectors[k] in
+	// every mode k != Mode, minus Offset, minus Deflate * c_m when Deflate
+	// is set (c_m = Coef[.][m]); the partial is the upper triangle of
+	// sum_m y_m y_m^T (I x I, I = Shape[Mode]) followed, when Cross, by
+	// sum_m y_m c_m^T (I x len(Coef)).
+	OpModeScatter
+	// OpProject: one row per sample, X_m contracted with Vectors in every
+	// mode, minus Offset[0].
+	OpProject
+	// OpCentred: one row per sample, vec(X_m) - Mean.
+	OpCentred
+	// OpScatter: the upper triangle of sum_m (x_m - Mean)(x_m - Mean)^T of
+	// the vectorised samples.
+	OpScatter
+	// OpModeScatters: for every mode n with Factors[n] == nil, in order,
+	// the upper triangle of sum_m Y_m(n) Y_m(n)^T, Y_m = (X_m - Mean)
+	// projected by Factors[k]^T in every mode k with a factor.
+	OpModeScatters
+	// OpCoreMoments: with Y_m = (X_m - Mean) projected by every factor
+	// (F entries), the count, mean, sum of squared deviations and sum of
+	// squares of each entry: 1 + 3F values, merged by Chan et al.'s
+	// pairwise update.
+	OpCoreMoments
+	// OpTransform: one row of P = len(Features) values per sample, X_m
+	// contracted with Features[p] in every mode, minus Offset[p].
+	OpTransform
+)
 
-// runner makes passes over a Source, spreading grains over goroutines.
-// Reads hold a whole number of grains, at most readBytes (as float64)
-// and, if the source has a method MaxRead() int, at most that many
-// samples rounded down to whole grains (but at least one grain).
-type runner struct {
-	src     Source
-	m, size int // samples, elements per sample
-	threads int
-	block   int // samples per Read, a multiple of grain
+var opNames = [...]string{"sum", "squares", "mode-scatter", "project", "centred", "scatter", "mode-scatters", "core-moments", "transform"}
+
+func (o Op) String() string {
+	if o >= 0 && int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return fmt.Sprintf("Op(%d)", int(o))
 }
 
-func newRunner(src Source, size, threads int) *runner {
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	m := src.Len()
-	perRead := max(1, readBytes/(8*size*grain)) * grain
-	if mr, ok := src.(interface{ MaxRead() int }); ok {
-		perRead = min(perRead, max(1, mr.MaxRead()/grain)*grain)
-	}
-	return &runner{src: src, m: m, size: size, threads: threads, block: min(perRead, roundUp(max(m, 1), grain))}
+// Pass describes one pass over the samples: what each sample is
+// contracted with and what is kept. It is a plain value: the engine makes
+// one per pass and hands it to an Executor, which computes each block's
+// partial result with Partial (a pure function of the pass and the
+// block's samples) and folds the partials in the fixed order of Fold.
+//
+// A sum pass (Rows() == false) folds its partials into PartialLen()
+// values; a rows pass gives RowLen() values per sample, in sample order.
+// Fields an Op does not name are ignored.
+type Pass struct {
+	Op    Op
+	Shape []int // sample shape I_1..I_N
+	// Samples is the number M of samples the pass runs over.
+	Samples int
+
+	Mean    []float64   // subtracted from each sample (nil: nothing)
+	Mode    int         // OpModeScatter: the mode left free, 0-based
+	Vectors [][]float64 // one vector per mode (OpModeScatter, OpProject)
+	Offset  []float64   // subtracted from the contraction (see Op)
+	// Coef holds per-sample coefficients c_m: Coef[q][m] for the global
+	// sample index m. OpModeScatter uses them for Deflate and Cross.
+	Coef    [][]float64
+	Deflate []float64 // I x len(Coef), row-major: y_m -= Deflate c_m
+	Cross   bool      // OpModeScatter: also sum_m y_m c_m^T
+
+	Factors  []*mat.Dense  // OpModeScatters, OpCoreMoments: I_n x P_n, nil = free mode
+	Features [][][]float64 // OpTransform: Features[p][n], feature p's mode-n vector
 }
 
-func roundUp(a, b int) int { return (a + b - 1) / b * b }
+// grain returns the number of samples of one leaf of the pass's
+// reduction tree: 16 (see doc.go, "Passes"), and 64 for OpScatter, whose
+// partial (D x D) is as large as 1/8 of a leaf's work at 16 samples.
+// Both divide readUnit.
+func (p *Pass) grain() int {
+	if p.Op == OpScatter {
+		return 64
+	}
+	return grain
+}
 
-// each calls work(w, start, x) for every grain of samples
-// [start, start+n), with x holding exactly those samples; the calls of one
-// round run concurrently, each with its own w in [0, threads). After each
-// round, fold(w) is called for the round's grains in sample order, from
-// one goroutine. work must not fail; a read error ends the pass.
-func (r *runner) each(work func(w, start int, x Block), fold func(w int)) error {
-	var wg sync.WaitGroup
-	for bs := 0; bs < r.m; bs += r.block {
-		bn := min(r.block, r.m-bs)
-		blk, err := r.src.Read(bs, bn)
-		if err != nil {
-			return err
+// Grain returns the number of samples in one leaf of the pass's
+// reduction tree. Blocks handed to Partial start at a multiple of it.
+func (p *Pass) Grain() int { return p.grain() }
+
+// Rows reports whether the pass gives one row per sample (OpProject,
+// OpCentred, OpTransform) rather than a folded sum.
+func (p *Pass) Rows() bool {
+	return p.Op == OpProject || p.Op == OpCentred || p.Op == OpTransform
+}
+
+func (p *Pass) size() int {
+	s := 1
+	for _, d := range p.Shape {
+		s *= d
+	}
+	return s
+}
+
+// RowLen returns the number of values per sample of a rows pass.
+func (p *Pass) RowLen() int {
+	switch p.Op {
+	case OpProject:
+		return 1
+	case OpCentred:
+		return p.size()
+	case OpTransform:
+		return len(p.Features)
+	}
+	return 0
+}
+
+// factorRanks returns the number of entries of the fully projected
+// tensor (OpCoreMoments).
+func (p *Pass) coreSize() int {
+	F := 1
+	for n, U := range p.Factors {
+		if U == nil {
+			F *= p.Shape[n]
+		} else {
+			_, r := U.Dims()
+			F *= r
 		}
-		if got := blk.elems(); got != bn*r.size {
-			return fmt.Errorf("solver: source returned %d elements for %d samples of %d elements", got, bn, r.size)
+	}
+	return F
+}
+
+// PartialLen returns the number of values of a sum pass's partial result.
+func (p *Pass) PartialLen() int {
+	switch p.Op {
+	case OpSum:
+		return p.size() + 1
+	case OpSquares:
+		return 1
+	case OpModeScatter:
+		in := p.Shape[p.Mode]
+		if p.Cross {
+			return in*in + in*len(p.Coef)
 		}
-		grains := (bn + grain - 1) / grain
-		for g0 := 0; g0 < grains; g0 += r.threads {
-			k := min(r.threads, grains-g0)
-			run := func(i int) {
-				lo := (g0 + i) * grain
-				hi := min(lo+grain, bn)
-				work(i, bs+lo, blk.slice(lo*r.size, hi*r.size))
+		return in * in
+	case OpScatter:
+		return p.size() * p.size()
+	case OpModeScatters:
+		l := 0
+		for n, U := range p.Factors {
+			if U == nil {
+				l += p.Shape[n] * p.Shape[n]
 			}
-			if k == 1 {
-				run(0)
-			} else {
-				// A panic in a worker would end the process before any
-				// caller could recover it (the C interface turns panics
-				// into status codes): carry it to this goroutine instead.
-				var panicked any
-				var once sync.Once
-				wg.Add(k)
-				for i := range k {
-					go func() {
-						defer wg.Done()
-						defer func() {
-							if r := recover(); r != nil {
-								once.Do(func() { panicked = r })
-							}
-						}()
-						run(i)
-					}()
-				}
-				wg.Wait()
-				if panicked != nil {
-					panic(fmt.Sprintf("solver: panic in a pass over the data: %v", panicked))
-				}
+		}
+		return l
+	case OpCoreMoments:
+		return 1 + 3*p.coreSize()
+	}
+	return 0
+}
+
+// Workspace is the scratch space Partial needs: one per goroutine,
+// reused across passes, grown only when a pass needs more.
+type Workspace struct {
+	c, cz       *contractor // over the sample shape, and over its first N-1 modes
+	rows, g     []float64
+	x, y, tmp   []float64
+	shapeOf     []int
+	mean, m2, s []float64
+}
+
+// NewWorkspace returns an empty workspace.
+func NewWorkspace() *Workspace { return &Workspace{} }
+
+func grow(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	return b[:n]
+}
+
+// ready sizes ws for pass p.
+func (ws *Workspace) ready(p *Pass) {
+	if ws.c == nil || !equalInts(ws.shapeOf, p.Shape) {
+		ws.shapeOf = append(ws.shapeOf[:0], p.Shape...)
+		ws.c = newContractor(ws.shapeOf)
+		ws.cz = newContractor(ws.shapeOf[:max(len(ws.shapeOf)-1, 1)])
+	}
+	g, size := p.grain(), p.size()
+	switch p.Op {
+	case OpModeScatter:
+		in := p.Shape[p.Mode]
+		ws.rows = grow(ws.rows, g*in)
+		ws.g = grow(ws.g, g*max(len(p.Coef), 1))
+	case OpScatter:
+		ws.rows = grow(ws.rows, g*size)
+	case OpModeScatters, OpCoreMoments:
+		ws.x, ws.y, ws.tmp = grow(ws.x, size), grow(ws.y, size), grow(ws.tmp, size)
+		if p.Op == OpCoreMoments {
+			F := p.coreSize()
+			ws.rows = grow(ws.rows, g*F)
+		}
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// input says where a leaf of OpModeScatter reads from: the samples, the
+// samples while filling the cache z of X_m x_N u^(N), or that cache.
+type input int
+
+const (
+	fromX input = iota
+	fromXFillZ
+	fromZ
+)
+
+// Partial computes the partial result of the samples [start, start+n) in
+// x (n*prod(Shape) elements; start a multiple of Grain()) into dst: for a
+// sum pass, one leaf's PartialLen() values (n <= Grain()); for a rows
+// pass, n*RowLen() values. It reads only p, x and the coefficients of its
+// samples, writes only dst and ws: blocks can be computed anywhere.
+func (p *Pass) Partial(ws *Workspace, dst []float64, start int, x Block) {
+	ws.ready(p)
+	p.leaf(ws, dst, start, x, fromX, nil)
+}
+
+// leaf computes one leaf (or, for a rows pass, any run of samples). z is
+// the cache's slice for these samples when in is fromXFillZ or fromZ (then
+// x is ignored and z holds the samples contracted in their last mode).
+func (p *Pass) leaf(ws *Workspace, dst []float64, start int, x Block, in input, z []float64) {
+	size := p.size()
+	cnt := x.elems() / size
+	if in == fromZ {
+		cnt = len(z) / (size / p.Shape[len(p.Shape)-1])
+	}
+	switch p.Op {
+	case OpSum:
+		p.sumLeaf(dst, start, x, cnt, size)
+	case OpSquares:
+		dst[0] = squaresAbout(x, p.Mean)
+	case OpModeScatter:
+		p.modeScatterLeaf(ws, dst, start, x, cnt, in, z)
+	case OpProject:
+		c := ws.c
+		for i := range cnt {
+			dst[i] = c.full(x.slice(i*size, (i+1)*size), p.Vectors) - p.Offset[0]
+		}
+	case OpCentred:
+		for i := range cnt {
+			row := dst[i*size : (i+1)*size]
+			toFloat64(row, x.slice(i*size, (i+1)*size))
+			if p.Mean != nil {
+				floats.Sub(row, p.Mean)
 			}
-			if fold != nil {
-				for i := range k {
-					fold(i)
+		}
+	case OpScatter:
+		rows := ws.rows[:cnt*size]
+		for i := range cnt {
+			row := rows[i*size : (i+1)*size]
+			toFloat64(row, x.slice(i*size, (i+1)*size))
+			floats.Sub(row, p.Mean)
+		}
+		newSymAcc(size, dst).setGram(rows, cnt)
+	case OpModeScatters:
+		p.modeScattersLeaf(ws, dst, x, cnt, size)
+	case OpCoreMoments:
+		p.coreMomentsLeaf(ws, dst, x, cnt, size)
+	case OpTransform:
+		P := len(p.Features)
+		for i := range cnt {
+			xi := x.slice(i*size, (i+1)*size)
+			row := dst[i*P : (i+1)*P]
+			for f := range P {
+				row[f] = ws.c.full(xi, p.Features[f]) - p.Offset[f]
+			}
+		}
+	default:
+		panic(fmt.Sprintf("solver: unknown pass %v", p.Op))
+	}
+}
+
+func (p *Pass) sumLeaf(dst []float64, start int, x Block, cnt, size int) {
+	s := dst[:size]
+	clear(s)
+	bad := -1
+	for i := range cnt {
+		xi := x.slice(i*size, (i+1)*size)
+		switch {
+		case xi.F64 != nil:
+			if bad < 0 && !allFinite(xi.F64) {
+				bad = start + i
+			}
+			floats.Add(s, xi.F64)
+		case xi.F32 != nil:
+			for j, v := range xi.F32 {
+				if bad < 0 && (v != v || math.IsInf(float64(v), 0)) {
+					bad = start + i
 				}
+				s[j] += float64(v)
+			}
+		default:
+			for j, v := range xi.U8 {
+				s[j] += float64(v)
 			}
 		}
 	}
-	return nil
+	dst[size] = float64(bad)
+}
+
+// squaresAbout returns sum_i (x[i] - mean[i mod len(mean)])^2.
+func squaresAbout(x Block, mean []float64) float64 {
+	size := len(mean)
+	t := 0.0
+	switch {
+	case x.F64 != nil:
+		for i := 0; i < len(x.F64); i += size {
+			for j, v := range x.F64[i : i+size] {
+				d := v - mean[j]
+				t += d * d
+			}
+		}
+	case x.F32 != nil:
+		for i := 0; i < len(x.F32); i += size {
+			for j, v := range x.F32[i : i+size] {
+				d := float64(v) - mean[j]
+				t += d * d
+			}
+		}
+	default:
+		for i := 0; i < len(x.U8); i += size {
+			for j, v := range x.U8[i : i+size] {
+				d := float64(v) - mean[j]
+				t += d * d
+			}
+		}
+	}
+	return t
+}
+
+// toFloat64 converts the elements of x into dst (len x.elems()).
+func toFloat64(dst []float64, x Block) {
+	switch {
+	case x.F64 != nil:
+		copy(dst, x.F64)
+	case x.F32 != nil:
+		for i, v := range x.F32 {
+			dst[i] = float64(v)
+		}
+	default:
+		for i, v := range x.U8 {
+			dst[i] = float64(v)
+		}
+	}
+}
+
+func (p *Pass) modeScatterLeaf(ws *Workspace, dst []float64, start int, x Block, cnt int, in input, z []float64) {
+	n := p.Mode
+	In := p.Shape[n]
+	size := p.size()
+	last := len(p.Shape) - 1
+	zs := size / p.Shape[last]
+	q := len(p.Coef)
+	rows := ws.rows[:cnt*In]
+	for i := range cnt {
+		row := rows[i*In : (i+1)*In]
+		switch in {
+		case fromX:
+			ws.c.partial(row, x.slice(i*size, (i+1)*size), n, p.Vectors)
+		case fromXFillZ:
+			// The same operations as ws.c.partial, with X_m x_N u^(N) kept.
+			zi := z[i*zs : (i+1)*zs]
+			dotRows(zi, x.slice(i*size, (i+1)*size), zs, p.Shape[last], p.Vectors[last])
+			ws.cz.partial(row, Block{F64: zi}, n, p.Vectors[:last])
+		case fromZ:
+			ws.cz.partial(row, Block{F64: z[i*zs : (i+1)*zs]}, n, p.Vectors[:last])
+		}
+		if p.Offset != nil {
+			floats.Sub(row, p.Offset)
+		}
+		if p.Deflate != nil {
+			r := ws.g[:q]
+			for k := range q {
+				r[k] = p.Coef[k][start+i]
+			}
+			blas64.Gemv(blas.NoTrans, -1, blas64.General{Rows: In, Cols: q, Stride: q, Data: p.Deflate},
+				blas64.Vector{N: q, Inc: 1, Data: r}, 1, blas64.Vector{N: In, Inc: 1, Data: row})
+		}
+	}
+	newSymAcc(In, dst).setGram(rows, cnt)
+	if p.Cross {
+		g := ws.g[:cnt*q]
+		for i := range cnt {
+			for k := range q {
+				g[i*q+k] = p.Coef[k][start+i]
+			}
+		}
+		Y := blas64.General{Rows: cnt, Cols: In, Stride: In, Data: rows}
+		G := blas64.General{Rows: cnt, Cols: q, Stride: q, Data: g}
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1, Y, G, 0, blas64.General{Rows: In, Cols: q, Stride: q, Data: dst[In*In : In*In+In*q]})
+	}
+}
+
+// centredSample writes sample i of x, minus Mean when set, to dst.
+func (p *Pass) centredSample(dst []float64, x Block, i, size int) {
+	toFloat64(dst[:size], x.slice(i*size, (i+1)*size))
+	if p.Mean != nil {
+		floats.Sub(dst[:size], p.Mean)
+	}
+}
+
+func (p *Pass) modeScattersLeaf(ws *Workspace, dst []float64, x Block, cnt, size int) {
+	off := 0
+	for n, U := range p.Factors {
+		if U == nil {
+			newSymAcc(p.Shape[n], dst[off:]).clear()
+			off += p.Shape[n] * p.Shape[n]
+		}
+	}
+	for i := range cnt {
+		p.centredSample(ws.x, x, i, size)
+		dims := projectModes(ws.y, ws.tmp, ws.x, p.Shape, p.Factors)
+		off := 0
+		for n, U := range p.Factors {
+			if U == nil {
+				modeGram(newSymAcc(p.Shape[n], dst[off:]), ws.y, dims, n)
+				off += p.Shape[n] * p.Shape[n]
+			}
+		}
+	}
+}
+
+func (p *Pass) coreMomentsLeaf(ws *Workspace, dst []float64, x Block, cnt, size int) {
+	F := p.coreSize()
+	rows := ws.rows[:cnt*F]
+	for i := range cnt {
+		p.centredSample(ws.x, x, i, size)
+		projectModes(ws.y, ws.tmp, ws.x, p.Shape, p.Factors)
+		copy(rows[i*F:(i+1)*F], ws.y[:F])
+	}
+	nn := float64(cnt)
+	mean, m2, sq := dst[1:1+F], dst[1+F:1+2*F], dst[1+2*F:1+3*F]
+	clear(mean)
+	clear(m2)
+	clear(sq)
+	for i := range cnt {
+		floats.Add(mean, rows[i*F:(i+1)*F])
+	}
+	floats.Scale(1/nn, mean)
+	for i := range cnt {
+		for e, v := range rows[i*F : (i+1)*F] {
+			d := v - mean[e]
+			m2[e] += d * d
+			sq[e] += v * v
+		}
+	}
+	dst[0] = nn
+}
+
+// combine folds the partial right, of the samples that follow left's,
+// into left.
+func (p *Pass) combine(left, right []float64) {
+	switch p.Op {
+	case OpSum:
+		size := len(left) - 1
+		floats.Add(left[:size], right[:size])
+		if left[size] < 0 {
+			left[size] = right[size]
+		}
+	case OpModeScatter:
+		In := p.Shape[p.Mode]
+		newSymAcc(In, left).add(newSymAcc(In, right))
+		if p.Cross {
+			floats.Add(left[In*In:], right[In*In:])
+		}
+	case OpScatter:
+		newSymAcc(p.size(), left).add(newSymAcc(p.size(), right))
+	case OpModeScatters:
+		off := 0
+		for n, U := range p.Factors {
+			if U == nil {
+				d := p.Shape[n]
+				newSymAcc(d, left[off:]).add(newSymAcc(d, right[off:]))
+				off += d * d
+			}
+		}
+	case OpCoreMoments:
+		F := (len(left) - 1) / 3
+		ln, rn := left[0], right[0]
+		n := ln + rn
+		lm, l2, ls := left[1:1+F], left[1+F:1+2*F], left[1+2*F:]
+		rm, r2, rs := right[1:1+F], right[1+F:1+2*F], right[1+2*F:]
+		for e := range F {
+			delta := rm[e] - lm[e]
+			l2[e] += r2[e] + delta*delta*ln*rn/n
+			lm[e] += delta * rn / n
+			ls[e] += rs[e]
+		}
+		left[0] = n
+	default:
+		floats.Add(left, right)
+	}
 }

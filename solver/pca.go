@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -50,44 +48,14 @@ func (f *fitter) fitPCA() (*Model, error) {
 	return m, nil
 }
 
-// centredRows writes the samples of x, centred by the training mean, as
-// float64 rows into dst and returns their number.
-func (f *fitter) centredRows(dst []float64, x Block) int {
-	cnt := x.elems() / f.size
-	for i := range cnt {
-		row := dst[i*f.size : (i+1)*f.size]
-		for j := range row {
-			row[j] = x.at(i*f.size+j) - f.mean[j]
-		}
-	}
-	return cnt
-}
-
 // pcaScatter diagonalises the prod(I) x prod(I) scatter matrix.
 func (f *fitter) pcaScatter(P int) (*mat.Dense, []float64, error) {
 	D := f.size
-	w := f.run.threads
-	rows := make([][]float64, w)
-	parts := make([][]float64, w)
-	for i := range w {
-		rows[i] = make([]float64, grain*D)
-		parts[i] = make([]float64, D*D)
-	}
-	S := mat.NewSymDense(D, nil)
-	raw := S.RawSymmetric()
-	err := f.run.each(func(wi, start int, x Block) {
-		cnt := f.centredRows(rows[wi], x)
-		Y := blas64.General{Rows: cnt, Cols: D, Stride: D, Data: rows[wi][:cnt*D]}
-		blas64.Syrk(blas.Trans, 1, Y, 0, blas64.Symmetric{Uplo: blas.Upper, N: D, Stride: D, Data: parts[wi]})
-	}, func(wi int) {
-		for i := range D {
-			floats.Add(raw.Data[i*raw.Stride+i:i*raw.Stride+D], parts[wi][i*D+i:i*D+D])
-		}
-	})
-	if err != nil {
+	S := make([]float64, D*D)
+	if err := f.pass(&Pass{Op: OpScatter, Shape: f.shape, Samples: f.m, Mean: f.mean}, S); err != nil {
 		return nil, nil, err
 	}
-	return topEigenvectors(S, P)
+	return topEigenvectors(newSymAcc(D, S).toSym(nil), P)
 }
 
 // pcaGram diagonalises the M x M Gram matrix of the centred samples and
@@ -95,11 +63,7 @@ func (f *fitter) pcaScatter(P int) (*mat.Dense, []float64, error) {
 func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	D := f.size
 	X := mat.NewDense(f.m, D, nil)
-	raw := X.RawMatrix().Data
-	err := f.run.each(func(wi, start int, x Block) {
-		f.centredRows(raw[start*D:], x)
-	}, nil)
-	if err != nil {
+	if err := f.pass(&Pass{Op: OpCentred, Shape: f.shape, Samples: f.m, Mean: f.mean}, X.RawMatrix().Data); err != nil {
 		return nil, nil, err
 	}
 	K := mat.NewSymDense(f.m, nil)

@@ -263,13 +263,13 @@ func TestElementTypes(t *testing.T) {
 // on how the passes split the data into reads, and fitting twice on the
 // same receiver gives the same model (bit for bit in both cases).
 func TestDeterminism(t *testing.T) {
-	const M = 3*grain + 17 // several grains, the last one partial
+	const M = 3*readUnit + 17 // several reads, the last grain partial
 	shape := []int{5, 4, 3}
 	data := randomTensors(11, M, shape)
 	for _, c := range append(tvpCases, methodCase{PCA, false}, methodCase{MPCA, false}) {
 		ref, src := fitOrFatal(t, data, M, shape, Options{Method: c.method, RelaxedStart: c.rs, Threads: 1, Components: 3})
 		var m Model
-		for _, threads := range []int{3, 2} {
+		for _, threads := range []int{3, 2, 7} {
 			if err := m.Fit(src, Options{Method: c.method, RelaxedStart: c.rs, Threads: threads, Components: 3}); err != nil {
 				t.Fatal(err)
 			}
@@ -282,7 +282,7 @@ func TestDeterminism(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(&m, ref) {
-			t.Errorf("%v: fit through one-grain reads differs", c)
+			t.Errorf("%v: fit through one-unit reads differs", c)
 		}
 	}
 }
@@ -300,7 +300,7 @@ func (s *smallReads) Read(start, n int) (Block, error) {
 	b, err := s.src.Read(start, n)
 	return Block{F64: append([]float64(nil), b.F64...)}, err
 }
-func (s *smallReads) MaxRead() int { return s.max * grain }
+func (s *smallReads) MaxRead() int { return s.max * readUnit }
 
 // TestTol: tol > 0 stops EMPs early, and every stop is where the relative
 // change of the objective first fell to tol.
@@ -556,21 +556,22 @@ func TestErrorKinds(t *testing.T) {
 	}
 }
 
-// TestWorkerPanic: a panic inside a pass reaches the caller's goroutine,
-// where it can be recovered.
+// TestWorkerPanic: a panic inside a pass (here an index out of range:
+// Coef holds coefficients for the first grain only) reaches the caller's
+// goroutine, where it can be recovered.
 func TestWorkerPanic(t *testing.T) {
-	src := must(NewSliceSource(make([]float64, 4*grain*2), 4*grain, []int{2}))
+	M := 4 * readUnit
+	src := must(NewSliceSource(make([]float64, M*2), M, []int{2}))
 	r := newRunner(src, 2, 2)
+	defer r.close()
 	defer func() {
-		if v := recover(); v == nil || !strings.Contains(fmt.Sprint(v), "boom") {
+		if v := recover(); v == nil || !strings.Contains(fmt.Sprint(v), "panic in a pass") {
 			t.Errorf("recovered %v, want the worker's panic", v)
 		}
 	}()
-	_ = r.each(func(w, start int, x Block) {
-		if start == grain {
-			panic("boom")
-		}
-	}, nil)
+	p := &Pass{Op: OpModeScatter, Shape: []int{2}, Samples: M, Vectors: [][]float64{{1, 1}},
+		Deflate: []float64{1, 1}, Coef: [][]float64{make([]float64, grain)}}
+	_ = r.Run(p, make([]float64, p.PartialLen()))
 	t.Error("the panic did not reach the caller")
 }
 

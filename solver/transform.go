@@ -49,28 +49,14 @@ func (m *Model) transform(dst []float64, src Source, threads int) ([]float64, er
 			vs[p][n] = mat.Col(nil, p, U)
 		}
 	}
-	size := len(m.Mean)
-	run := newRunner(src, size, threads)
-	cs := make([]*contractor, run.threads)
-	for i := range cs {
-		cs[i] = newContractor(dims)
-	}
+	c := newContractor(dims)
 	meanProj := make([]float64, P)
 	for p := range P {
-		meanProj[p] = cs[0].full(Block{F64: m.Mean}, vs[p])
+		meanProj[p] = c.full(Block{F64: m.Mean}, vs[p])
 	}
-	err := run.each(func(w, start int, x Block) {
-		c := cs[w]
-		cnt := x.elems() / size
-		for i := range cnt {
-			xi := x.slice(i*size, (i+1)*size)
-			row := dst[(start+i)*P : (start+i+1)*P]
-			for p := range P {
-				row[p] = c.full(xi, vs[p]) - meanProj[p]
-			}
-		}
-	}, nil)
-	if err != nil {
+	run := newRunner(src, len(m.Mean), threads)
+	defer run.close()
+	if err := run.Run(&Pass{Op: OpTransform, Shape: dims, Samples: M, Features: vs, Offset: meanProj}, dst); err != nil {
 		return nil, err
 	}
 	// A NaN or Inf anywhere in a sample reaches every one of its

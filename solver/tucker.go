@@ -189,81 +189,30 @@ func projectModes(out, tmp, x []float64, dims []int, proj []*mat.Dense) []int {
 	return cur
 }
 
-// tuckerWork is one goroutine's workspace for the MPCA/CSA passes.
-type tuckerWork struct {
-	x, y, tmp []float64
-	phi       [][]float64
-}
-
 // modeScatters makes one pass and returns, for every mode n with
 // proj[n] == nil, the mode-n scatter sum_m Y_m(n) Y_m(n)^T of the samples
 // projected in the other modes (centred for MPCA).
 func (f *fitter) modeScatters(proj []*mat.Dense) ([]*mat.SymDense, error) {
-	N := f.n
-	work := make([]*tuckerWork, f.run.threads)
-	for i := range work {
-		w := &tuckerWork{x: make([]float64, f.size), y: make([]float64, f.size), tmp: make([]float64, f.size), phi: make([][]float64, N)}
-		for n := range N {
-			if proj[n] == nil {
-				w.phi[n] = make([]float64, f.shape[n]*f.shape[n])
-			}
-		}
-		work[i] = w
+	p := &Pass{Op: OpModeScatters, Shape: f.shape, Samples: f.m, Mean: f.meanUsed, Factors: proj}
+	out := make([]float64, p.PartialLen())
+	if err := f.pass(p, out); err != nil {
+		return nil, err
 	}
-	phi := make([]*mat.SymDense, N)
-	for n := range N {
-		if proj[n] == nil {
-			phi[n] = mat.NewSymDense(f.shape[n], nil)
-		}
-	}
-	err := f.run.each(func(wi, start int, x Block) {
-		w := work[wi]
-		for n := range N {
-			clear(w.phi[n])
-		}
-		cnt := x.elems() / f.size
-		for i := range cnt {
-			f.sampleF64(w.x, x, i)
-			dims := projectModes(w.y, w.tmp, w.x, f.shape, proj)
-			size := 1
-			for _, d := range dims {
-				size *= d
-			}
-			y := w.y[:size]
-			for n := range N {
-				if proj[n] == nil {
-					modeGram(w.phi[n], y, dims, n)
-				}
-			}
-		}
-	}, func(wi int) {
-		for n := range N {
-			if proj[n] != nil {
-				continue
-			}
-			raw := phi[n].RawSymmetric()
+	phi := make([]*mat.SymDense, f.n)
+	off := 0
+	for n, U := range proj {
+		if U == nil {
 			d := f.shape[n]
-			for i := range d {
-				floats.Add(raw.Data[i*raw.Stride+i:i*raw.Stride+d], work[wi].phi[n][i*d+i:i*d+d])
-			}
+			phi[n] = newSymAcc(d, out[off:]).toSym(nil)
+			off += d * d
 		}
-	})
-	return phi, err
+	}
+	return phi, nil
 }
 
-// sampleF64 writes sample i of x, centred when the method centres, to dst.
-func (f *fitter) sampleF64(dst []float64, x Block, i int) {
-	for j := range f.size {
-		dst[j] = x.at(i*f.size + j)
-	}
-	if f.meanUsed != nil {
-		floats.Sub(dst, f.meanUsed)
-	}
-}
-
-// modeGram adds to the upper triangle of acc (d x d, d = dims[n]) the
-// mode-n Gram matrix Y(n) Y(n)^T of the tensor y.
-func modeGram(acc, y []float64, dims []int, n int) {
+// modeGram adds to acc (d x d, d = dims[n]) the mode-n Gram matrix
+// Y(n) Y(n)^T of the tensor y.
+func modeGram(acc symAcc, y []float64, dims []int, n int) {
 	d := dims[n]
 	pre, post := 1, 1
 	for _, v := range dims[:n] {
@@ -273,8 +222,7 @@ func modeGram(acc, y []float64, dims []int, n int) {
 		post *= v
 	}
 	for a := range pre {
-		B := blas64.General{Rows: d, Cols: post, Stride: post, Data: y[a*d*post : (a+1)*d*post]}
-		blas64.Syrk(blas.NoTrans, 1, B, 1, blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: acc})
+		acc.addOuter(y[a*d*post:(a+1)*d*post], post)
 	}
 }
 
@@ -284,57 +232,11 @@ func modeGram(acc, y []float64, dims []int, n int) {
 // al.'s pairwise update), which stays accurate for uncentred CSA
 // features.
 func (f *fitter) coreMoments(U []*mat.Dense) (scatter, energy []float64, err error) {
-	F := 1
-	for _, u := range U {
-		_, r := u.Dims()
-		F *= r
+	p := &Pass{Op: OpCoreMoments, Shape: f.shape, Samples: f.m, Mean: f.meanUsed, Factors: U}
+	out := make([]float64, p.PartialLen())
+	if err := f.pass(p, out); err != nil {
+		return nil, nil, err
 	}
-	type part struct {
-		n            float64
-		mean, m2, sq []float64
-		x, y, tmp    []float64
-		rows         []float64
-	}
-	parts := make([]*part, f.run.threads)
-	for i := range parts {
-		parts[i] = &part{mean: make([]float64, F), m2: make([]float64, F), sq: make([]float64, F),
-			x: make([]float64, f.size), y: make([]float64, f.size), tmp: make([]float64, f.size), rows: make([]float64, grain*F)}
-	}
-	var total part
-	total.mean, total.m2, total.sq = make([]float64, F), make([]float64, F), make([]float64, F)
-	err = f.run.each(func(wi, start int, x Block) {
-		p := parts[wi]
-		cnt := x.elems() / f.size
-		for i := range cnt {
-			f.sampleF64(p.x, x, i)
-			projectModes(p.y, p.tmp, p.x, f.shape, U)
-			copy(p.rows[i*F:(i+1)*F], p.y[:F])
-		}
-		p.n = float64(cnt)
-		clear(p.mean)
-		clear(p.m2)
-		clear(p.sq)
-		for i := range cnt {
-			floats.Add(p.mean, p.rows[i*F:(i+1)*F])
-		}
-		floats.Scale(1/p.n, p.mean)
-		for i := range cnt {
-			for e, v := range p.rows[i*F : (i+1)*F] {
-				d := v - p.mean[e]
-				p.m2[e] += d * d
-				p.sq[e] += v * v
-			}
-		}
-	}, func(wi int) {
-		p := parts[wi]
-		n := total.n + p.n
-		for e := range F {
-			delta := p.mean[e] - total.mean[e]
-			total.m2[e] += p.m2[e] + delta*delta*total.n*p.n/n
-			total.mean[e] += delta * p.n / n
-			total.sq[e] += p.sq[e]
-		}
-		total.n = n
-	})
-	return total.m2, total.sq, err
+	F := p.coreSize()
+	return out[1+F : 1+2*F], out[1+2*F:], nil
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -27,27 +25,11 @@ type tvpFit struct {
 	modeHist [][]float64   // objective after each mode update (for tests)
 	iters    []int
 
-	work []*tvpWork
-	eig  eigenSolver
+	eig eigenSolver
 
-	// z caches Z_m = X_m x_N u^(N) (M x prod_{n<N} I_n) for N >= 3 when it
-	// fits in what Options.MemoryLimit leaves (see cacheFits): u^(N) stays fixed through modes
-	// 1..N-1 of a sweep, so the mode-1 pass computes Z on its way and
-	// modes 2..N-1 read Z, 1/I_N the size of X. A sweep then reads the
-	// data twice instead of N times.
-	z    []float64
-	zrun *runner
-}
-
-// tvpWork is one goroutine's workspace, sized once per fit.
-type tvpWork struct {
-	c    *contractor
-	cz   *contractor // over the first N-1 modes, for the cache z
-	rows []float64   // grain x I_n partial projections
-	g    []float64   // grain x p previous features (UMPCA)
-	s    []float64   // I_n x I_n scatter of the grain
-	a    []float64   // I_n x p cross term Y~ G of the grain (UMPCA)
-	r    []float64   // p residual coefficients of one sample (TROD)
+	pass    Pass            // the mode-scatter pass, reused
+	partial []float64       // its result
+	S       []*mat.SymDense // per mode
 }
 
 // tvpBound returns the largest number of EMPs the method can give and
@@ -86,25 +68,14 @@ func (f *fitter) fitTVP() (*Model, error) {
 		return nil, errorf(ErrInvalid, "solver: %d features requested, but %v on samples of shape %v gives at most %s", P, f.opts.Method, f.shape, why)
 	}
 	t := &tvpFit{fitter: f, p: P, nu: f.mode}
-	maxI := 0
-	for _, d := range f.shape {
-		maxI = max(maxI, d)
-	}
-	if f.cacheFits() {
-		zs := f.size / f.shape[f.n-1]
-		t.z = make([]float64, f.m*zs)
-		t.zrun = newRunner(must(NewSliceSource(t.z, f.m, f.shape[:f.n-1])), zs, f.run.threads)
-	}
-	for range f.run.threads {
-		t.work = append(t.work, &tvpWork{
-			c:    newContractor(f.shape),
-			cz:   newContractor(f.shape[:max(f.n-1, 1)]),
-			rows: make([]float64, grain*maxI),
-			g:    make([]float64, grain*P),
-			s:    make([]float64, maxI*maxI),
-			a:    make([]float64, maxI*P),
-			r:    make([]float64, P),
-		})
+	// The cache of Z_m = X_m x_N u^(N) (M x prod_{n<N} I_n) for N >= 3,
+	// when it fits in what Options.MemoryLimit leaves (see cacheFits):
+	// u^(N) stays fixed through modes 1..N-1 of a sweep, so the mode-1
+	// pass computes Z on its way and modes 2..N-1 read Z, 1/I_N the size
+	// of X. A sweep then reads the data twice instead of N times (see
+	// runner.runCached).
+	if f.run != nil && f.cacheFits() {
+		f.run.z = make([]float64, f.m*(f.size/f.shape[f.n-1]))
 	}
 	t.u = make([][][]float64, P)
 	t.y = make([][]float64, P)
@@ -216,17 +187,20 @@ func quadForm(S *mat.SymDense, v []float64) float64 {
 // residual, uncentred, for TROD).
 func (t *tvpFit) scatter(p, n int, vs [][]float64) (*mat.SymDense, *mat.Dense, error) {
 	In := t.shape[n]
-	var meanPart []float64
+	ps := &t.pass
+	*ps = Pass{Op: OpModeScatter, Shape: t.shape, Samples: t.m, Mode: n, Vectors: vs, Offset: ps.Offset[:0], Deflate: ps.Deflate[:0]}
 	if t.meanUsed != nil {
-		meanPart = make([]float64, In)
-		t.work[0].c.partial(meanPart, Block{F64: t.meanUsed}, n, vs)
+		ps.Offset = grow(ps.Offset, In)
+		t.c.partial(ps.Offset, Block{F64: t.meanUsed}, n, vs)
+	} else {
+		ps.Offset = nil
 	}
 	// TROD deflation: the partial projection of the residual
 	// X_m - sum_q r_mq u_q^(1) o ... o u_q^(N) is that of X_m minus
 	// sum_q r_mq (prod_{k != n} <u_q^(k), vs[k]>) u_q^(n).
-	var deflate *mat.Dense
 	if t.opts.Method == TROD && p > 0 {
-		deflate = mat.NewDense(In, p, nil)
+		ps.Deflate = grow(ps.Deflate, In*p)
+		ps.Coef = t.y[:p]
 		for q := range p {
 			c := 1.0
 			for k := range t.n {
@@ -235,79 +209,29 @@ func (t *tvpFit) scatter(p, n int, vs [][]float64) (*mat.SymDense, *mat.Dense, e
 				}
 			}
 			for i := range In {
-				deflate.Set(i, q, c*t.u[q][n][i])
+				ps.Deflate[i*p+q] = c * t.u[q][n][i]
 			}
 		}
+	} else {
+		ps.Deflate = nil
 	}
 	umpca := t.opts.Method == UMPCA && p > 0
-	S := mat.NewSymDense(In, nil)
+	if umpca {
+		ps.Cross, ps.Coef = true, t.y[:p]
+	}
+	t.partial = grow(t.partial, ps.PartialLen())
+	if err := t.fitter.pass(ps, t.partial); err != nil {
+		return nil, nil, err
+	}
+	if t.S == nil {
+		t.S = make([]*mat.SymDense, t.n)
+	}
+	t.S[n] = newSymAcc(In, t.partial).toSym(t.S[n])
 	var A *mat.Dense
 	if umpca {
-		A = mat.NewDense(In, p, nil)
+		A = mat.NewDense(In, p, append([]float64(nil), t.partial[In*In:]...))
 	}
-	sraw := S.RawSymmetric()
-	// With the cache of Z_m = X_m x_N u^(N) (see tvpFit.z), the mode-1
-	// pass fills it on its way and modes 2..N-1 read it instead of X.
-	// The operations are the same as without it, so are the results.
-	run, size, partial := t.run, t.size, func(ws *tvpWork, row []float64, x Block, m int) {
-		ws.c.partial(row, x, n, vs)
-	}
-	if t.z != nil && n < t.n-1 {
-		last := t.n - 1
-		zs := t.size / t.shape[last]
-		if n == 0 {
-			partial = func(ws *tvpWork, row []float64, x Block, m int) {
-				z := t.z[m*zs : (m+1)*zs]
-				dotRows(z, x, zs, t.shape[last], vs[last])
-				ws.cz.partial(row, Block{F64: z}, 0, vs[:last])
-			}
-		} else {
-			run, size = t.zrun, zs
-			partial = func(ws *tvpWork, row []float64, z Block, m int) {
-				ws.cz.partial(row, z, n, vs[:last])
-			}
-		}
-	}
-	err := run.each(func(w, start int, x Block) {
-		ws := t.work[w]
-		cnt := x.elems() / size
-		rows := ws.rows[:cnt*In]
-		for i := range cnt {
-			row := rows[i*In : (i+1)*In]
-			partial(ws, row, x.slice(i*size, (i+1)*size), start+i)
-			if meanPart != nil {
-				floats.Sub(row, meanPart)
-			}
-			if deflate != nil {
-				r := ws.r[:p]
-				for q := range p {
-					r[q] = t.y[q][start+i]
-				}
-				blas64.Gemv(blas.NoTrans, -1, deflate.RawMatrix(), blas64.Vector{N: p, Inc: 1, Data: r}, 1, blas64.Vector{N: In, Inc: 1, Data: row})
-			}
-		}
-		Y := blas64.General{Rows: cnt, Cols: In, Stride: In, Data: rows}
-		blas64.Syrk(blas.Trans, 1, Y, 0, blas64.Symmetric{Uplo: blas.Upper, N: In, Stride: In, Data: ws.s[:In*In]})
-		if umpca {
-			g := ws.g[:cnt*p]
-			for i := range cnt {
-				for q := range p {
-					g[i*p+q] = t.y[q][start+i]
-				}
-			}
-			G := blas64.General{Rows: cnt, Cols: p, Stride: p, Data: g}
-			blas64.Gemm(blas.Trans, blas.NoTrans, 1, Y, G, 0, blas64.General{Rows: In, Cols: p, Stride: p, Data: ws.a[:In*p]})
-		}
-	}, func(w int) {
-		ws := t.work[w]
-		for i := range In {
-			floats.Add(sraw.Data[i*sraw.Stride+i:i*sraw.Stride+In], ws.s[i*In+i:i*In+In])
-		}
-		if umpca {
-			floats.Add(A.RawMatrix().Data, ws.a[:In*p])
-		}
-	})
-	return S, A, err
+	return t.S[n], A, nil
 }
 
 // evaluate makes one pass computing EMP p's projection of every training
@@ -319,38 +243,29 @@ func (t *tvpFit) evaluate(p int) (float64, error) {
 	vs := t.u[p]
 	meanProj := 0.0
 	if t.meanUsed != nil {
-		meanProj = t.work[0].c.full(Block{F64: t.meanUsed}, vs)
+		meanProj = t.c.full(Block{F64: t.meanUsed}, vs)
+	}
+	y := make([]float64, t.m)
+	if err := t.fitter.pass(&Pass{Op: OpProject, Shape: t.shape, Samples: t.m, Vectors: vs, Offset: []float64{meanProj}}, y); err != nil {
+		return 0, err
 	}
 	trod := t.opts.Method == TROD
-	var overlap []float64 // prod_k <u_q^(k), u_p^(k)>
 	if trod {
-		overlap = make([]float64, p)
+		// The projections of the undeflated data are the features; those
+		// of the residual, the deflation coefficients.
+		overlap := make([]float64, p) // prod_k <u_q^(k), u_p^(k)>
 		for q := range p {
 			overlap[q] = 1
 			for k := range t.n {
 				overlap[q] *= floats.Dot(t.u[q][k], vs[k])
 			}
 		}
-		t.plain[p] = make([]float64, t.m)
-	}
-	y := make([]float64, t.m)
-	err := t.run.each(func(w, start int, x Block) {
-		ws := t.work[w]
-		cnt := x.elems() / t.size
-		for i := range cnt {
-			m := start + i
-			v := ws.c.full(x.slice(i*t.size, (i+1)*t.size), vs) - meanProj
-			if trod {
-				t.plain[p][m] = v
-				for q := range p {
-					v -= t.y[q][m] * overlap[q]
-				}
+		t.plain[p] = append([]float64(nil), y...)
+		for m := range y {
+			for q := range p {
+				y[m] -= t.y[q][m] * overlap[q]
 			}
-			y[m] = v
 		}
-	}, nil)
-	if err != nil {
-		return 0, err
 	}
 	t.y[p] = y
 	feat := y

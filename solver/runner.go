@@ -1,0 +1,479 @@
+package solver
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// grain is the number of samples of one leaf of a pass's reduction tree
+// (Pass.Grain; PCA's scatter uses 64). See doc.go, "Passes".
+const grain = 16
+
+// readUnit is the unit of a read: every Read but the last of a pass holds
+// a multiple of readUnit samples, a multiple of every pass's grain, so
+// the leaves, and with them the results, do not depend on read sizes.
+const readUnit = 256
+
+// BlockMultiple is the multiple of samples at which a driver may split
+// the samples into blocks (Pass.BlockSpans) and get the local fit's
+// results bit for bit: every pass's Grain divides it.
+const BlockMultiple = 64
+
+// readBytes bounds the size of one Read, counted as float64 elements.
+const readBytes = 32 << 20
+
+// Executor runs the passes of a fit. Run makes pass p over all samples and
+// writes its result into out: for a sum pass the PartialLen() values of
+// the partials folded by the fixed tree of Fold; for a rows pass the
+// RowLen() values of each sample, in sample order. The local executor
+// (Model.Fit) runs the blocks on a pool of goroutines; a distributed
+// driver may compute them elsewhere, with the same Partial and Fold, and
+// get the same bits.
+type Executor interface {
+	Run(p *Pass, out []float64) error
+}
+
+// Span is the folded partial result of the leaves (grains) [First,
+// First+2^Level) of a sum pass, First a multiple of 2^Level; leaves past
+// the end of the data are absent.
+type Span struct {
+	First, Level int
+	Data         []float64
+}
+
+// Fold folds a sum pass's Spans, given in sample order, by the pass's
+// fixed reduction tree: the value of leaves [lo, hi) (hi - lo a power of
+// two) is that of [lo, mid) combined with that of [mid, hi), or just the
+// former when [mid, hi) holds no leaf. The result depends on neither the
+// number of goroutines nor the way the samples were split into blocks, as
+// long as every block starts at a multiple of the grain.
+type Fold struct {
+	Pass  *Pass
+	stack []Span
+	// release, if set, receives the buffers that the fold no longer needs.
+	release func([]float64)
+}
+
+// Add adds the span s, which must follow the spans added before.
+func (f *Fold) Add(s Span) {
+	for len(f.stack) > 0 {
+		top := f.stack[len(f.stack)-1]
+		if top.Level != s.Level || top.First+1<<top.Level != s.First {
+			break
+		}
+		f.Pass.combine(top.Data, s.Data)
+		f.free(s.Data)
+		f.stack = f.stack[:len(f.stack)-1]
+		s = Span{First: top.First, Level: top.Level + 1, Data: top.Data}
+	}
+	f.stack = append(f.stack, s)
+}
+
+func (f *Fold) free(b []float64) {
+	if f.release != nil {
+		f.release(b)
+	}
+}
+
+// Result folds what was added into one result, which it returns (nil if
+// nothing was added). The Fold is then empty.
+func (f *Fold) Result() []float64 {
+	if len(f.stack) == 0 {
+		return nil
+	}
+	for len(f.stack) > 1 {
+		n := len(f.stack)
+		left, right := f.stack[n-2], f.stack[n-1]
+		f.Pass.combine(left.Data, right.Data)
+		f.free(right.Data)
+		f.stack = f.stack[:n-1]
+	}
+	out := f.stack[0].Data
+	f.stack = f.stack[:0]
+	return out
+}
+
+// spans returns the maximal aligned power-of-two runs of leaves that
+// cover [a, b), in order: the subtrees of the reduction tree that a block
+// of leaves [a, b) computes whole.
+func spans(dst []Span, a, b int) []Span {
+	for a < b {
+		l := 0
+		for a%(2<<l) == 0 && a+(2<<l) <= b {
+			l++
+		}
+		dst = append(dst, Span{First: a, Level: l})
+		a += 1 << l
+	}
+	return dst
+}
+
+// runner is the local Executor: it reads a Source in runs of whole
+// readUnits and spreads the leaves of each read over a pool of goroutines
+// started once per fit. A leaf finished second of two siblings combines
+// them, so the tree is folded in parallel; the subtrees of a read are
+// then added to a Fold in order.
+type runner struct {
+	src     Source
+	m, size int // samples, elements per sample
+	threads int
+	block   int // samples per Read, a multiple of readUnit
+
+	ws   []*Workspace // one per goroutine
+	jobs chan *job
+	stop atomic.Bool // set to cancel: every leaf checks it
+	// canceled, if not nil, is polled by every leaf and between reads
+	// (Options.Cancel).
+	canceled func() bool
+
+	pool bufPool
+
+	// The cache of Z_m = X_m x_N u^(N) for N >= 3 (see tvpFit): zkey is the
+	// u^(N) it was filled with, nil when invalid.
+	z    []float64
+	zkey []float64
+
+	j job
+}
+
+// job is one read's share of a pass, worked on by the whole pool. The
+// runner reuses one job for every read.
+type job struct {
+	r       *runner
+	p       *Pass
+	start   int   // first sample of the read
+	n, size int   // samples of the read, elements per sample of x
+	x       Block // the read's samples (the cache z's when in == fromZ)
+	in      input
+	out     []float64 // rows pass: the read's rows
+	next    atomic.Int64
+	leaves  int
+	g       int
+	spans   []Span
+	pending [][][]float64 // pending[k][i]: the first-finished child of parent i (relative) at level k+1
+	mu      sync.Mutex
+	wg      sync.WaitGroup
+	panicV  any // the first panic of a worker, under mu
+}
+
+func newRunner(src Source, size, threads int) *runner {
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	m := src.Len()
+	perRead := max(1, readBytes/(8*size*readUnit)) * readUnit
+	if mr, ok := src.(interface{ MaxRead() int }); ok {
+		perRead = min(perRead, max(1, mr.MaxRead()/readUnit)*readUnit)
+	}
+	r := &runner{src: src, m: m, size: size, threads: threads, block: min(perRead, roundUp(max(m, 1), readUnit))}
+	r.ws = make([]*Workspace, threads)
+	for i := range r.ws {
+		r.ws[i] = NewWorkspace()
+	}
+	return r
+}
+
+func roundUp(a, b int) int { return (a + b - 1) / b * b }
+
+// start starts the pool's goroutines (threads - 1: the caller of Run is
+// the first worker); close stops them.
+func (r *runner) start() {
+	if r.jobs != nil || r.threads == 1 {
+		return
+	}
+	r.jobs = make(chan *job, r.threads)
+	for w := 1; w < r.threads; w++ {
+		go func() {
+			for j := range r.jobs {
+				j.work(w)
+				j.wg.Done()
+			}
+		}()
+	}
+}
+
+func (r *runner) close() {
+	if r.jobs != nil {
+		close(r.jobs)
+		r.jobs = nil
+	}
+}
+
+// cancel makes every leaf not yet started return at once.
+func (r *runner) cancel() { r.stop.Store(true) }
+
+func (r *runner) isCanceled() bool {
+	if r.stop.Load() {
+		return true
+	}
+	if r.canceled != nil && r.canceled() {
+		r.stop.Store(true)
+		return true
+	}
+	return false
+}
+
+// Run makes pass p over the source (see Executor).
+func (r *runner) Run(p *Pass, out []float64) error {
+	return r.run(p, out, r.src, r.size, fromX)
+}
+
+// runCached makes an OpModeScatter pass, filling (mode 0) or reading
+// (modes 1..N-2) the cache z when the runner has one and its key is
+// p.Vectors[N-1]. The results are those of Run: the operations are the
+// same.
+func (r *runner) runCached(p *Pass, out []float64) error {
+	last := len(p.Shape) - 1
+	if r.z == nil || p.Op != OpModeScatter || p.Mode == last {
+		return r.Run(p, out)
+	}
+	if p.Mode == 0 {
+		r.zkey = nil
+		if err := r.run(p, out, r.src, r.size, fromXFillZ); err != nil {
+			return err
+		}
+		r.zkey = append(r.zkey[:0:0], p.Vectors[last]...)
+		return nil
+	}
+	if !equalFloats(r.zkey, p.Vectors[last]) {
+		return r.Run(p, out)
+	}
+	zs := r.size / p.Shape[last]
+	return r.run(p, out, nil, zs, fromZ)
+}
+
+func equalFloats(a, b []float64) bool {
+	if a == nil || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// run makes pass p reading src (or, for fromZ, the cache z, of size
+// elements per sample).
+func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) error {
+	if r.isCanceled() {
+		return ErrCanceled
+	}
+	for _, ws := range r.ws {
+		ws.ready(p)
+	}
+	r.start()
+	fold := Fold{Pass: p, release: r.pool.put}
+	rows := p.Rows()
+	for bs := 0; bs < r.m; bs += r.block {
+		bn := min(r.block, r.m-bs)
+		var x Block
+		if in == fromZ {
+			x = Block{F64: r.z[bs*size : (bs+bn)*size]}
+		} else {
+			blk, err := src.Read(bs, bn)
+			if err != nil {
+				return err
+			}
+			if got := blk.elems(); got != bn*size {
+				return fmt.Errorf("solver: source returned %d elements for %d samples of %d elements", got, bn, size)
+			}
+			x = blk
+		}
+		j := &r.j
+		j.r, j.p, j.start, j.n, j.size, j.x, j.in, j.g = r, p, bs, bn, size, x, in, p.grain()
+		j.out, j.spans, j.panicV = nil, j.spans[:0], nil
+		j.next.Store(0)
+		if rows {
+			w := p.RowLen()
+			j.out = out[bs*w : (bs+bn)*w]
+		}
+		j.leaves = (bn + j.g - 1) / j.g
+		if !rows {
+			a := bs / j.g
+			j.spans = spans(j.spans, a, a+j.leaves)
+			maxLevel := 0
+			for _, s := range j.spans {
+				maxLevel = max(maxLevel, s.Level)
+			}
+			for len(j.pending) < maxLevel {
+				j.pending = append(j.pending, nil)
+			}
+			for k := range maxLevel {
+				need := (j.leaves >> k) + 2
+				if cap(j.pending[k]) < need {
+					j.pending[k] = make([][]float64, need)
+				}
+				j.pending[k] = j.pending[k][:need]
+				clear(j.pending[k])
+			}
+		}
+		k := min(r.threads, j.leaves)
+		j.wg.Add(k - 1)
+		for range k - 1 {
+			r.jobs <- j
+		}
+		j.work(0)
+		j.wg.Wait()
+		if j.panicV != nil {
+			panic(fmt.Sprintf("solver: panic in a pass over the data: %v", j.panicV))
+		}
+		if r.isCanceled() {
+			for _, s := range j.spans {
+				if s.Data != nil {
+					r.pool.put(s.Data)
+				}
+			}
+			fold.Result()
+			return ErrCanceled
+		}
+		for _, s := range j.spans {
+			fold.Add(s)
+		}
+	}
+	if !rows {
+		res := fold.Result()
+		copy(out, res)
+		r.pool.put(res)
+	}
+	return nil
+}
+
+// work runs leaves of the job until none is left, as worker w.
+func (j *job) work(w int) {
+	defer func() {
+		if v := recover(); v != nil {
+			j.mu.Lock()
+			if j.panicV == nil {
+				j.panicV = v
+			}
+			j.mu.Unlock()
+			j.r.cancel()
+		}
+	}()
+	r, p, size := j.r, j.p, j.size
+	ws := r.ws[w]
+	zs := 0
+	if j.in != fromX {
+		zs = r.size / p.Shape[len(p.Shape)-1]
+	}
+	for {
+		i := int(j.next.Add(1) - 1)
+		if i >= j.leaves || r.isCanceled() {
+			return
+		}
+		lo := i * j.g
+		hi := min(lo+j.g, j.n)
+		start := j.start + lo
+		x := j.x.slice(lo*size, hi*size)
+		var z []float64
+		switch j.in {
+		case fromXFillZ:
+			z = r.z[start*zs : (j.start+hi)*zs]
+		case fromZ:
+			z = x.F64
+		}
+		if p.Rows() {
+			wl := p.RowLen()
+			p.leaf(ws, j.out[lo*wl:hi*wl], start, x, j.in, z)
+			continue
+		}
+		buf := r.pool.get(p.PartialLen())
+		p.leaf(ws, buf, start, x, j.in, z)
+		j.climb(j.start/j.g+i, buf)
+	}
+}
+
+// climb takes the partial of leaf g up the reduction tree: at each level,
+// the first of two siblings to finish parks its partial, the second
+// combines both and goes on, up to the top of the leaf's span.
+func (j *job) climb(g int, buf []float64) {
+	a := j.start / j.g
+	si := 0
+	for si+1 < len(j.spans) && j.spans[si+1].First <= g {
+		si++
+	}
+	top := j.spans[si].Level
+	node := g
+	for k := 0; k < top; k++ {
+		slot := &j.pending[k][node>>1-a>>(k+1)] // keyed by the parent
+		j.mu.Lock()
+		other := *slot
+		if other == nil {
+			*slot = buf
+		} else {
+			*slot = nil
+		}
+		j.mu.Unlock()
+		if other == nil {
+			return
+		}
+		if node%2 == 0 {
+			j.p.combine(buf, other)
+			j.r.pool.put(other)
+		} else {
+			j.p.combine(other, buf)
+			j.r.pool.put(buf)
+			buf = other
+		}
+		node /= 2
+	}
+	j.spans[si].Data = buf
+}
+
+// bufPool recycles partial buffers, so that a fit allocates them only
+// while its first passes find the pool short.
+type bufPool struct {
+	mu   sync.Mutex
+	free [][]float64
+}
+
+func (b *bufPool) get(n int) []float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for len(b.free) > 0 {
+		last := b.free[len(b.free)-1]
+		b.free = b.free[:len(b.free)-1]
+		if cap(last) >= n {
+			return last[:n]
+		}
+	}
+	return make([]float64, n)
+}
+
+func (b *bufPool) put(buf []float64) {
+	b.mu.Lock()
+	b.free = append(b.free, buf)
+	b.mu.Unlock()
+}
+
+// BlockSpans computes the partial results of the samples [start,
+// start+n) in x (start a multiple of Grain(); n a multiple of it unless the
+// block ends the data) for a sum pass, as the Spans of the fixed reduction
+// tree that the block covers (at most 2 log2 of its leaves), for Fold.Add.
+// A driver that splits the samples into such blocks and adds every
+// block's spans in order gets the local fit's result bit for bit.
+func (p *Pass) BlockSpans(ws *Workspace, start int, x Block) []Span {
+	ws.ready(p)
+	size := p.size()
+	n := x.elems() / size
+	g := p.grain()
+	a := start / g
+	out := spans(nil, a, a+(n+g-1)/g)
+	for i := range out {
+		s := &out[i]
+		var f Fold
+		f.Pass = p
+		for l := s.First; l < min(s.First+1<<s.Level, a+(n+g-1)/g); l++ {
+			lo, hi := (l-a)*g, min((l-a+1)*g, n)
+			buf := make([]float64, p.PartialLen())
+			p.leaf(ws, buf, l*g, x.slice(lo*size, hi*size), fromX, nil)
+			f.Add(Span{First: l, Data: buf})
+		}
+		s.Data = f.Result()
+	}
+	return out
+}
