@@ -10,8 +10,9 @@ BUILD   := build
 VENV    := .venv
 PY      := $(VENV)/bin/python
 APT_PACKAGES := libhdf5-dev pkg-config
-# dask[array,distributed]: the Dask driver and its LocalCluster tests (issue 11).
-PY_PACKAGES  := numpy h5py pytest scikit-learn matplotlib 'dask[array,distributed]'
+# dask[array,distributed]: the Dask driver and its LocalCluster tests (issue 11); pandas: DataFrame input
+# and scikit-learn's set_output in the Python tests.
+PY_PACKAGES  := numpy h5py pytest scikit-learn matplotlib pandas 'dask[array,distributed]'
 
 export CGO_CFLAGS  ?= $(shell pkg-config --cflags hdf5 2>/dev/null)
 export CGO_LDFLAGS ?= $(shell pkg-config --libs hdf5 2>/dev/null)

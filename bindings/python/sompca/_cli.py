@@ -166,8 +166,8 @@ def _info(args):
         rows.append(("orthogonal mode", f"{estimator.mode_} (0-based; nu = {estimator.mode_ + 1} in the paper)"))
     rows.append(("explained variance", f"{ratio.sum():.4f} of the total (first features: "
                                        + " ".join(f"{r:.4f}" for r in ratio[:5]) + ")"))
-    if estimator.n_iter_.size:
-        rows.append(("sweeps per feature", f"{estimator.n_iter_.min()} to {estimator.n_iter_.max()}"))
+    if estimator.n_iter_per_component_.size:
+        rows.append(("sweeps per feature", f"{estimator.n_iter_per_component_.min()} to {estimator.n_iter_}"))
     width = max(len(name) for name, _ in rows)
     print(args.model)
     for name, value in rows:

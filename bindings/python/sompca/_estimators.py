@@ -24,6 +24,15 @@ try:
     from sklearn.base import TransformerMixin as _Mixin
     from sklearn.exceptions import NotFittedError
 except ImportError:  # scikit-learn is optional
+    _Base = None
+
+try:  # scikit-learn >= 1.6: its own input validation (else sompca's, with the same messages)
+    from sklearn.utils.validation import check_array as _check_array
+    from sklearn.utils.validation import validate_data as _validate_data
+except ImportError:
+    _check_array = _validate_data = None
+
+if _Base is None:
 
     class NotFittedError(ValueError, AttributeError):
         """Raised by ``transform`` or ``save`` before ``fit``."""
@@ -98,8 +107,48 @@ def _hdf5_location(X):
     return None
 
 
+_REAL_KINDS = "biuf"  # bool, signed and unsigned integers, floats
+
+
+def _reject_non_real(dtype):
+    if dtype.kind == "c":  # scikit-learn's wording first: its checks look for it
+        raise ValueError(f"Complex data not supported: X has dtype {dtype}; sompca needs real numbers "
+                         "(bool, integer or float)")
+    if dtype.kind not in _REAL_KINDS:
+        raise ValueError(f"X has dtype {dtype}; sompca needs real numbers (bool, integer or float)")
+
+
+def _check_order(shape):
+    if len(shape) < 2:
+        got = "scalar" if len(shape) == 0 else "1D"
+        raise ValueError(f"Expected 2D array, got {got} array instead: X has shape {shape}; want "
+                         "(n_samples, I_1, ..., I_N) with N >= 1. Reshape your data either using "
+                         "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) "
+                         "if it contains a single sample.")
+
+
+def _check_samples(X):
+    """The checks of scikit-learn's ``check_array`` for samples of any order, with its messages."""
+    array = np.asarray(X)
+    if array.dtype.kind == "O":  # numbers stored as objects are converted, as scikit-learn does
+        array = array.astype(np.float64)
+    _reject_non_real(array.dtype)
+    _check_order(array.shape)
+    if array.shape[0] == 0:
+        raise ValueError(f"Found array with 0 sample(s) (shape={array.shape}) while a minimum of 1 is required.")
+    if array.ndim == 2 and array.shape[1] == 0:
+        raise ValueError(f"Found array with 0 feature(s) (shape={array.shape}) while a minimum of 1 is required.")
+    return array
+
+
 def as_samples(X):
     """Return (C-contiguous array, SOMPCA_* element type) for array-like X.
+
+    X is validated by scikit-learn's ``check_array`` when scikit-learn is
+    installed, else by the same checks here: samples first, at least one
+    sample and one entry per sample, real numbers (object arrays of numbers
+    are converted, as scikit-learn does; complex, string and date types are
+    refused). Finiteness is checked by the library, during its own pass.
 
     float64, float32 and uint8 arrays in native byte order that are already
     C-contiguous are returned as they are (no copy); other real types are
@@ -107,23 +156,18 @@ def as_samples(X):
     """
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):  # scipy.sparse, without importing scipy
         raise ValueError(f"sparse input ({type(X).__name__}) is not supported: pass a dense array, e.g. X.toarray()")
-    array = np.asarray(X)
-    if array.dtype.kind not in "biuf":
-        raise ValueError(f"X has dtype {array.dtype}; sompca needs real numbers (bool, integer or float)")
-    if array.ndim < 2:
-        raise ValueError(f"X has shape {array.shape}; want (n_samples, I_1, ..., I_N) with N >= 1")
+    dtype = getattr(X, "dtype", None)
+    if isinstance(dtype, np.dtype) and dtype.kind != "O":
+        _reject_non_real(dtype)  # before check_array, which would convert numeric strings
+    if isinstance(getattr(X, "shape", None), tuple):
+        _check_order(X.shape)  # the message names the shape, for tensors too
+    if _check_array is not None:
+        X = _check_array(X, dtype="numeric", allow_nd=True, ensure_all_finite=False, input_name="X")
+    array = _check_samples(X)
     dtype = _NATIVE_DTYPES.get(array.dtype)
     if dtype is None:
         return np.ascontiguousarray(array, dtype=np.float64), _lib.FLOAT64
     return np.ascontiguousarray(array), dtype
-
-
-def _samples_in_memory(X):
-    """as_samples for array-likes and for h5py Datasets that are not streamed (read here)."""
-    h5py = sys.modules.get("h5py")
-    if h5py is not None and isinstance(X, h5py.Dataset):
-        X = X[()]
-    return as_samples(X)
 
 
 def _read_features(model, path, dataset):
@@ -135,6 +179,38 @@ def _read_features(model, path, dataset):
         model.transform_hdf5(path, dataset, out, "/features")
         with h5py.File(out, "r") as file:
             return file["/features"][()]
+
+
+def _check_features(Z, n_components, name):
+    """Features for inverse_transform: a finite float64 matrix (n_samples, n_components)."""
+    if _check_array is not None:
+        Z = _check_array(Z, dtype=np.float64, input_name="X")
+    else:
+        Z = _check_samples(Z).astype(np.float64, copy=False)
+        if Z.ndim != 2:
+            raise ValueError(f"Found array with dim {Z.ndim}. Expected <= 2: features are (n_samples, n_components)")
+        if not np.isfinite(Z).all():
+            raise ValueError("Input X contains NaN or infinity.")
+    if Z.shape[1] != n_components:
+        raise ValueError(f"X has {Z.shape[1]} features, but {name} is expecting {n_components} features as input "
+                         "to inverse_transform (its n_components_)")
+    return Z
+
+
+def _check_hdf5_sample_shape(path, dataset, shape, samples_last):
+    """A streamed dataset must already have the estimator's sample_shape: the library reads it as it is."""
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as file:
+            stored = file[dataset].shape
+    except (OSError, KeyError):
+        return  # the library reports a missing file or dataset
+    found = stored[:-1] if samples_last else stored[1:]
+    if found != shape:
+        raise ValueError(f"{path}:{dataset} holds samples of shape {found}, but sample_shape={shape}; "
+                         "sample_shape reshapes in-memory arrays only: read the data (dataset[()]) to view it "
+                         "with sample_shape, or set sample_shape=None")
 
 
 # Parameter validation ---------------------------------------------------
@@ -210,7 +286,9 @@ class TensorProjection(_Mixin, _Base):
             dtype (C-contiguous float64, float32 and uint8 are used without
             a copy); an h5py Dataset (streamed from disk by the library when
             its file is open read-only, else read into memory); or a string
-            ``"file.h5:/path/to/dataset"``, streamed from disk.
+            ``"file.h5:/path/to/dataset"``, streamed from disk. With
+            ``sample_shape`` set, also a matrix (n_samples, I_1 * ... * I_N)
+            whose rows are the samples in C order (viewed, not copied).
         y : ignored
             Present for scikit-learn's API.
 
@@ -222,18 +300,77 @@ class TensorProjection(_Mixin, _Base):
         return self._fit(X)
 
     def _fit(self, X, progress=None, samples_last=False):
-        """Fit; ``progress(done, total, variance)`` is called after each unit of work."""
+        """Fit; ``progress(done, total, variance)`` is called after each unit of work.
+
+        The estimator's state changes only when the fit succeeds.
+        """
         options = self._options()
+        sample_shape = self._sample_shape()
         location = _hdf5_location(X)
         if location is not None:
+            if sample_shape is not None:
+                _check_hdf5_sample_shape(*location, sample_shape, samples_last)
             model = _lib.Model.fit_hdf5(*location, options, samples_last=samples_last, report=progress)
         else:
             if samples_last:
                 raise ValueError("samples_last applies only to HDF5 datasets")
-            array, dtype = _samples_in_memory(X)
+            array, dtype, matrix = self._samples(X)
             model = _lib.Model.fit_array(array, dtype, options, report=progress)
         self._set_model(model)
+        if location is None and matrix and _validate_data is not None:
+            # Feature names of a DataFrame (feature_names_in_), the scikit-learn way.
+            _validate_data(self, X, reset=True, skip_check_array=True)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
         return self
+
+    def _sample_shape(self):
+        """The validated ``sample_shape`` parameter: a tuple of positive ints, or None."""
+        shape = self.sample_shape
+        if shape is None:
+            return None
+        if isinstance(shape, numbers.Integral):
+            shape = (shape,)
+        try:
+            shape = tuple(shape)
+        except TypeError:
+            shape = None
+        if not shape or any(isinstance(i, bool) or not isinstance(i, numbers.Integral) or i < 1 for i in shape):
+            raise ValueError(f"sample_shape must be None or a tuple of positive integers (I_1, ..., I_N), "
+                             f"got {self.sample_shape!r}")
+        return tuple(int(i) for i in shape)
+
+    def _samples(self, X, fitted=False):
+        """In-memory samples as (C-contiguous array (M, I_1, ..., I_N), SOMPCA_* element type, X is 2-D).
+
+        h5py Datasets are read; 2-D input is viewed with ``sample_shape``;
+        when ``fitted``, the sample shape must be the fitted model's.
+        """
+        h5py = sys.modules.get("h5py")
+        if h5py is not None and isinstance(X, h5py.Dataset):
+            X = X[()]
+        array, dtype = as_samples(X)
+        matrix = array.ndim == 2
+        if fitted:
+            if matrix and _validate_data is not None:
+                # Feature names and the number of features, checked the scikit-learn way.
+                _validate_data(self, X, reset=False, skip_check_array=True)
+            size = int(np.prod(array.shape[1:]))
+            if size != self.n_features_in_:  # in scikit-learn's words, for tensors too
+                raise ValueError(f"X has {size} features, but {type(self).__name__} is expecting "
+                                 f"{self.n_features_in_} features as input: X has samples of shape "
+                                 f"{array.shape[1:]}, the model was fitted on shape {self.shape_in_}")
+        shape = self._sample_shape()
+        if shape is not None and array.shape[1:] != shape:
+            size = int(np.prod(shape))
+            if array.ndim != 2 or array.shape[1] != size:
+                raise ValueError(f"X has samples of shape {array.shape[1:]}, but sample_shape={shape} needs "
+                                 f"X of shape (n_samples, {size}) or (n_samples, {', '.join(map(str, shape))})")
+            array = array.reshape(array.shape[:1] + shape)  # a view: array is C-contiguous
+        if fitted and array.shape[1:] != self.shape_in_:
+            raise ValueError(f"X has samples of shape {array.shape[1:]}, but {type(self).__name__} was fitted "
+                             f"on samples of shape {self.shape_in_}")
+        return array, dtype, matrix
 
     def _options(self):
         """Validate the parameters into a ``sompca_options``; subclasses add theirs."""
@@ -256,7 +393,8 @@ class TensorProjection(_Mixin, _Base):
         self.explained_variance_ = model.variance()
         self.explained_variance_ratio_ = model.variance_ratio()
         self.order_ = model.extraction()
-        self.n_iter_ = model.iterations()
+        self.n_iter_per_component_ = model.iterations()
+        self.n_iter_ = int(self.n_iter_per_component_.max(initial=0))
         self.history_ = model.history()
         ranks = model.ranks()
         if ranks is not None:
@@ -276,7 +414,8 @@ class TensorProjection(_Mixin, _Base):
         ----------
         X : array-like of shape (n_samples, I_1, ..., I_N), h5py.Dataset or str
             Samples of the training sample shape, in any form ``fit``
-            accepts.
+            accepts (with ``sample_shape`` set, also (n_samples,
+            I_1 * ... * I_N)).
 
         Returns
         -------
@@ -288,12 +427,62 @@ class TensorProjection(_Mixin, _Base):
         if location is not None:
             features = _read_features(model, *location)
         else:
-            array, dtype = _samples_in_memory(X)
-            if array.shape[1:] != tuple(self.shape_in_):
-                raise ValueError(f"X has samples of shape {array.shape[1:]}, but the model was fitted on shape "
-                                 f"{tuple(self.shape_in_)}")
+            array, dtype, _ = self._samples(X, fitted=True)
             features = model.transform_array(array, dtype)
         return features
+
+    def inverse_transform(self, X):
+        """Reconstruct samples from their features (least squares).
+
+        A feature vector z = A^T vec(x - mean_) is the product of the
+        centred sample with the projection matrix A, whose column p is the
+        p-th feature's projection, vectorised in C order: for PCA its
+        column of ``projections_[0]``, for the other methods the outer
+        product of the p-th columns of the N matrices in ``projections_``
+        (MPCA and CSA included: each of their features is such a rank-one
+        projection). The reconstruction is the least-squares solution of
+        smallest norm, x = mean_ + pinv(A^T) z = mean_ + A (A^T A)^+ z,
+        which is ``mean_ + A z`` for the methods whose projections are
+        orthonormal (PCA, MPCA, CSA, SO-MPCA, FO-MPCA). It returns a
+        sample x unchanged when x - mean_ lies in the span of A's columns;
+        otherwise the part of x - mean_ outside that span is lost.
+
+        (A^T A)^+ is computed from the P x P Gram matrix A^T A, the
+        entrywise product of the modes' Gram matrices U_n^T U_n (the
+        identity, to rounding, for the orthonormal methods); directions of
+        A whose singular value is below sqrt(P * 2.2e-16) times the largest
+        are treated as absent.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_components_)
+            Features, as ``transform`` returns them.
+
+        Returns
+        -------
+        X_original : ndarray of shape (n_samples, I_1, ..., I_N), float64
+            The reconstructed samples; of shape (n_samples,
+            I_1 * ... * I_N) when ``sample_shape`` is set, as a 2-D
+            pipeline step expects.
+        """
+        self._fitted_model()
+        features = _check_features(X, self.n_components_, type(self).__name__)
+        # (A^T A)^+ from the modes' Gram matrices (the identity, to rounding, when A is orthonormal).
+        gram = np.prod([u.T @ u for u in self.projections_], axis=0)
+        coefficients = features @ np.linalg.pinv(gram, hermitian=True)
+        samples = coefficients @ self._basis().T + self.mean_.reshape(-1)
+        if self.sample_shape is not None:
+            return samples
+        return samples.reshape((len(samples),) + tuple(self.shape_in_))
+
+    def _basis(self):
+        """The projection matrix A (I_1 * ... * I_N, P): column p is feature p's projection, C order."""
+        if len(self.projections_) == 1:  # PCA, or samples of order 1
+            return self.projections_[0]
+        basis = self.projections_[0]
+        for u in self.projections_[1:]:  # Khatri-Rao product, first mode slowest
+            basis = (basis[:, None, :] * u[None, :, :]).reshape(-1, u.shape[1])
+        return basis
 
     def fit_transform(self, X, y=None):
         """Fit to X, then return the features of X (see ``fit`` and ``transform``)."""
@@ -325,13 +514,14 @@ class _TVP(TensorProjection):
 
     def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_FOMPCA, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_FOMPCA, "max_iter"), tol=_default(_lib.METHOD_FOMPCA, "tol"),
-                 sort_features=_default(_lib.METHOD_FOMPCA, "sort_features"), n_jobs=None):
+                 sort_features=_default(_lib.METHOD_FOMPCA, "sort_features"), n_jobs=None, sample_shape=None):
         self.n_components = n_components
         self.relaxed_start = relaxed_start
         self.max_iter = max_iter
         self.tol = tol
         self.sort_features = sort_features
         self.n_jobs = n_jobs
+        self.sample_shape = sample_shape
 
     def _options(self):
         options = super()._options()
@@ -341,6 +531,16 @@ class _TVP(TensorProjection):
         options.feature_order = _lib.ORDER_VARIANCE if self.sort_features else _lib.ORDER_EXTRACTION
         return options
 
+
+_SAMPLE_SHAPE = """    sample_shape : tuple of int or None, default=None
+        The sample shape (I_1, ..., I_N) of 2-D input: X of shape
+        (n_samples, I_1 * ... * I_N), each row a sample in C order, is
+        viewed as (n_samples, I_1, ..., I_N) without a copy (in ``fit``,
+        ``transform`` and ``fit_transform``), so the estimator can follow
+        2-D steps in a Pipeline; ``inverse_transform`` then returns rows
+        too. X already of shape (n_samples, I_1, ..., I_N) is accepted as
+        well. None takes each sample's shape from X.
+"""
 
 _TVP_PARAMETERS = """
     n_components : int or None, default=None
@@ -359,7 +559,7 @@ _TVP_PARAMETERS = """
         does for classification); False keeps the extraction order.
     n_jobs : int or None, default=None
         Threads sharing each pass over the data; None or -1 use all cores.
-"""
+""" + _SAMPLE_SHAPE
 
 _ATTRIBUTES = """
     Attributes
@@ -376,8 +576,12 @@ _ATTRIBUTES = """
         ``explained_variance_`` over the total variance of the training data.
     mode_ : int or None
         SO-MPCA's orthogonal mode nu, 0-based; None for other methods.
-    n_iter_ : ndarray of shape (P,)
-        Sweeps run for each feature's EMP.
+    n_iter_ : int
+        The most sweeps any feature's EMP ran (at most ``max_iter``; MPCA
+        and CSA: the sweeps in total; PCA: 0).
+    n_iter_per_component_ : ndarray of shape (P,)
+        Sweeps run for each feature's EMP (0 for relaxed start's fixed
+        first EMP; MPCA and CSA: the sweeps in total, for every feature).
     history_ : list of ndarray
         Objective at the start and after each sweep, per EMP.
     order_ : ndarray of shape (P,)
@@ -386,6 +590,9 @@ _ATTRIBUTES = """
         Number of features P.
     n_features_in_ : int
         Number of entries of one training sample, prod I_n.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of X when it was a DataFrame with string column names
+        (with scikit-learn installed).
     shape_in_ : tuple of int
         Sample shape (I_1, ..., I_N).
     n_samples_fit_ : int
@@ -420,8 +627,8 @@ class SOMPCA(_TVP):
 
     def __init__(self, n_components=None, mode=None, relaxed_start=_default(_lib.METHOD_SOMPCA, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_SOMPCA, "max_iter"), tol=_default(_lib.METHOD_SOMPCA, "tol"),
-                 sort_features=_default(_lib.METHOD_SOMPCA, "sort_features"), n_jobs=None):
-        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs)
+                 sort_features=_default(_lib.METHOD_SOMPCA, "sort_features"), n_jobs=None, sample_shape=None):
+        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape)
         self.mode = mode
 
     def _options(self):
@@ -456,8 +663,8 @@ class TROD(_TVP):
 
     def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_TROD, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_TROD, "max_iter"), tol=_default(_lib.METHOD_TROD, "tol"),
-                 sort_features=_default(_lib.METHOD_TROD, "sort_features"), n_jobs=None):
-        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs)
+                 sort_features=_default(_lib.METHOD_TROD, "sort_features"), n_jobs=None, sample_shape=None):
+        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape)
 
 
 class UMPCA(_TVP):
@@ -472,8 +679,8 @@ class UMPCA(_TVP):
 
     def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_UMPCA, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_UMPCA, "max_iter"), tol=_default(_lib.METHOD_UMPCA, "tol"),
-                 sort_features=_default(_lib.METHOD_UMPCA, "sort_features"), n_jobs=None):
-        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs)
+                 sort_features=_default(_lib.METHOD_UMPCA, "sort_features"), n_jobs=None, sample_shape=None):
+        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape)
 
 
 class PCA(TensorProjection):
@@ -485,25 +692,27 @@ class PCA(TensorProjection):
         Number of features P; None selects min(M - 1, prod_n I_n).
     n_jobs : int or None, default=None
         Threads sharing each pass over the data; None or -1 use all cores.
-    """ + _ATTRIBUTES
+""" + _SAMPLE_SHAPE + _ATTRIBUTES
 
     _method = _lib.METHOD_PCA
 
-    def __init__(self, n_components=None, n_jobs=None):
+    def __init__(self, n_components=None, n_jobs=None, sample_shape=None):
         self.n_components = n_components
         self.n_jobs = n_jobs
+        self.sample_shape = sample_shape
 
 
 class _TTP(TensorProjection):
     """The tensor-to-tensor baselines MPCA and CSA."""
 
     def __init__(self, n_components=None, q=_default(_lib.METHOD_MPCA, "q"), max_iter=_default(_lib.METHOD_MPCA, "max_iter"),
-                 sort_features=_default(_lib.METHOD_MPCA, "sort_features"), n_jobs=None):
+                 sort_features=_default(_lib.METHOD_MPCA, "sort_features"), n_jobs=None, sample_shape=None):
         self.n_components = n_components
         self.q = q
         self.max_iter = max_iter
         self.sort_features = sort_features
         self.n_jobs = n_jobs
+        self.sample_shape = sample_shape
 
     def _options(self):
         options = super()._options()
@@ -526,7 +735,7 @@ _TTP_PARAMETERS = """
         of the projected tensor's entries.
     n_jobs : int or None, default=None
         Threads sharing each pass over the data; None or -1 use all cores.
-"""
+""" + _SAMPLE_SHAPE
 
 
 class MPCA(_TTP):

@@ -60,7 +60,9 @@ def test_learned_attributes(make, X3):
     key = (estimator.transform(X3) ** 2).sum(axis=0) if isinstance(estimator, sompca.CSA) else estimator.explained_variance_
     assert np.all(np.diff(key) <= 1e-12 * key[0])
     np.testing.assert_array_equal(np.sort(estimator.order_), np.arange(P))
-    assert estimator.n_iter_.shape == (P,) and len(estimator.history_) == P
+    assert estimator.n_iter_per_component_.shape == (P,) and len(estimator.history_) == P
+    # n_iter_ is one int, as scikit-learn's check_transformer_n_iter wants: the most sweeps of any EMP.
+    assert type(estimator.n_iter_) is int and estimator.n_iter_ == estimator.n_iter_per_component_.max()
 
 
 @pytest.mark.parametrize("make", CASES)
@@ -85,7 +87,7 @@ def test_sompca_semi_orthogonal_and_relaxed_start(X3):
     first = int(np.flatnonzero(estimator.order_ == 0)[0])
     for u, i in zip(estimator.projections_, X3.shape[1:]):
         assert_close(np.abs(u[:, first]), np.full(i, 1 / np.sqrt(i)))
-    assert estimator.n_iter_[first] == 0
+    assert estimator.n_iter_per_component_[first] == 0
 
 
 def test_fompca_orthogonal_in_every_mode(X3):
@@ -111,8 +113,8 @@ def test_mode_parameter_is_0_based(X3):
 def test_extraction_order_and_history(X3):
     estimator = sompca.SOMPCA(n_components=4, sort_features=False, max_iter=5).fit(X3)
     np.testing.assert_array_equal(estimator.order_, np.arange(4))
-    assert np.all(estimator.n_iter_ <= 5)
-    for history, sweeps in zip(estimator.history_, estimator.n_iter_):
+    assert np.all(estimator.n_iter_per_component_ <= 5) and estimator.n_iter_ <= 5
+    for history, sweeps in zip(estimator.history_, estimator.n_iter_per_component_):
         # The objective at the start and after each sweep; a sweep never lowers the scatter.
         assert len(history) == sweeps + 1
         assert np.all(np.diff(history) >= -1e-9 * history[-1])
@@ -146,7 +148,7 @@ def test_save_load_round_trip(tmp_path, X3):
         assert type(loaded) is type(estimator)
         assert loaded.get_params()["n_components"] == estimator.n_components_
         assert_same_model(loaded, estimator, tol=0)  # the file stores float64: exact
-        for name in ("explained_variance_ratio_", "n_iter_", "mode_", "n_samples_fit_"):
+        for name in ("explained_variance_ratio_", "n_iter_", "n_iter_per_component_", "mode_", "n_samples_fit_"):
             np.testing.assert_array_equal(getattr(loaded, name), getattr(estimator, name))
         for a, b in zip(loaded.history_, estimator.history_):
             np.testing.assert_array_equal(a, b)

@@ -50,8 +50,8 @@ def test_non_contiguous_layouts(layout):
 
 
 @pytest.mark.parametrize("bad", [
-    (VALUES + 1j).astype(np.complex128), VALUES.astype(object), VALUES.astype(str),
-    np.zeros((25, 6, 5), dtype="datetime64[s]"),
+    (VALUES + 1j).astype(np.complex128), VALUES.astype(str), VALUES.astype(str).astype(bytes),
+    np.zeros((25, 6, 5), dtype="datetime64[s]"), np.zeros((25, 6, 5), dtype="timedelta64[s]"),
 ])
 def test_rejects_non_real_dtypes(bad):
     with pytest.raises(ValueError, match=str(bad.dtype).replace("[", r"\[").replace("]", r"\]")):
@@ -59,6 +59,22 @@ def test_rejects_non_real_dtypes(bad):
     fitted = sompca.SOMPCA(n_components=2).fit(VALUES)
     with pytest.raises(ValueError, match="dtype"):
         fitted.transform(bad)
+
+
+def test_object_arrays_of_numbers_are_converted():
+    # As scikit-learn's check_array does (its check_dtype_object): numbers stored as Python objects
+    # are converted to float64; anything else is refused with Python's own conversion error.
+    reference = sompca.SOMPCA(n_components=3).fit(VALUES)
+    estimator = sompca.SOMPCA(n_components=3).fit(VALUES.astype(object))
+    assert_same_model(estimator, reference)
+    assert_close(estimator.transform(VALUES.astype(object)), reference.transform(VALUES))
+    bad = VALUES.astype(object)
+    bad[1, 2, 3] = {"not": "a number"}
+    with pytest.raises(TypeError, match="must be a string.* number"):
+        sompca.SOMPCA().fit(bad)
+    bad[1, 2, 3] = "seven"
+    with pytest.raises(ValueError, match="seven"):
+        sompca.SOMPCA().fit(bad)
 
 
 @pytest.mark.parametrize("name", ["/data/X", "/data/X32", "/data/U8"])
@@ -160,3 +176,86 @@ def test_fit_peak_memory_by_size(dtype, copies):
         assert growth >= 0.9 * copies * nbytes, (nbytes, growth)
     else:
         assert growth < nbytes / 2, (nbytes, growth)
+
+
+ALL = [sompca.SOMPCA, sompca.FOMPCA, sompca.TROD, sompca.UMPCA, sompca.PCA, sompca.MPCA, sompca.CSA]
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_sample_shape_views_rows_as_tensors(cls, X3):
+    rows = X3.reshape(len(X3), -1)  # a view: rows in C order
+    reference = cls(n_components=2).fit(X3)
+    estimator = cls(n_components=2, sample_shape=X3.shape[1:]).fit(rows)
+    assert_same_model(estimator, reference)
+    assert estimator.shape_in_ == X3.shape[1:] and estimator.n_features_in_ == rows.shape[1]
+    # transform keeps the rule, and takes tensors of the sample shape as they are.
+    assert_close(estimator.transform(rows), reference.transform(X3))
+    assert_close(estimator.transform(X3), reference.transform(X3))
+    # inverse_transform answers in rows, as the input came (tensors without sample_shape).
+    features = reference.transform(X3)
+    assert_close(estimator.inverse_transform(features), reference.inverse_transform(features).reshape(rows.shape))
+
+
+def test_sample_shape_adds_no_copy():
+    # As test_fit_adds_no_copy, for 2-D rows viewed with sample_shape.
+    X = np.random.default_rng(4).integers(0, 200, size=(2000, 32 * 64)).astype(np.float32)
+    estimator = sompca.SOMPCA(n_components=2, max_iter=2, sample_shape=(32, 64))
+    tracemalloc.start()
+    try:
+        estimator.fit(X)
+        features = estimator.transform(X)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert features.shape == (2000, 2) and estimator.shape_in_ == (32, 64)
+    assert peak < X.nbytes / 4, f"peak {peak} bytes traced while fitting {X.nbytes} bytes"
+
+
+def test_sample_shape_errors(X3, h5file, X2):
+    rows = X3.reshape(len(X3), -1)
+    with pytest.raises(ValueError, match=r"sample_shape=\(5, 4\) needs X of shape \(n_samples, 20\)"):
+        sompca.SOMPCA(sample_shape=(5, 4)).fit(rows)
+    for bad in ((5, 0, 12), (5, -4, 3), (5.0, 12), "5x12", ()):
+        with pytest.raises(ValueError, match="sample_shape must be None or a tuple of positive integers"):
+            sompca.SOMPCA(sample_shape=bad).fit(rows)
+    fitted = sompca.PCA(n_components=2, sample_shape=(5, 4, 3)).fit(rows)
+    with pytest.raises(ValueError, match="X has 59 features, but PCA is expecting 60 features as input"):
+        fitted.transform(rows[:, :59])
+    # HDF5 datasets are streamed as they are stored: sample_shape must match them.
+    assert sompca.PCA(n_components=2, sample_shape=(8, 6)).fit(f"{h5file}:/data/X").shape_in_ == (8, 6)
+    with pytest.raises(ValueError, match=r"holds samples of shape \(8, 6\), but sample_shape=\(48,\)"):
+        sompca.PCA(n_components=2, sample_shape=48).fit(f"{h5file}:/data/X")
+    # A failed fit leaves the fitted model as it was.
+    assert fitted.shape_in_ == (5, 4, 3)
+    with pytest.raises(ValueError):
+        fitted.set_params(sample_shape=(7, 7)).fit(rows)
+    assert fitted.shape_in_ == (5, 4, 3)
+    assert fitted.set_params(sample_shape=(5, 4, 3)).transform(rows).shape == (30, 2)
+
+
+NO_SKLEARN = """
+import sys
+sys.modules["sklearn"] = None  # import sklearn now fails: sompca's own validation runs
+import numpy as np, sompca
+X = np.random.default_rng(0).normal(size=(20, 4, 3))
+for bad in (np.zeros(5), X[:0], np.zeros((3, 0)), X + 1j):
+    try:
+        sompca.PCA().fit(bad)
+    except ValueError as err:
+        print(str(err).splitlines()[0])
+model = sompca.PCA(n_components=2, sample_shape=(4, 3)).fit(X.reshape(20, -1))
+print(model.inverse_transform(model.transform(X)).shape, type(model.n_iter_).__name__)
+"""
+
+
+def test_validation_without_scikit_learn():
+    # Without scikit-learn the same checks run, in the same words (the messages' first words).
+    result = subprocess.run([sys.executable, "-c", NO_SKLEARN], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 5, lines
+    assert lines[0].startswith("Expected 2D array, got 1D array instead: X has shape (5,)")
+    assert lines[1].startswith("Found array with 0 sample(s) (shape=(0, 4, 3)) while a minimum of 1 is required")
+    assert lines[2].startswith("Found array with 0 feature(s) (shape=(3, 0)) while a minimum of 1 is required")
+    assert lines[3].startswith("Complex data not supported: X has dtype complex128")
+    assert lines[4] == "(20, 12) int"
