@@ -55,6 +55,8 @@
 //	  n_features       int64   P
 //	  total_variance   float64 total variance of the training data
 //	  shape            int64[N] sample shape (sizes of modes 0 .. N-1)
+//	  checksum         string  "sha256:" and the SHA-256 of the model's content
+//	                           (optional; see Integrity)
 //	/mean              float64 (shape)  training mean (zeros for TROD, CSA)
 //	/projections/U0 .. /projections/U{N-1}
 //	                   float64 (I_n, P)  mode-n projection vectors, column j for feature j
@@ -80,6 +82,36 @@
 // variable-length UTF-8, which h5py returns as str. LoadModel refuses, with
 // ErrFormat, a file without format = "sompca-model", a format_version
 // newer than ModelFormatVersion, and missing or inconsistent fields.
+//
+// # Integrity
+//
+// SaveModel writes the file in the HDF5 1.10 format (library version
+// bounds v110: superblock version 3, version 2 object headers, new chunk
+// indexes), whose metadata carries checksums, and every dataset chunked
+// with HDF5's Fletcher-32 checksum filter; libhdf5 verifies both on every
+// read. Variable-length strings live in the global heap, which no HDF5
+// format checksums, so the checksum attribute holds a SHA-256 over the
+// whole model (every field of solver.Model in a fixed encoding) that
+// LoadModel recomputes. A corrupted model file is therefore an error,
+// ErrCorrupt saying "checksum mismatch", never a different model.
+//
+// Files written by other tools (h5py, from the layout above) need none of
+// this: without checksums, in the default HDF5 format, without the
+// checksum attribute, they load as before; what they lack is protection
+// against a corrupted value.
+//
+// Before any value is read, its datatype and dataspace are checked against
+// the layout: the type class, size, sign and bit layout (all bits
+// significant, IEEE floats), string kind, character set and length, rank
+// and extent; a dataset's extent is checked against the bytes the file
+// stores for it before memory is allocated for it, and the global heap
+// collections are walked before a variable-length string is read
+// (libhdf5 1.10 trusts their sizes). Anything else is ErrFormat, ErrType
+// or ErrCorrupt naming the file, the object and what is wrong. The fuzz
+// tests (make fuzz, make fuzz-files) load corrupted copies of a model file
+// and of a data file; for model files sompca wrote, a crash, a hang or a
+// different model is a failure. Files without checksums are protected only
+// as far as these checks reach: libhdf5 1.10 itself parses their metadata.
 //
 // # Features
 //

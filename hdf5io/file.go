@@ -110,7 +110,11 @@ func datasetKind(d *hdf5.Dataset) (kind, error) {
 	if C.sompca_h5_dataset_type(hid(d), &class, &size, &signed) < 0 {
 		return 0, h5err(ErrCorrupt, "cannot read the element type")
 	}
-	return kindOf(int(class), int(size), signed != 0)
+	k, err := kindOf(int(class), int(size), signed != 0)
+	if err != nil {
+		return 0, err
+	}
+	return k, checkDatasetLayout(hid(d))
 }
 
 // datasetDims returns the dimensions of d. Callers hold h5mu.

@@ -55,8 +55,15 @@ func h5msg() string {
 
 // h5err returns an error carrying HDF5's message, wrapping kind (one of
 // the Err... values, or nil).
+//
+// A failed checksum (Fletcher-32 of a chunk, or of metadata in the 1.8+
+// formats) is ErrCorrupt and says "checksum mismatch" first, whatever the
+// caller expected.
 func h5err(kind error, what string) error {
 	msg := h5msg()
+	if strings.Contains(strings.ToLower(msg), "checksum") {
+		return fmt.Errorf("%w: checksum mismatch (the file was corrupted after it was written): %s: %s", ErrCorrupt, what, msg)
+	}
 	if kind != nil {
 		return fmt.Errorf("%w: %s: %s", kind, what, msg)
 	}

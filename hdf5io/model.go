@@ -4,11 +4,15 @@ package hdf5io
 import "C"
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"math"
 	"os"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/hdf5"
@@ -44,7 +48,7 @@ func SaveModel(path string, m *solver.Model) error {
 	if err != nil {
 		err = fmt.Errorf("%w: %v", ErrFormat, err)
 	} else if err = checkReplaceable(path); err == nil {
-		err = update(path, false, func(f *hdf5.File) error {
+		err = updateFile(path, false, true, func(f *hdf5.File) error {
 			return withLock(func() error { return writeModel(f, m, ModelFormatVersion) })
 		})
 	}
@@ -63,6 +67,9 @@ func checkReplaceable(path string) error {
 	return withLock(func() error {
 		f, err := openRead(path)
 		if err == nil {
+			err = checkGlobalHeaps(path)
+		}
+		if err == nil {
 			var format string
 			format, err = readStringAttr(hid(f), "format")
 			f.Close()
@@ -78,6 +85,9 @@ func checkReplaceable(path string) error {
 // versions). Callers hold h5mu.
 func writeModel(f *hdf5.File, m *solver.Model, version int64) error {
 	root := hid(f)
+	if C.sompca_h5_checksummed_format(root) < 0 {
+		return h5err(ErrIO, "cannot select the checksummed HDF5 1.10 file format")
+	}
 	p := m.Components()
 	order, ok := orderNames[m.Order]
 	if !ok {
@@ -102,11 +112,12 @@ func writeModel(f *hdf5.File, m *solver.Model, version int64) error {
 		writeIntAttr(root, "n_features", int64(p)),
 		writeFloatAttr(root, "total_variance", m.TotalVariance),
 		writeIntsAttr(root, "shape", m.Shape),
+		writeStringAttr(root, "checksum", modelChecksum(m)),
 	)
 	if err != nil {
 		return err
 	}
-	if err := writeArray(f, "/mean", m.Shape, m.Mean); err != nil {
+	if err := writeArray(f, "/mean", m.Shape, m.Mean, true); err != nil {
 		return err
 	}
 	g, err := f.CreateGroup("/projections")
@@ -116,17 +127,17 @@ func writeModel(f *hdf5.File, m *solver.Model, version int64) error {
 	g.Close()
 	for n, u := range m.Projections {
 		r, c := u.Dims()
-		if err := writeArray(f, projectionName(m.Method, n, version), []int{r, c}, mat.DenseCopyOf(u).RawMatrix().Data); err != nil {
+		if err := writeArray(f, projectionName(m.Method, n, version), []int{r, c}, mat.DenseCopyOf(u).RawMatrix().Data, true); err != nil {
 			return err
 		}
 	}
-	if err := writeArray(f, "/variance", []int{p}, m.Variance); err != nil {
+	if err := writeArray(f, "/variance", []int{p}, m.Variance, true); err != nil {
 		return err
 	}
-	if err := writeArray(f, "/extraction", []int{p}, toInt64(m.Extraction)); err != nil {
+	if err := writeArray(f, "/extraction", []int{p}, toInt64(m.Extraction), true); err != nil {
 		return err
 	}
-	if err := writeArray(f, "/iterations", []int{p}, toInt64(m.Iterations)); err != nil {
+	if err := writeArray(f, "/iterations", []int{p}, toInt64(m.Iterations), true); err != nil {
 		return err
 	}
 	if m.History != nil {
@@ -144,15 +155,15 @@ func writeModel(f *hdf5.File, m *solver.Model, version int64) error {
 				row[i] = math.NaN()
 			}
 		}
-		if err := writeArray(f, "/history", []int{rows, width}, padded); err != nil {
+		if err := writeArray(f, "/history", []int{rows, width}, padded, true); err != nil {
 			return err
 		}
-		if err := writeArray(f, "/history_lengths", []int{rows}, toInt64(lengths)); err != nil {
+		if err := writeArray(f, "/history_lengths", []int{rows}, toInt64(lengths), true); err != nil {
 			return err
 		}
 	}
 	if m.Ranks != nil {
-		if err := writeArray(f, "/ranks", []int{len(m.Ranks)}, toInt64(m.Ranks)); err != nil {
+		if err := writeArray(f, "/ranks", []int{len(m.Ranks)}, toInt64(m.Ranks), true); err != nil {
 			return err
 		}
 	}
@@ -209,6 +220,10 @@ func loadModel(path string) (_ *solver.Model, obj string, err error) {
 		return nil, "", err
 	}
 	defer f.Close()
+	// Variable-length strings are read from the global heap: check it first.
+	if err := checkGlobalHeaps(path); err != nil {
+		return nil, "", err
+	}
 	root := hid(f)
 	format, err := readStringAttr(root, "format")
 	switch {
@@ -229,6 +244,10 @@ func loadModel(path string) (_ *solver.Model, obj string, err error) {
 		return nil, "", fmt.Errorf("%w: invalid model format version %d", ErrFormat, version)
 	}
 
+	var checksum string
+	if err := readOptionalString(root, "checksum", &checksum); err != nil {
+		return nil, "", err
+	}
 	m := &solver.Model{}
 	var methodName, orderName string
 	var relaxed, mode, maxIter, samples, p int64
@@ -273,59 +292,47 @@ func loadModel(path string) (_ *solver.Model, obj string, err error) {
 	if !found {
 		return nil, "", fmt.Errorf("%w: unknown feature order %q", ErrFormat, orderName)
 	}
-	if p < 1 || len(m.Shape) < 1 {
+	if p < 1 || p > math.MaxInt32 || len(m.Shape) < 1 {
 		return nil, "", fmt.Errorf("%w: model has %d features and sample shape %v", ErrFormat, p, m.Shape)
 	}
 
-	var dims []int
-	if m.Mean, dims, err = readArray[float64](f, "/mean"); err != nil {
+	if m.Mean, _, err = readArray[float64](f, "/mean", m.Shape); err != nil {
 		return nil, "/mean", err
 	}
-	if fmt.Sprint(dims) != fmt.Sprint(m.Shape) {
-		return nil, "/mean", fmt.Errorf("%w: mean has shape %v, want the model's sample shape %v", ErrFormat, dims, m.Shape)
-	}
-	modes := len(m.Shape)
+	modes, rows := len(m.Shape), m.Shape
 	if m.Method == solver.PCA {
-		modes = 1
+		modes, rows = 1, []int{len(m.Mean)}
 	}
 	for n := range modes {
 		name := projectionName(m.Method, n, version)
-		data, dims, err := readArray[float64](f, name)
+		data, _, err := readArray[float64](f, name, []int{rows[n], int(p)})
 		if err != nil {
 			return nil, name, err
 		}
-		if len(dims) != 2 || dims[0] < 1 || dims[1] != int(p) {
-			return nil, name, fmt.Errorf("%w: projection has shape %v, want (I, %d)", ErrFormat, dims, p)
-		}
-		m.Projections = append(m.Projections, mat.NewDense(dims[0], dims[1], data))
+		m.Projections = append(m.Projections, mat.NewDense(rows[n], int(p), data))
 	}
-	vectors := []struct {
-		name string
-		read func() (int, error)
-	}{
-		{"/variance", func() (n int, err error) { m.Variance, n, err = readVector[float64](f, "/variance"); return }},
-		{"/extraction", func() (n int, err error) { m.Extraction, n, err = readInts(f, "/extraction"); return }},
-		{"/iterations", func() (n int, err error) { m.Iterations, n, err = readInts(f, "/iterations"); return }},
+	if m.Variance, _, err = readArray[float64](f, "/variance", []int{int(p)}); err != nil {
+		return nil, "/variance", err
 	}
-	for _, v := range vectors {
-		n, err := v.read()
-		if err != nil {
-			return nil, v.name, err
-		}
-		if n != int(p) {
-			return nil, v.name, fmt.Errorf("%w: %d values for %d features", ErrFormat, n, p)
-		}
+	if m.Extraction, err = readInts(f, "/extraction", int(p)); err != nil {
+		return nil, "/extraction", err
+	}
+	if m.Iterations, err = readInts(f, "/iterations", int(p)); err != nil {
+		return nil, "/iterations", err
 	}
 	if m.History, err = readHistory(f); err != nil {
 		return nil, "/history", err
 	}
 	if exists(f, "/ranks") {
-		if m.Ranks, _, err = readInts(f, "/ranks"); err != nil {
+		if m.Ranks, err = readInts(f, "/ranks", len(m.Shape)); err != nil {
 			return nil, "/ranks", err
 		}
 	}
 	if err := m.Validate(); err != nil {
 		return nil, "", fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	if checksum != "" && checksum != modelChecksum(m) {
+		return nil, "", fmt.Errorf("%w: checksum mismatch: the model read differs from the one written (attribute %q); the file is corrupted", ErrCorrupt, "checksum")
 	}
 	return m, "", nil
 }
@@ -335,19 +342,13 @@ func readHistory(f *hdf5.File) ([][]float64, error) {
 	if !exists(f, "/history") {
 		return nil, nil
 	}
-	padded, dims, err := readArray[float64](f, "/history")
+	padded, dims, err := readArray[float64](f, "/history", []int{-1, -1})
 	if err != nil {
 		return nil, err
 	}
-	if len(dims) != 2 {
-		return nil, fmt.Errorf("%w: history has rank %d, want 2", ErrFormat, len(dims))
-	}
-	lengths, n, err := readInts(f, "/history_lengths")
+	lengths, err := readInts(f, "/history_lengths", dims[0])
 	if err != nil {
 		return nil, fmt.Errorf("/history_lengths: %w", err)
-	}
-	if n != dims[0] {
-		return nil, fmt.Errorf("%w: %d history lengths for %d history rows", ErrFormat, n, dims[0])
 	}
 	history := make([][]float64, dims[0])
 	for j, l := range lengths {
@@ -367,8 +368,11 @@ func exists(f *hdf5.File, name string) bool {
 
 // readArray reads the whole numeric dataset name as T (HDF5 converts
 // between sizes and byte orders of the same class; floats and integers
-// are not mixed) and returns it with its dimensions. Callers hold h5mu.
-func readArray[T float64 | int64](f *hdf5.File, name string) ([]T, []int, error) {
+// are not mixed) and returns it with its dimensions. Before anything is
+// allocated or read, the element type is checked (class, size, bit
+// layout), the dimensions against want (-1: any length), and the
+// extent against the bytes the file stores for it. Callers hold h5mu.
+func readArray[T float64 | int64](f *hdf5.File, name string, want []int) ([]T, []int, error) {
 	d, err := openDataset(f, name)
 	if err != nil {
 		return nil, nil, err
@@ -378,58 +382,139 @@ func readArray[T float64 | int64](f *hdf5.File, name string) ([]T, []int, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	want := kindFor[T]()
-	if (k == kFloat32 || k == kFloat64) != (want == kFloat64) {
-		return nil, nil, fmt.Errorf("%w: dataset %q holds %s, want %s", ErrFormat, name, k, want)
+	wantKind := kindFor[T]()
+	if (k == kFloat32 || k == kFloat64) != (wantKind == kFloat64) {
+		return nil, nil, fmt.Errorf("%w: dataset %q holds %s, want %s", ErrFormat, name, k, wantKind)
 	}
 	udims, err := datasetDims(d)
 	if err != nil {
 		return nil, nil, err
 	}
-	dims, n := make([]int, len(udims)), 1
+	ok := len(udims) == len(want)
+	for i := 0; ok && i < len(want); i++ {
+		ok = want[i] < 0 || udims[i] == uint(want[i])
+	}
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: dataset %q has shape %s, want %s", ErrFormat, name, formatDims(udims), formatWant(want))
+	}
+	dims, n := make([]int, len(udims)), uint64(1)
 	for i, u := range udims {
-		if u > math.MaxInt32 || (u > 0 && n > math.MaxInt32*64/int(u)) {
+		if u > math.MaxInt32 || (u > 0 && n > math.MaxInt32*64/uint64(u)) {
 			return nil, nil, fmt.Errorf("%w: dataset %q of shape %s is too large", ErrFormat, name, formatDims(udims))
 		}
 		dims[i] = int(u)
-		n *= int(u)
+		n *= uint64(u)
+	}
+	if err := checkStorage(hid(d), n, uint64(k.bytes())); err != nil {
+		return nil, nil, err
 	}
 	data := make([]T, n)
 	var ptr *T
 	if n > 0 {
 		ptr = &data[0]
 	}
-	if C.sompca_h5_read(hid(d), C.int(want), C.H5S_ALL, C.H5S_ALL, unsafePointer(ptr)) < 0 {
+	if C.sompca_h5_read(hid(d), C.int(wantKind), C.H5S_ALL, C.H5S_ALL, unsafePointer(ptr)) < 0 {
 		return nil, nil, h5err(ErrCorrupt, fmt.Sprintf("cannot read dataset %q", name))
 	}
 	return data, dims, nil
 }
 
-// readVector reads a one-dimensional dataset.
-func readVector[T float64 | int64](f *hdf5.File, name string) ([]T, int, error) {
-	data, dims, err := readArray[T](f, name)
-	if err != nil {
-		return nil, 0, err
+// formatWant formats expected dimensions, "*" for any length.
+func formatWant(want []int) string {
+	parts := make([]string, len(want))
+	for i, w := range want {
+		parts[i] = "*"
+		if w >= 0 {
+			parts[i] = fmt.Sprint(w)
+		}
 	}
-	if len(dims) != 1 {
-		return nil, 0, fmt.Errorf("%w: dataset %q has rank %d, want 1", ErrFormat, name, len(dims))
-	}
-	return data, dims[0], nil
+	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-func readInts(f *hdf5.File, name string) ([]int, int, error) {
-	data, n, err := readVector[int64](f, name)
+// readInts reads a one-dimensional integer dataset of n values.
+func readInts(f *hdf5.File, name string, n int) ([]int, error) {
+	data, _, err := readArray[int64](f, name, []int{n})
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	out := make([]int, n)
 	for i, v := range data {
 		if v < math.MinInt32*64 || v > math.MaxInt32*64 {
-			return nil, 0, fmt.Errorf("%w: dataset %q holds %d, out of range", ErrFormat, name, v)
+			return nil, fmt.Errorf("%w: dataset %q holds %d, out of range", ErrFormat, name, v)
 		}
 		out[i] = int(v)
 	}
-	return out, n, nil
+	return out, nil
+}
+
+// readOptionalString reads the string attribute name into dst if it
+// exists and leaves dst alone if it does not.
+func readOptionalString(loc C.hid_t, name string, dst *string) error {
+	v, err := readStringAttr(loc, name)
+	switch {
+	case errors.Is(err, ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	}
+	*dst = v
+	return nil
+}
+
+// modelChecksum returns "sha256:" and the hex SHA-256 of every field of m
+// in a fixed binary encoding: the checksum attribute of a model file. It
+// covers what HDF5's own checksums do not (variable-length strings live in
+// the global heap, which no HDF5 format checksums), so that a model read
+// back is the model written or an error. A new Model field must be added
+// here, and a new format version written.
+func modelChecksum(m *solver.Model) string {
+	h := sha256.New()
+	var buf [8]byte
+	num := func(v uint64) {
+		binary.LittleEndian.PutUint64(buf[:], v)
+		h.Write(buf[:])
+	}
+	ints := func(v []int) {
+		num(uint64(len(v)))
+		for _, x := range v {
+			num(uint64(x))
+		}
+	}
+	floats := func(v []float64) {
+		num(uint64(len(v)))
+		for _, x := range v {
+			num(math.Float64bits(x))
+		}
+	}
+	str := func(s string) {
+		num(uint64(len(s)))
+		h.Write([]byte(s))
+	}
+	str(m.Method.String())
+	num(map[bool]uint64{false: 0, true: 1}[m.RelaxedStart])
+	num(uint64(m.Mode))
+	ints(m.Shape)
+	num(uint64(m.Samples))
+	num(uint64(m.MaxIter))
+	floats([]float64{m.Tol, m.Q, m.TotalVariance})
+	str(orderNames[m.Order])
+	floats(m.Mean)
+	num(uint64(len(m.Projections)))
+	for _, u := range m.Projections {
+		r, c := u.Dims()
+		ints([]int{r, c})
+		floats(mat.DenseCopyOf(u).RawMatrix().Data)
+	}
+	floats(m.Variance)
+	ints(m.Extraction)
+	ints(m.Iterations)
+	num(uint64(len(m.History)))
+	for _, row := range m.History {
+		floats(row)
+	}
+	num(map[bool]uint64{false: 0, true: 1}[m.Ranks != nil])
+	ints(m.Ranks)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // readInto reads an attribute with read and stores it in dst.
@@ -486,46 +571,42 @@ func writeIntsAttr(loc C.hid_t, name string, v []int) error {
 	return writeAttr(loc, name, toInt64(v), false)
 }
 
-// attrInfo returns the class and number of elements of an attribute, or
-// ErrNotExist.
-func attrInfo(loc C.hid_t, name string) (class C.int, n int, err error) {
-	cn := cstr(name)
-	defer freeCString(cn)
-	var points C.hssize_t
-	switch C.sompca_h5_attr_info(loc, cn, &class, &points) {
-	case 0:
-		return 0, 0, fmt.Errorf("%w: no attribute %q", ErrNotExist, name)
-	case 1:
-		return class, int(points), nil
-	}
-	return 0, 0, h5err(ErrCorrupt, fmt.Sprintf("cannot read attribute %q", name))
-}
+// maxStringAttr bounds a model file's string attributes (method names,
+// versions), and maxOrder the length of the shape attribute.
+const (
+	maxStringAttr = 255
+	maxOrder      = 64
+)
 
+// readStringAttr reads a string attribute after checking its datatype and
+// dataspace. The file's global heaps must have been checked
+// (checkGlobalHeaps) before a variable-length string is read.
 func readStringAttr(loc C.hid_t, name string) (string, error) {
-	class, n, err := attrInfo(loc, name)
+	d, err := attrInfo(loc, name)
 	if err != nil {
 		return "", err
 	}
-	if class != C.H5T_STRING || n != 1 {
-		return "", fmt.Errorf("%w: attribute %q is not a single string", ErrFormat, name)
+	if err := checkStringAttr(name, d, maxStringAttr); err != nil {
+		return "", err
 	}
 	cn := cstr(name)
 	defer freeCString(cn)
-	var buf [256]C.char
+	var buf [maxStringAttr + 1]C.char
 	l := C.sompca_h5_attr_read_string(loc, cn, &buf[0], C.size_t(len(buf)))
 	if l < 0 {
 		return "", h5err(ErrCorrupt, fmt.Sprintf("cannot read attribute %q", name))
 	}
 	if int(l) >= len(buf) {
-		return "", fmt.Errorf("%w: attribute %q is %d bytes long", ErrFormat, name, int(l))
+		return "", fmt.Errorf("%w: attribute %q is %d bytes long, longer than %d", ErrFormat, name, int(l), maxStringAttr)
 	}
 	return C.GoString(&buf[0]), nil
 }
 
-// readAttr reads a numeric attribute of n elements as T; its class must be
-// integer for int64 and float for float64.
+// readAttr reads a numeric attribute as T after checking its datatype and
+// dataspace: integer class for int64, float for float64, one value when
+// scalar, else a one-dimensional array of at most maxOrder values.
 func readAttr[T int64 | float64](loc C.hid_t, name string, scalar bool) ([]T, error) {
-	class, n, err := attrInfo(loc, name)
+	d, err := attrInfo(loc, name)
 	if err != nil {
 		return nil, err
 	}
@@ -533,12 +614,12 @@ func readAttr[T int64 | float64](loc C.hid_t, name string, scalar bool) ([]T, er
 	if kindFor[T]() == kFloat64 {
 		want = C.H5T_FLOAT
 	}
-	if class != want || (scalar && n != 1) {
-		return nil, fmt.Errorf("%w: attribute %q is not %s", ErrFormat, name, map[bool]string{true: "a single number of the right kind", false: "an array of the right kind"}[scalar])
+	if err := checkNumericAttr(loc, name, d, want, scalar, maxOrder); err != nil {
+		return nil, err
 	}
-	out := make([]T, n)
+	out := make([]T, int(d.npoints))
 	var p *T
-	if n > 0 {
+	if len(out) > 0 {
 		p = &out[0]
 	}
 	cn := cstr(name)

@@ -151,16 +151,83 @@ herr_t sompca_h5_write(hid_t dset, int kind, hid_t memspace, hid_t filespace, co
 	return H5Dwrite(dset, native(kind), memspace, filespace, H5P_DEFAULT, buf);
 }
 
-hid_t sompca_h5_create_dataset(hid_t loc, const char *name, int kind, int rank, const hsize_t *dims)
+/* With checksum, the dataset is chunked (at most about 1 MiB a chunk,
+ * whole rows of the last axes) and every chunk carries HDF5's Fletcher-32
+ * checksum, which H5Dread verifies. */
+hid_t sompca_h5_create_dataset(hid_t loc, const char *name, int kind, int rank, const hsize_t *dims, int checksum)
 {
-	hid_t space = H5Screate_simple(rank, dims, NULL), dset, saved;
+	hid_t space = H5Screate_simple(rank, dims, NULL), dcpl = H5P_DEFAULT, dset = -1, saved;
 	if (space < 0)
 		return -1;
-	dset = H5Dcreate2(loc, name, native(kind), space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (checksum && rank > 0) {
+		hsize_t chunk[H5S_MAX_RANK];
+		size_t row = H5Tget_size(native(kind));
+		int i;
+		for (i = 1; i < rank; i++) {
+			chunk[i] = dims[i] > 0 ? dims[i] : 1;
+			row *= chunk[i];
+		}
+		chunk[0] = dims[0] > 0 ? dims[0] : 1;
+		if (row > 0 && chunk[0] > ((size_t)1 << 20) / row)
+			chunk[0] = ((size_t)1 << 20) / row > 0 ? ((size_t)1 << 20) / row : 1;
+		if ((dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 ||
+		    H5Pset_fletcher32(dcpl) < 0)
+			goto out;
+	}
+	dset = H5Dcreate2(loc, name, native(kind), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+out:
 	saved = save_errors(dset < 0);
+	if (dcpl != H5P_DEFAULT && dcpl >= 0)
+		H5Pclose(dcpl);
 	H5Sclose(space);
 	restore_errors(saved);
 	return dset;
+}
+
+/* sompca_h5_create_checksummed creates (truncates) the file at path in
+ * the HDF5 1.10 format, superblock version 3 and version 2 object headers,
+ * all with checksums, and closes it. */
+herr_t sompca_h5_create_checksummed(const char *path)
+{
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1, saved;
+	herr_t rc = -1;
+	if (fapl < 0)
+		return -1;
+	if (H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110) >= 0 &&
+	    (f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0)
+		rc = H5Fclose(f);
+	saved = save_errors(rc < 0);
+	H5Pclose(fapl);
+	restore_errors(saved);
+	return rc;
+}
+
+/* sompca_h5_checksummed_format makes the objects written from now on use
+ * the HDF5 1.10 file format, whose metadata (superblock, object headers,
+ * chunk indexes) carries checksums that the library verifies on read. */
+herr_t sompca_h5_checksummed_format(hid_t file)
+{
+	return H5Fset_libver_bounds(file, H5F_LIBVER_V110, H5F_LIBVER_V110);
+}
+
+/* sompca_h5_dataset_storage gives the bytes a dataset occupies in the
+ * file and whether it has filters (compression, checksums). */
+int sompca_h5_dataset_storage(hid_t dset, unsigned long long *bytes, int *filtered)
+{
+	hid_t dcpl = H5Dget_create_plist(dset), saved;
+	int n, rc = -1;
+	if (dcpl < 0)
+		return -1;
+	n = H5Pget_nfilters(dcpl);
+	if (n >= 0) {
+		*filtered = n > 0;
+		*bytes = H5Dget_storage_size(dset);
+		rc = 0;
+	}
+	saved = save_errors(rc < 0);
+	H5Pclose(dcpl);
+	restore_errors(saved);
+	return rc;
 }
 
 /* len < 0 writes a scalar attribute, len >= 0 a one-dimensional one. */
@@ -208,9 +275,10 @@ out:
 	return rc;
 }
 
-/* sompca_h5_attr_info returns 1 and the class and number of elements of
- * the attribute if it exists, 0 if it does not, negative on error. */
-int sompca_h5_attr_info(hid_t loc, const char *name, int *cls, hssize_t *npoints)
+/* sompca_h5_attr_info describes the attribute's datatype and dataspace
+ * and returns 1 if it exists, 0 if it does not, negative on error. Nothing
+ * of its value is read. */
+int sompca_h5_attr_info(hid_t loc, const char *name, struct sompca_h5_attr_desc *d)
 {
 	htri_t exists = H5Aexists(loc, name);
 	hid_t attr, type, space, saved;
@@ -219,13 +287,38 @@ int sompca_h5_attr_info(hid_t loc, const char *name, int *cls, hssize_t *npoints
 		return (int)exists;
 	if ((attr = H5Aopen(loc, name, H5P_DEFAULT)) < 0)
 		return -1;
+	memset(d, 0, sizeof *d);
 	type = H5Aget_type(attr);
 	space = H5Aget_space(attr);
-	if (type >= 0 && space >= 0) {
-		*cls = (int)H5Tget_class(type);
-		*npoints = H5Sget_simple_extent_npoints(space);
-		rc = *cls < 0 || *npoints < 0 ? -1 : 1;
+	if (type < 0 || space < 0)
+		goto out;
+	if ((d->cls = (int)H5Tget_class(type)) < 0 || (d->size = H5Tget_size(type)) == 0)
+		goto out;
+	if (d->cls == H5T_INTEGER || d->cls == H5T_FLOAT) {
+		if ((d->precision = H5Tget_precision(type)) == 0 || H5Tget_offset(type) < 0)
+			goto out;
+		d->offset = (size_t)H5Tget_offset(type);
 	}
+	if (d->cls == H5T_INTEGER) {
+		H5T_sign_t sign = H5Tget_sign(type);
+		if (sign == H5T_SGN_ERROR)
+			goto out;
+		d->is_signed = sign == H5T_SGN_2;
+	}
+	if (d->cls == H5T_STRING) {
+		htri_t v = H5Tis_variable_str(type);
+		if (v < 0 || (d->cset = (int)H5Tget_cset(type)) < 0)
+			goto out;
+		d->vlen_str = v > 0;
+	}
+	if ((d->space = (int)H5Sget_simple_extent_type(space)) < 0)
+		goto out;
+	if ((d->rank = H5Sget_simple_extent_ndims(space)) < 0)
+		goto out;
+	if ((d->npoints = H5Sget_simple_extent_npoints(space)) < 0)
+		goto out;
+	rc = 1;
+out:
 	saved = save_errors(rc < 0);
 	if (space >= 0)
 		H5Sclose(space);
@@ -278,8 +371,10 @@ long sompca_h5_attr_read_string(hid_t loc, const char *name, char *buf, size_t c
 		H5free_memory(s);
 	} else {
 		size_t size = H5Tget_size(type);
-		char *s = calloc(size + 1, 1);
-		if (s == NULL)
+		char *s;
+		if (size == 0 || size > 65536) /* the caller checked; never trust a size */
+			goto out;
+		if ((s = calloc(size + 1, 1)) == NULL)
 			goto out;
 		if ((mem = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mem, size + 1) < 0 ||
 		    H5Tset_cset(mem, H5Tget_cset(type)) < 0 ||
@@ -358,6 +453,49 @@ int sompca_h5_chunk_dims(hid_t dset, int rank, hsize_t *dims)
 	return rc;
 }
 
+/* sompca_h5_type_standard returns 1 if an integer or float type has the
+ * standard layout of its size (all bits significant, no offset, little or
+ * big endian; floats IEEE 754 binary16/32/64), 0 if not, negative on
+ * error. HDF5 converts whatever a datatype message describes, so a
+ * corrupted bit position or precision would make it convert garbage, or
+ * address bits outside the element. */
+int sompca_h5_type_standard(hid_t dtype)
+{
+	H5T_class_t c = H5Tget_class(dtype);
+	size_t size = H5Tget_size(dtype), prec = H5Tget_precision(dtype), spos, epos, esize, mpos, msize;
+	int offset = H5Tget_offset(dtype);
+	H5T_order_t order = H5Tget_order(dtype);
+	if (c == H5T_NO_CLASS || size == 0 || offset < 0)
+		return -1;
+	if (c != H5T_INTEGER && c != H5T_FLOAT)
+		return 0;
+	if (prec != 8 * size || offset != 0 || (order != H5T_ORDER_LE && order != H5T_ORDER_BE))
+		return 0;
+	if (c == H5T_INTEGER)
+		return 1;
+	if (H5Tget_fields(dtype, &spos, &epos, &esize, &mpos, &msize) < 0)
+		return -1;
+	switch (size) {
+	case 2: return spos == 15 && epos == 10 && esize == 5 && mpos == 0 && msize == 10;
+	case 4: return spos == 31 && epos == 23 && esize == 8 && mpos == 0 && msize == 23;
+	case 8: return spos == 63 && epos == 52 && esize == 11 && mpos == 0 && msize == 52;
+	}
+	return 0;
+}
+
+int sompca_h5_dataset_type_standard(hid_t dset)
+{
+	hid_t t = H5Dget_type(dset), saved;
+	int rc;
+	if (t < 0)
+		return -1;
+	rc = sompca_h5_type_standard(t);
+	saved = save_errors(rc < 0);
+	H5Tclose(t);
+	restore_errors(saved);
+	return rc;
+}
+
 /* sompca_h5_open_cached opens a dataset with a chunk cache of nbytes bytes
  * and nslots hash slots. w0 = 1: a chunk read whole is evicted first, the
  * one a read left half-used (straddling two blocks) is kept. */
@@ -395,6 +533,22 @@ out:
 	if (mem >= 0)
 		H5Sclose(mem);
 	H5Sclose(file);
+	restore_errors(saved);
+	return rc;
+}
+
+int sompca_h5_attr_type_standard(hid_t loc, const char *name)
+{
+	hid_t attr = H5Aopen(loc, name, H5P_DEFAULT), t = -1, saved;
+	int rc = -1;
+	if (attr < 0)
+		return -1;
+	if ((t = H5Aget_type(attr)) >= 0)
+		rc = sompca_h5_type_standard(t);
+	saved = save_errors(rc < 0);
+	if (t >= 0)
+		H5Tclose(t);
+	H5Aclose(attr);
 	restore_errors(saved);
 	return rc;
 }

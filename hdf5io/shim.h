@@ -37,11 +37,30 @@ herr_t sompca_h5_close_dataset(hid_t dset);
 int sompca_h5_chunk_dims(hid_t dset, int rank, hsize_t *dims);
 hid_t sompca_h5_open_cached(hid_t loc, const char *name, size_t nbytes, size_t nslots);
 herr_t sompca_h5_read_block(hid_t dset, int kind, int rank, const hsize_t *start, const hsize_t *count, void *buf);
-hid_t sompca_h5_create_dataset(hid_t loc, const char *name, int kind, int rank, const hsize_t *dims);
+hid_t sompca_h5_create_dataset(hid_t loc, const char *name, int kind, int rank, const hsize_t *dims, int checksum);
+herr_t sompca_h5_checksummed_format(hid_t file);
+herr_t sompca_h5_create_checksummed(const char *path);
+int sompca_h5_dataset_storage(hid_t dset, unsigned long long *bytes, int *filtered);
 herr_t sompca_h5_attr_write(hid_t loc, const char *name, int kind, hssize_t len, const void *buf);
 herr_t sompca_h5_attr_write_string(hid_t loc, const char *name, const char *value);
-int sompca_h5_attr_info(hid_t loc, const char *name, int *cls, hssize_t *npoints);
+/* What an attribute's datatype and dataspace say, read before its value. */
+struct sompca_h5_attr_desc {
+	int cls;            /* H5T_class_t */
+	size_t size;        /* bytes of one element (for variable-length strings, of the pointer) */
+	int is_signed;      /* integers: two's complement */
+	size_t precision;   /* integers and floats: significant bits */
+	size_t offset;      /* integers and floats: bit offset of the value */
+	int vlen_str;       /* strings: variable length */
+	int cset;           /* strings: H5T_cset_t */
+	int space;          /* H5S_class_t: H5S_SCALAR, H5S_SIMPLE or H5S_NULL */
+	int rank;           /* simple dataspaces: number of dimensions */
+	hssize_t npoints;   /* number of elements */
+};
+int sompca_h5_attr_info(hid_t loc, const char *name, struct sompca_h5_attr_desc *desc);
 herr_t sompca_h5_attr_read(hid_t loc, const char *name, int kind, void *buf);
 long sompca_h5_attr_read_string(hid_t loc, const char *name, char *buf, size_t cap);
+int sompca_h5_type_standard(hid_t dtype);
+int sompca_h5_dataset_type_standard(hid_t dset);
+int sompca_h5_attr_type_standard(hid_t loc, const char *name);
 
 #endif

@@ -113,6 +113,9 @@ func open(path, dataset string, opts Options) (_ *Source, err error) {
 	if err = s.setShape(); err != nil {
 		return nil, err
 	}
+	if err = checkStorage(hid(s.dset), uint64(s.m)*uint64(s.size), uint64(s.kind.bytes())); err != nil {
+		return nil, err
+	}
 	bound := opts.ChunkBytes
 	if bound == 0 {
 		bound = DefaultChunkBytes

@@ -24,7 +24,13 @@ import (
 // a copy of an existing file at path (so its other objects are kept);
 // otherwise it starts empty. fn runs without h5mu and takes it around
 // its own HDF5 calls (withLock), so that it may read a Source meanwhile.
-func update(path string, keep bool, fn func(f *hdf5.File) error) (err error) {
+func update(path string, keep bool, fn func(f *hdf5.File) error) error {
+	return updateFile(path, keep, false, fn)
+}
+
+// updateFile is update; with checksummed a new file is created in the
+// HDF5 1.10 format, whose superblock and object headers carry checksums.
+func updateFile(path string, keep, checksummed bool, fn func(f *hdf5.File) error) (err error) {
 	fi, statErr := os.Stat(path)
 	exists := statErr == nil
 	switch {
@@ -63,7 +69,7 @@ func update(path string, keep bool, fn func(f *hdf5.File) error) (err error) {
 	if err := tf.Close(); err != nil {
 		return fmt.Errorf("%w: %v", ErrIO, err)
 	}
-	if err := editHDF5(tmp, exists && keep, fn); err != nil {
+	if err := editHDF5(tmp, exists && keep, checksummed, fn); err != nil {
 		return err
 	}
 	if err := syncFile(tmp); err != nil {
@@ -77,9 +83,19 @@ func update(path string, keep bool, fn func(f *hdf5.File) error) (err error) {
 }
 
 // editHDF5 opens (or creates) the temporary file, runs fn and closes it.
-func editHDF5(tmp string, open bool, fn func(f *hdf5.File) error) (err error) {
+func editHDF5(tmp string, open, checksummed bool, fn func(f *hdf5.File) error) (err error) {
 	var f *hdf5.File
 	err = withLock(func() error {
+		if checksummed && !open {
+			// Created by the shim with the format set, then opened as
+			// an existing file.
+			c := cstr(tmp)
+			defer freeCString(c)
+			if C.sompca_h5_create_checksummed(c) < 0 {
+				return h5err(ErrIO, "cannot create the file")
+			}
+			open = true
+		}
 		if open {
 			if f, err = hdf5.OpenFile(tmp, hdf5.F_ACC_RDWR); err != nil {
 				return h5err(ErrCorrupt, "cannot open a copy for writing")
@@ -226,13 +242,23 @@ func prepareDataset(f *hdf5.File, name string, overwrite bool) error {
 // of the given kind and dimensions and returns its identifier, which the
 // caller closes with closeDataset. Callers hold h5mu.
 func createDataset(loc C.hid_t, name string, k kind, dims []int) (C.hid_t, error) {
+	return createDatasetChecksum(loc, name, k, dims, false)
+}
+
+// createDatasetChecksum is createDataset, and with checksum the dataset
+// is chunked with HDF5's Fletcher-32 checksum on every chunk.
+func createDatasetChecksum(loc C.hid_t, name string, k kind, dims []int, checksum bool) (C.hid_t, error) {
 	cdims := make([]C.hsize_t, max(len(dims), 1))
 	for i, d := range dims {
 		cdims[i] = C.hsize_t(d)
 	}
 	c := cstr(name)
 	defer freeCString(c)
-	d := C.sompca_h5_create_dataset(loc, c, C.int(k), C.int(len(dims)), &cdims[0])
+	cs := C.int(0)
+	if checksum {
+		cs = 1
+	}
+	d := C.sompca_h5_create_dataset(loc, c, C.int(k), C.int(len(dims)), &cdims[0], cs)
 	if d < 0 {
 		return -1, h5err(ErrIO, fmt.Sprintf("cannot create dataset %q", name))
 	}
@@ -273,8 +299,9 @@ func kindFor[T Number]() kind {
 }
 
 // writeArray creates the dataset name in f with the given dimensions and
-// writes data (C order) to it. Callers hold h5mu.
-func writeArray[T Number](f *hdf5.File, name string, dims []int, data []T) error {
+// writes data (C order) to it, with checksum chunked and Fletcher-32
+// checksummed. Callers hold h5mu.
+func writeArray[T Number](f *hdf5.File, name string, dims []int, data []T, checksum bool) error {
 	n := 1
 	for _, d := range dims {
 		n *= d
@@ -282,7 +309,7 @@ func writeArray[T Number](f *hdf5.File, name string, dims []int, data []T) error
 	if len(data) != n {
 		panic(fmt.Sprintf("hdf5io: %d values for dataset %q of shape %v", len(data), name, dims))
 	}
-	d, err := createDataset(hid(f), name, kindFor[T](), dims)
+	d, err := createDatasetChecksum(hid(f), name, kindFor[T](), dims, checksum)
 	if err != nil {
 		return err
 	}
@@ -320,7 +347,7 @@ func WriteArray[T Number](path, dataset string, dims []int, data []T, overwrite 
 			if err := prepareDataset(f, dataset, overwrite); err != nil {
 				return err
 			}
-			return writeArray(f, dataset, dims, data)
+			return writeArray(f, dataset, dims, data, false)
 		})
 	})
 	if err != nil {

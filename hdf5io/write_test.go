@@ -126,7 +126,7 @@ func TestUpdateFailureKeepsFile(t *testing.T) {
 	before, _ := os.ReadFile(path)
 	boom := errors.New("boom")
 	err := update(path, true, func(f *hdf5.File) error {
-		if err := withLock(func() error { return writeArray(f, "/b", []int{3}, []float64{1, 2, 3}) }); err != nil {
+		if err := withLock(func() error { return writeArray(f, "/b", []int{3}, []float64{1, 2, 3}, false) }); err != nil {
 			return err
 		}
 		return boom
