@@ -9,9 +9,10 @@ TEST_TARGETS += test-python
 
 .PHONY: python-package test-python
 
-# The installed package carries its own copy of build/libsompca.so (copied
-# by bindings/python/setup.py), so it works from any directory without
-# SOMPCA_LIBRARY. setuptools builds in the tree: its build/ is removed.
+# The installed package carries its own copy of build/libsompca.so (setup.py
+# runs `make lib`, up to date here, and copies it), so it works from any
+# directory without SOMPCA_LIBRARY. setuptools builds in the tree: its build/
+# is removed. (mk/wheel.mk makes wheels and sdists for pip users.)
 python-package: deps-python lib
 	$(PY) -m pip install -q --force-reinstall --no-deps ./$(PY_PKG)
 	rm -rf $(PY_PKG)/build
