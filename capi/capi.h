@@ -21,6 +21,14 @@ struct sompca_model {
 
 #define SOMPCA_MODEL_MAGIC UINT64_C(0x736f6d7063614d31) /* "sompcaM1" */
 
+/* A fit session's handle: the same box, holding a *solver.Session. */
+struct sompca_session {
+	uint64_t magic;
+	uintptr_t handle;
+};
+
+#define SOMPCA_SESSION_MAGIC UINT64_C(0x736f6d7063615331) /* "sompcaS1" */
+
 /*
  * const-qualified aliases: cgo writes export prototypes from the Go
  * parameter types, and cannot spell const. Using these typedefs in the Go

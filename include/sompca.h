@@ -432,6 +432,187 @@ int sompca_model_load(sompca_model **out, const char *path);
  */
 void sompca_model_free(sompca_model *model);
 
+/*
+ * Fit sessions: a fit whose passes over the samples the caller makes.
+ *
+ * A fit reads its samples in passes; each pass is a map over blocks of
+ * consecutive samples followed by a fold, in block order, of small partial
+ * results (sums, scatter matrices, projections). A session runs the fit's
+ * engine, the same as sompca_fit's, but hands each pass out to the caller
+ * as requests, one per block, and waits for the blocks' partial results.
+ * The caller computes a partial wherever the block lives (a Dask worker, an
+ * MPI rank, another thread) with sompca_pass_partial, a pure function of
+ * the request and the block's samples, and feeds the partials back. Nothing
+ * of the algorithm runs in the caller: requests and partials are opaque
+ * bytes that only this library reads, and that a driver moves between
+ * processes (or machines of one architecture) as they are.
+ *
+ *     sompca_session *s;
+ *     sompca_session_begin(&s, M, order, shape, &opts);
+ *     int more;
+ *     while (sompca_session_next(s, &more) == SOMPCA_OK && more) {
+ *         for each block b = [first, first + n), in increasing order:
+ *             request_b = sompca_session_request(s, first, n)    (driver)
+ *             partial_b = sompca_pass_partial(request_b, samples of b)
+ *                                                     (where b lives)
+ *         for each block b, in increasing order:
+ *             sompca_session_feed(s, partial_b)               (driver)
+ *     }
+ *     sompca_session_finish(s, &model);   (after next gave more = 0)
+ *     sompca_session_free(s);
+ *
+ * Blocks: the caller chooses them, and may choose them anew for every pass;
+ * the blocks of one pass tile [0, M) in increasing order, and their
+ * partials are fed in that order. The model is the one sompca_fit makes of
+ * the same samples with the same options, bit for bit, when every block
+ * starts at a multiple of SOMPCA_BLOCK_MULTIPLE samples (the engine sums
+ * leaves of 16 or 64 samples by a fixed reduction tree, which such blocks
+ * do not cut); with other blocks, a leaf cut by a block boundary is summed
+ * in two parts and the model agrees to rounding (about 1e-12 relative).
+ *
+ * Errors: a session's error (bad data such as a NaN in sample m, which the
+ * message names by its index in [0, M); a partial that does not belong to
+ * the pass; cancellation by the progress callback) is returned by the call
+ * that meets it and by every later call on the session except
+ * sompca_session_free; the session then makes no model.
+ *
+ * Threading: one session is used from one thread at a time (the calls may
+ * come from different threads in turn). sompca_pass_info and
+ * sompca_pass_partial are pure and thread-safe, and need no session in
+ * their process: a worker loads the library and calls them.
+ */
+
+/* Blocks of a fit session that start at multiples of this many samples
+ * give the model of sompca_fit bit for bit. */
+#define SOMPCA_BLOCK_MULTIPLE 64
+
+/* An opaque fit session. */
+typedef struct sompca_session sompca_session;
+
+/*
+ * Begins a fit of n_samples samples of the given shape whose passes the
+ * caller makes; no pass runs yet.
+ *
+ * out       receives the session, to be freed with sompca_session_free;
+ *           set to NULL on failure. Must not be NULL.
+ * n_samples M, the number of samples (>= 1; the methods need more).
+ * order, shape
+ *           the sample shape, as for sompca_fit.
+ * opts      options, or NULL for the defaults; as for sompca_fit, except
+ *           n_threads, which does not apply (the caller computes the
+ *           partials). opts->progress is called from sompca_session_next,
+ *           on its caller's thread, with the same meaning as in sompca_fit
+ *           (after each EMP of the TVP methods); returning non-zero
+ *           cancels the fit.
+ *
+ * Returns SOMPCA_OK; SOMPCA_EINVAL, SOMPCA_ESHAPE as sompca_fit for bad
+ * arguments and options.
+ */
+int sompca_session_begin(sompca_session **out, size_t n_samples, size_t order,
+                         const size_t *shape, const sompca_options *opts);
+
+/*
+ * Runs the fit to its next pass over the samples, or to its end.
+ *
+ * *out_more = 1: a pass is waiting; get each block's request with
+ * sompca_session_request and feed the partials of all blocks before the
+ * next call. *out_more = 0: the fit is done; take the model with
+ * sompca_session_finish.
+ *
+ * Returns SOMPCA_OK; SOMPCA_EINVAL for a NULL argument or a pass not fully
+ * fed; SOMPCA_ENOTFITTED for a bad session; and the fit's own failures as
+ * sompca_fit returns them: SOMPCA_EDATA (NaN or Inf naming the sample,
+ * zero variance, too few samples), SOMPCA_EINVAL (more components than
+ * the method can give), SOMPCA_ECANCELED.
+ */
+int sompca_session_next(sompca_session *session, int *out_more);
+
+/*
+ * Writes the request of the waiting pass for the block of samples
+ * [first, first + n_samples) into dst and sets *out_len to its length in
+ * bytes. Pass dst = NULL and cap = 0 to learn the length (SOMPCA_OK); when
+ * cap is too small, *out_len is still set and SOMPCA_ERANGE returned. The
+ * request holds what the block's partial needs (the pass's vectors and,
+ * for UMPCA and TROD, the block's slice of earlier features), so
+ * different blocks may get different bytes.
+ *
+ * Returns SOMPCA_OK; SOMPCA_EINVAL for a NULL out_len, n_samples = 0, no
+ * pass waiting, or a block outside [0, M); SOMPCA_ERANGE; SOMPCA_ENOTFITTED.
+ */
+int sompca_session_request(sompca_session *session, size_t first, size_t n_samples,
+                           void *dst, size_t cap, size_t *out_len);
+
+/*
+ * Reads a request: *out_partial = the size in bytes of the partial result
+ * that sompca_pass_partial writes for it; *out_cache = the size in doubles
+ * of the optional block cache (0 when the pass uses none); *out_first,
+ * *out_n = the block [first, first + n) it is for. Any output pointer may
+ * be NULL. Pure and thread-safe.
+ *
+ * Returns SOMPCA_OK; SOMPCA_EINVAL for a NULL request or bytes that are not
+ * a request of this version of the library.
+ */
+int sompca_pass_info(const void *request, size_t request_len, size_t *out_partial,
+                     size_t *out_cache, size_t *out_first, size_t *out_n);
+
+/*
+ * Computes the partial result of one block for a request: a pure function
+ * of the request and the samples (same inputs, same bytes, on any thread,
+ * process or machine of the same architecture).
+ *
+ * dst, cap  caller buffer of cap bytes, at least sompca_pass_info's
+ *           *out_partial; *out_len receives the bytes written.
+ * request   a request from sompca_session_request, request_len bytes.
+ * data      the block's n samples of the session's shape, of type dtype,
+ *           laid out as for sompca_fit; read only during the call.
+ * cache, cache_cap
+ *           optional: a buffer of cache_cap doubles (sompca_pass_info's
+ *           *out_cache) that the caller keeps for this block from one pass
+ *           of the session to the next, zero-filled when new. Some passes
+ *           leave in it what later passes can read instead of the samples
+ *           (for samples of order >= 3, the contraction of each sample
+ *           with the last mode's vector). The result does not depend on
+ *           whether a cache is given, lost, or stale: the library checks
+ *           what the cache holds and recomputes from data otherwise. NULL
+ *           with cache_cap 0 computes everything from data.
+ *
+ * Returns SOMPCA_OK; SOMPCA_EINVAL for a NULL argument, an unknown dtype or
+ * a request this version cannot read; SOMPCA_ERANGE when cap is too small;
+ * SOMPCA_ESHAPE never (the size of data follows from the request). NaN or
+ * Inf in the samples is not an error here: the partial reports it and the
+ * session's sompca_session_next fails with the sample's index.
+ * Thread-safe.
+ */
+int sompca_pass_partial(void *dst, size_t cap, size_t *out_len, const void *request,
+                        size_t request_len, const void *data, int dtype, double *cache,
+                        size_t cache_cap);
+
+/*
+ * Feeds the partial result of the block [first, first + n_samples) of the
+ * waiting pass. Blocks are fed in increasing order and tile [0, M); the
+ * block must be the one the partial was computed for.
+ *
+ * Returns SOMPCA_OK; SOMPCA_EINVAL for a NULL partial, a block out of
+ * order, or bytes that are not a partial of this pass and block (the
+ * session then fails); SOMPCA_ENOTFITTED for a bad session.
+ */
+int sompca_session_feed(sompca_session *session, size_t first, size_t n_samples,
+                        const void *partial, size_t len);
+
+/*
+ * Takes the model of a finished session (after sompca_session_next gave
+ * *out_more = 0). out receives the new model, to be freed with
+ * sompca_model_free; set to NULL on failure. A second call fails.
+ *
+ * Returns SOMPCA_OK; SOMPCA_EINVAL for a NULL out or a session not
+ * finished; SOMPCA_ENOTFITTED for a bad session; or the session's error.
+ */
+int sompca_session_finish(sompca_session *session, sompca_model **out);
+
+/* Ends a session at any point (a running fit is abandoned) and frees it.
+ * NULL is a no-op. */
+void sompca_session_free(sompca_session *session);
+
 #ifdef __cplusplus
 }
 #endif

@@ -77,11 +77,14 @@ type Pass struct {
 	Mode    int         // OpModeScatter: the mode left free, 0-based
 	Vectors [][]float64 // one vector per mode (OpModeScatter, OpProject)
 	Offset  []float64   // subtracted from the contraction (see Op)
-	// Coef holds per-sample coefficients c_m: Coef[q][m] for the global
-	// sample index m. OpModeScatter uses them for Deflate and Cross.
-	Coef    [][]float64
-	Deflate []float64 // I x len(Coef), row-major: y_m -= Deflate c_m
-	Cross   bool      // OpModeScatter: also sum_m y_m c_m^T
+	// Coef holds per-sample coefficients c_m: Coef[q][m-CoefFirst] for
+	// the global sample index m. OpModeScatter uses them for Deflate and
+	// Cross. CoefFirst is 0 in the engine; a fit session's requests carry
+	// only their block's coefficients (see Session).
+	Coef      [][]float64
+	CoefFirst int
+	Deflate   []float64 // I x len(Coef), row-major: y_m -= Deflate c_m
+	Cross     bool      // OpModeScatter: also sum_m y_m c_m^T
 
 	Factors  []*mat.Dense  // OpModeScatters, OpCoreMoments: I_n x P_n, nil = free mode
 	Features [][][]float64 // OpTransform: Features[p][n], feature p's mode-n vector
@@ -405,7 +408,7 @@ func (p *Pass) modeScatterLeaf(ws *Workspace, dst []float64, start int, x Block,
 		if p.Deflate != nil {
 			r := ws.g[:q]
 			for k := range q {
-				r[k] = p.Coef[k][start+i]
+				r[k] = p.Coef[k][start+i-p.CoefFirst]
 			}
 			blas64.Gemv(blas.NoTrans, -1, blas64.General{Rows: In, Cols: q, Stride: q, Data: p.Deflate},
 				blas64.Vector{N: q, Inc: 1, Data: r}, 1, blas64.Vector{N: In, Inc: 1, Data: row})
@@ -416,7 +419,7 @@ func (p *Pass) modeScatterLeaf(ws *Workspace, dst []float64, start int, x Block,
 		g := ws.g[:cnt*q]
 		for i := range cnt {
 			for k := range q {
-				g[i*q+k] = p.Coef[k][start+i]
+				g[i*q+k] = p.Coef[k][start+i-p.CoefFirst]
 			}
 		}
 		Y := blas64.General{Rows: cnt, Cols: In, Stride: In, Data: rows}

@@ -1,7 +1,7 @@
 /*
  * test_capi.c - the C test of libsompca: every function of sompca.h, every
  * status code the caller can provoke, concurrent use from pthreads, and
- * equality with the Go API.
+ * equality with the Go API, and fit sessions driven block by block.
  *
  * Usage: test_capi GODIR TMPDIR
  *   GODIR  the output of tests/c/gofeatures (data.u8, cases.txt,
@@ -958,6 +958,206 @@ static void check_example(char **argv)
 	sompca_model_free(model);
 }
 
+/*
+ * Drives a fit session in this process over blocks of the given sizes
+ * (cycled through until the samples are covered), each partial computed
+ * with a block cache of its own, and returns the model.
+ */
+static sompca_model *session_fit(const void *data, int dtype, size_t m, const sompca_options *opts,
+                                 const size_t *sizes, size_t n_sizes)
+{
+	size_t elem = dtype == SOMPCA_FLOAT64 ? 8 : dtype == SOMPCA_FLOAT32 ? 4 : 1;
+	double *caches[64] = {0};
+	size_t cache_caps[64] = {0};
+	sompca_session *s = NULL;
+	CHECK_OK(sompca_session_begin(&s, m, 3, shape3, opts));
+	int more = 0, passes = 0;
+	while (1) {
+		CHECK_OK(sompca_session_next(s, &more));
+		if (!more)
+			break;
+		passes++;
+		size_t first = 0;
+		for (size_t b = 0; first < m; b++) {
+			CHECK(b < 64);
+			size_t n = sizes[b % n_sizes];
+			if (n > m - first)
+				n = m - first;
+			size_t len = 0;
+			CHECK_OK(sompca_session_request(s, first, n, NULL, 0, &len));
+			unsigned char *request = xmalloc(len);
+			CHECK_OK(sompca_session_request(s, first, n, request, len, &len));
+			size_t partial_size = 0, cache_size = 0, got_first = 99, got_n = 99;
+			CHECK_OK(sompca_pass_info(request, len, &partial_size, &cache_size, &got_first, &got_n));
+			CHECK(got_first == first && got_n == n);
+			if (cache_size > cache_caps[b]) {
+				free(caches[b]);
+				caches[b] = calloc(cache_size, sizeof(double));
+				cache_caps[b] = cache_size;
+			}
+			unsigned char *partial = xmalloc(partial_size);
+			size_t written = 0;
+			CHECK_OK(sompca_pass_partial(partial, partial_size, &written, request, len,
+			                             (const unsigned char *)data + first * SIZE * elem, dtype,
+			                             cache_size ? caches[b] : NULL, cache_size));
+			CHECK(written <= partial_size);
+			CHECK_OK(sompca_session_feed(s, first, n, partial, written));
+			free(partial);
+			free(request);
+			first += n;
+		}
+	}
+	CHECK(passes > 0);
+	sompca_model *model = NULL;
+	CHECK_OK(sompca_session_finish(s, &model));
+	CHECK(model != NULL);
+	sompca_session_free(s);
+	for (int b = 0; b < 64; b++)
+		free(caches[b]);
+	return model;
+}
+
+/* Every learned array of two models, compared to tol relative (0: bit for bit). */
+static void check_same_model(const sompca_model *a, const sompca_model *b, double tol, const char *what)
+{
+	size_t p = n_components(a);
+	CHECK_MSG(n_components(b) == p, "%s", what);
+	double *fa = features_of(a, SOMPCA_FLOAT64), *fb = features_of(b, SOMPCA_FLOAT64);
+	double scale = max_abs(fa, M * p);
+	if (tol == 0)
+		CHECK_MSG(memcmp(fa, fb, M * p * sizeof *fa) == 0, "%s: features differ by %g", what,
+		          max_abs_diff(fa, fb, M * p));
+	else
+		CHECK_MSG(max_abs_diff(fa, fb, M * p) <= tol * scale, "%s: features differ by %g", what,
+		          max_abs_diff(fa, fb, M * p));
+	double va[SIZE], vb[SIZE];
+	CHECK_OK(sompca_model_variance(a, va, SIZE));
+	CHECK_OK(sompca_model_variance(b, vb, SIZE));
+	for (size_t j = 0; j < p; j++)
+		CHECK_MSG(tol == 0 ? va[j] == vb[j] : fabs(va[j] - vb[j]) <= tol * va[0], "%s: variance %zu", what, j);
+	free(fa);
+	free(fb);
+}
+
+/*
+ * Fit sessions: driven here block by block, they give the model of
+ * sompca_fit (the reference: the same engine over the same samples) bit for
+ * bit with blocks of whole grains, to rounding with other blocks; and every
+ * misuse gets its status.
+ */
+static void test_session(void)
+{
+	/* A larger data set, for blocks of whole grains: 2.5 grains of the
+	 * test data repeated with a deterministic perturbation. */
+	enum { BIG = 2 * SOMPCA_BLOCK_MULTIPLE + SOMPCA_BLOCK_MULTIPLE / 2 };
+	uint8_t *big = xmalloc((size_t)BIG * SIZE);
+	for (size_t i = 0; i < (size_t)BIG * SIZE; i++)
+		big[i] = (uint8_t)(data_u8[i % (M * SIZE)] + (i * 2654435761u >> 28));
+	int methods[][2] = {{SOMPCA_METHOD_SOMPCA, 1}, {SOMPCA_METHOD_FOMPCA, 0}, {SOMPCA_METHOD_TROD, 0},
+	                    {SOMPCA_METHOD_UMPCA, 1}, {SOMPCA_METHOD_PCA, 0}, {SOMPCA_METHOD_MPCA, 0},
+	                    {SOMPCA_METHOD_CSA, 0}};
+	for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
+		sompca_options opts;
+		sompca_options_init(&opts);
+		opts.method = methods[k][0];
+		opts.relaxed_start = methods[k][1];
+		opts.n_components = methods[k][0] == SOMPCA_METHOD_PCA ? 6 : 3;
+		opts.max_iter = 4;
+		sompca_model *ref = NULL;
+		CHECK_OK(sompca_fit(&ref, big, SOMPCA_UINT8, BIG, 3, shape3, &opts));
+		char what[64];
+		snprintf(what, sizeof what, "method %d, whole grains", methods[k][0]);
+		size_t grains[] = {SOMPCA_BLOCK_MULTIPLE, 2 * SOMPCA_BLOCK_MULTIPLE};
+		sompca_model *got = session_fit(big, SOMPCA_UINT8, BIG, &opts, grains, 2);
+		check_same_model(got, ref, 0, what);
+		sompca_model_free(got);
+		snprintf(what, sizeof what, "method %d, blocks of 100 and 37", methods[k][0]);
+		size_t odd[] = {100, 37};
+		got = session_fit(big, SOMPCA_UINT8, BIG, &opts, odd, 2);
+		check_same_model(got, ref, 1e-12, what);
+		sompca_model_free(got);
+		sompca_model_free(ref);
+	}
+	free(big);
+
+	/* Progress is reported from sompca_session_next, and cancels. */
+	sompca_options opts;
+	sompca_options_init(&opts);
+	opts.relaxed_start = 1;
+	opts.progress = progress;
+	opts.progress_user = &cancel_at;
+	cancel_at = 2;
+	progress_calls = 0;
+	sompca_session *s = NULL;
+	CHECK_OK(sompca_session_begin(&s, M, 3, shape3, &opts));
+	int more = 0, status;
+	size_t len, plen, written;
+	unsigned char request[1 << 16], partial[1 << 20];
+	while ((status = sompca_session_next(s, &more)) == SOMPCA_OK && more) {
+		CHECK_OK(sompca_session_request(s, 0, M, request, sizeof request, &len));
+		CHECK_OK(sompca_pass_info(request, len, &plen, NULL, NULL, NULL));
+		CHECK_OK(sompca_pass_partial(partial, sizeof partial, &written, request, len, data_u8,
+		                             SOMPCA_UINT8, NULL, 0));
+		CHECK_OK(sompca_session_feed(s, 0, M, partial, written));
+	}
+	CHECK_STATUS(status, SOMPCA_ECANCELED);
+	CHECK(progress_calls == 2);
+	sompca_model *model = (sompca_model *)&len; /* set to NULL on failure */
+	CHECK_STATUS(sompca_session_finish(s, &model), SOMPCA_ECANCELED);
+	CHECK(model == NULL);
+	sompca_session_free(s);
+
+	/* NaN in a sample: the error names its index in [0, M). */
+	double *bad = xmalloc(sizeof data_f64);
+	memcpy(bad, data_f64, sizeof data_f64);
+	bad[17 * SIZE + 3] = NAN;
+	sompca_options_init(&opts);
+	CHECK_OK(sompca_session_begin(&s, M, 3, shape3, &opts));
+	CHECK_OK(sompca_session_next(s, &more));
+	CHECK(more == 1);
+	for (size_t first = 0; first < M; first += 8) {
+		CHECK_OK(sompca_session_request(s, first, 8, request, sizeof request, &len));
+		CHECK_OK(sompca_pass_partial(partial, sizeof partial, &written, request, len, bad + first * SIZE,
+		                             SOMPCA_FLOAT64, NULL, 0));
+		CHECK_OK(sompca_session_feed(s, first, 8, partial, written));
+	}
+	CHECK_STATUS(sompca_session_next(s, &more), SOMPCA_EDATA);
+	CHECK_MSG(contains(sompca_last_error(), "sample 17 holds a NaN or Inf"), "%s", sompca_last_error());
+	CHECK_STATUS(sompca_session_next(s, &more), SOMPCA_EDATA); /* and stays failed */
+	sompca_session_free(s);
+	free(bad);
+
+	/* Misuse. */
+	CHECK_STATUS(sompca_session_begin(NULL, M, 3, shape3, NULL), SOMPCA_EINVAL);
+	s = (sompca_session *)&len;
+	CHECK_STATUS(sompca_session_begin(&s, M, 0, shape3, NULL), SOMPCA_ESHAPE);
+	CHECK(s == NULL);
+	CHECK_STATUS(sompca_session_next(NULL, &more), SOMPCA_ENOTFITTED);
+	CHECK_STATUS(sompca_session_next((sompca_session *)request, &more), SOMPCA_ENOTFITTED);
+	CHECK_STATUS(sompca_pass_info("not a request", 13, &plen, NULL, NULL, NULL), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_pass_info(NULL, 0, &plen, NULL, NULL, NULL), SOMPCA_EINVAL);
+	CHECK_OK(sompca_session_begin(&s, M, 3, shape3, NULL));
+	CHECK_STATUS(sompca_session_request(s, 0, M, request, sizeof request, &len), SOMPCA_EINVAL); /* no pass yet */
+	CHECK(contains(sompca_last_error(), "sompca_session_next"));
+	CHECK_STATUS(sompca_session_finish(s, &model), SOMPCA_EINVAL); /* not finished */
+	CHECK_OK(sompca_session_next(s, &more));
+	CHECK_STATUS(sompca_session_request(s, 10, M, request, sizeof request, &len), SOMPCA_EINVAL); /* past M */
+	CHECK_STATUS(sompca_session_request(s, 0, 0, request, sizeof request, &len), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_session_request(s, 0, M, request, 1, &len), SOMPCA_ERANGE);
+	CHECK(len > 1);
+	CHECK_OK(sompca_session_request(s, 0, M, request, sizeof request, &len));
+	CHECK_STATUS(sompca_pass_partial(partial, 1, &written, request, len, data_u8, SOMPCA_UINT8, NULL, 0),
+	             SOMPCA_ERANGE);
+	CHECK_STATUS(sompca_pass_partial(partial, sizeof partial, &written, request, len, data_u8, 7, NULL, 0),
+	             SOMPCA_EINVAL);
+	CHECK_OK(sompca_pass_partial(partial, sizeof partial, &written, request, len, data_u8, SOMPCA_UINT8,
+	                             NULL, 0));
+	CHECK_STATUS(sompca_session_feed(s, 8, M - 8, partial, written), SOMPCA_EINVAL); /* not block [8, M) */
+	CHECK_STATUS(sompca_session_next(s, &more), SOMPCA_EINVAL); /* the session failed */
+	sompca_session_free(s);
+	sompca_session_free(NULL);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "--panic") == 0) {
@@ -999,6 +1199,7 @@ int main(int argc, char **argv)
 	test_handles();
 	test_hdf5();
 	test_threads();
+	test_session();
 	check_report();
 	return 0;
 }

@@ -17,7 +17,7 @@ import tempfile
 
 import numpy as np
 
-from . import _lib
+from . import _dask, _lib
 
 try:
     from sklearn.base import BaseEstimator as _Base
@@ -281,14 +281,19 @@ class TensorProjection(_Mixin, _Base):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, I_1, ..., I_N), h5py.Dataset or str
+        X : array-like of shape (n_samples, I_1, ..., I_N), h5py.Dataset, str or dask array
             Training samples, samples first. A numpy array of any real
             dtype (C-contiguous float64, float32 and uint8 are used without
             a copy); an h5py Dataset (streamed from disk by the library when
-            its file is open read-only, else read into memory); or a string
-            ``"file.h5:/path/to/dataset"``, streamed from disk. With
-            ``sample_shape`` set, also a matrix (n_samples, I_1 * ... * I_N)
-            whose rows are the samples in C order (viewed, not copied).
+            its file is open read-only, else read into memory); a string
+            ``"file.h5:/path/to/dataset"``, streamed from disk; or a
+            ``dask.array.Array`` chunked along axis 0, fitted where its
+            blocks live: on the workers of the active
+            ``dask.distributed.Client``, else by Dask's local scheduler
+            (see the README's "Dask" section); the model is the one the
+            same samples in memory give. With ``sample_shape`` set, also a
+            matrix (n_samples, I_1 * ... * I_N) whose rows are the samples
+            in C order (viewed, not copied).
         y : ignored
             Present for scikit-learn's API.
 
@@ -306,6 +311,14 @@ class TensorProjection(_Mixin, _Base):
         """
         options = self._options()
         sample_shape = self._sample_shape()
+        if _dask.is_dask_array(X):
+            if samples_last:
+                raise ValueError("samples_last applies only to HDF5 datasets; a dask array has samples on axis 0")
+            model = _dask.fit(_dask.with_sample_shape(X, sample_shape), options, report=progress)
+            self._set_model(model)
+            if hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+            return self
         location = _hdf5_location(X)
         if location is not None:
             if sample_shape is not None:
@@ -412,7 +425,7 @@ class TensorProjection(_Mixin, _Base):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, I_1, ..., I_N), h5py.Dataset or str
+        X : array-like of shape (n_samples, I_1, ..., I_N), h5py.Dataset, str or dask array
             Samples of the training sample shape, in any form ``fit``
             accepts (with ``sample_shape`` set, also (n_samples,
             I_1 * ... * I_N)).
@@ -420,9 +433,13 @@ class TensorProjection(_Mixin, _Base):
         Returns
         -------
         features : ndarray of shape (n_samples, n_components_), float64
-            One row per sample, columns in feature order.
+            One row per sample, columns in feature order; for a dask array,
+            a dask array of those, chunked along axis 0 as X (computed
+            block by block where the blocks live).
         """
         model = self._fitted_model()
+        if _dask.is_dask_array(X):
+            return _dask.transform(model, _dask.with_sample_shape(X, self._sample_shape()))
         location = _hdf5_location(X)
         if location is not None:
             features = _read_features(model, *location)

@@ -38,6 +38,7 @@ OK, EINVAL, ESHAPE, ERANGE, ENOTFITTED, EIO, ENOMEM, EDATA, ECANCELED, EINTERNAL
 METHOD_SOMPCA, METHOD_FOMPCA, METHOD_TROD, METHOD_UMPCA, METHOD_PCA, METHOD_MPCA, METHOD_CSA = range(7)
 FLOAT64, FLOAT32, UINT8 = range(3)
 ORDER_VARIANCE, ORDER_EXTRACTION = range(2)
+BLOCK_MULTIPLE = 64  # SOMPCA_BLOCK_MULTIPLE
 
 _VALUE_ERRORS = frozenset({EINVAL, ESHAPE, ERANGE, EDATA})
 
@@ -64,6 +65,7 @@ class Options(ctypes.Structure):
 
 
 _model_p = c_void_p  # const sompca_model * (opaque)
+_session_p = c_void_p  # sompca_session * (opaque)
 _doubles = POINTER(c_double)
 _int64s = POINTER(c_int64)
 
@@ -98,6 +100,16 @@ _SIGNATURES = {
     "sompca_model_save": (c_int, [_model_p, c_char_p]),
     "sompca_model_load": (c_int, [POINTER(_model_p), c_char_p]),
     "sompca_model_free": (None, [_model_p]),
+    "sompca_session_begin": (c_int, [POINTER(_session_p), c_size_t, c_size_t, POINTER(c_size_t), POINTER(Options)]),
+    "sompca_session_next": (c_int, [_session_p, POINTER(c_int)]),
+    "sompca_session_request": (c_int, [_session_p, c_size_t, c_size_t, c_void_p, c_size_t, POINTER(c_size_t)]),
+    "sompca_pass_info": (c_int, [c_char_p, c_size_t, POINTER(c_size_t), POINTER(c_size_t), POINTER(c_size_t),
+                                 POINTER(c_size_t)]),
+    "sompca_pass_partial": (c_int, [c_void_p, c_size_t, POINTER(c_size_t), c_char_p, c_size_t, c_void_p, c_int,
+                                    _doubles, c_size_t]),
+    "sompca_session_feed": (c_int, [_session_p, c_size_t, c_size_t, c_char_p, c_size_t]),
+    "sompca_session_finish": (c_int, [_session_p, POINTER(_model_p)]),
+    "sompca_session_free": (None, [_session_p]),
 }
 
 LIBRARY_NAME = "libsompca.so"
@@ -467,6 +479,85 @@ class Model:
                                                length.value, byref(length)))
             histories.append(values)
         return histories
+
+
+# Fit sessions (the Dask driver, _dask.py) ----------------------------------
+
+
+class Session:
+    """One ``sompca_session``: a fit whose passes the caller makes (see sompca.h).
+
+    ``report(done, total, variance)`` is called from :meth:`next` after each
+    EMP; its exceptions cancel the fit and are raised again by :meth:`next`.
+    Not for use from several threads at once.
+    """
+
+    def __init__(self, n_samples, shape, options, report=None):
+        self._progress = _Progress(report)
+        options.progress = self._progress.function
+        self._options = options  # the callback must outlive the session
+        dims = (c_size_t * len(shape))(*shape)
+        out = _session_p()
+        check(lib.sompca_session_begin(byref(out), n_samples, len(shape), dims, byref(options)))
+        self._handle = out
+        self._finalizer = weakref.finalize(self, lib.sompca_session_free, out)
+
+    def next(self):
+        """Run the fit to its next pass (True) or to its end (False)."""
+        more = c_int()
+        status = lib.sompca_session_next(self._handle, byref(more))
+        message = _message(status) if status != OK else None
+        if self._progress.error is not None:
+            raise self._progress.error
+        if status != OK:
+            raise error_for(status, message)
+        return bool(more.value)
+
+    def request(self, first, n_samples):
+        """The waiting pass's request (bytes) for the block [first, first + n_samples)."""
+        length = c_size_t()
+        status = lib.sompca_session_request(self._handle, first, n_samples, None, 0, byref(length))
+        check(status)
+        buffer = ctypes.create_string_buffer(length.value)
+        check(lib.sompca_session_request(self._handle, first, n_samples, buffer, length.value, byref(length)))
+        return buffer.raw[:length.value]
+
+    def feed(self, first, n_samples, partial):
+        """Feed the partial (bytes) of the block [first, first + n_samples), in block order."""
+        check(lib.sompca_session_feed(self._handle, first, n_samples, partial, len(partial)))
+
+    def finish(self):
+        """The fitted :class:`Model` of a finished session."""
+        out = _model_p()
+        check(lib.sompca_session_finish(self._handle, byref(out)))
+        return Model(out)
+
+    def close(self):
+        """Free the session (abandoning a fit in progress); idempotent."""
+        self._finalizer()
+
+
+def pass_info(request):
+    """(first, n_samples, partial size in bytes, cache size in doubles) of a pass request."""
+    partial, cache, first, n = c_size_t(), c_size_t(), c_size_t(), c_size_t()
+    check(lib.sompca_pass_info(request, len(request), byref(partial), byref(cache), byref(first), byref(n)))
+    return first.value, n.value, partial.value, cache.value
+
+
+def pass_partial(request, array, dtype, cache=None, size=None):
+    """The partial result (bytes) of a block of samples (a C-contiguous array) for a request.
+
+    ``cache`` is an optional float64 array that the caller keeps for this
+    block between passes (see sompca_pass_partial).
+    """
+    if size is None:
+        size = pass_info(request)[2]
+    buffer = ctypes.create_string_buffer(max(size, 1))
+    length = c_size_t()
+    cache_p, cache_len = (None, 0) if cache is None else (cache.ctypes.data_as(_doubles), cache.size)
+    check(lib.sompca_pass_partial(buffer, size, byref(length), request, len(request),
+                                  array.ctypes.data_as(c_void_p), dtype, cache_p, cache_len))
+    return buffer.raw[:length.value]
 
 
 def _model_from_bytes(data):

@@ -1,0 +1,197 @@
+"""Fit and transform of dask arrays, on a LocalCluster of 2 worker processes and on Dask's local scheduler.
+
+The reference of every comparison is the in-memory fit of the same samples
+(``fit(numpy array)``), which the fixtures check against an independent
+implementation (shared/fixtures, solver/fixture_test.go): a distributed fit
+runs the same engine, so with blocks that start at multiples of
+``BLOCK_MULTIPLE`` samples its sums are made of the same leaves by the same
+fixed reduction tree and the model is equal bit for bit; with other blocks
+only the grouping of the sums changes, so it agrees to rounding (1e-12).
+"""
+
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+
+import sompca
+from helpers import assert_close, make_samples
+from sompca import _dask
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+# Blocks of B samples start at multiples of BLOCK_MULTIPLE; the last block
+# is short, as real data's is.
+B = 4 * _dask.BLOCK_MULTIPLE
+M = 3 * B + 77
+SHAPE = (8, 6, 5)
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A LocalCluster of 2 worker processes x 1 thread (as the benchmark), current only inside each test's `with`."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=40) as cluster:
+        with distributed.Client(cluster, set_as_default=False) as c:
+            yield c
+
+
+@pytest.fixture(scope="module")
+def X():
+    return make_samples((M,) + SHAPE, seed=11)
+
+
+@pytest.fixture(scope="module")
+def U8(X):
+    return np.clip(np.rint(X * 20 + 100), 0, 255).astype(np.uint8)
+
+
+def small(cls, **params):
+    """A quick estimator: few sweeps and components keep the rounds of tasks few."""
+    if issubclass(cls, (sompca.SOMPCA, sompca.FOMPCA, sompca.TROD, sompca.UMPCA)):
+        params.setdefault("n_components", 3)
+    if cls is not sompca.PCA:
+        params.setdefault("max_iter", 3)
+    return cls(**params)
+
+
+def assert_identical(a, b):
+    """Every learned array equal, bit for bit."""
+    assert a.shape_in_ == b.shape_in_ and a.n_samples_fit_ == b.n_samples_fit_
+    for ua, ub in zip(a.projections_, b.projections_, strict=True):
+        np.testing.assert_array_equal(ua, ub)
+    np.testing.assert_array_equal(a.mean_, b.mean_)
+    np.testing.assert_array_equal(a.explained_variance_, b.explained_variance_)
+    np.testing.assert_array_equal(a.explained_variance_ratio_, b.explained_variance_ratio_)
+    np.testing.assert_array_equal(a.order_, b.order_)
+    np.testing.assert_array_equal(a.n_iter_, b.n_iter_)
+    for ha, hb in zip(a.history_, b.history_, strict=True):
+        np.testing.assert_array_equal(ha, hb)
+
+
+ESTIMATORS = [sompca.SOMPCA, sompca.FOMPCA, sompca.TROD, sompca.UMPCA, sompca.PCA, sompca.MPCA, sompca.CSA]
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_distributed_fit_is_the_local_fit_bit_for_bit(client, cls, X):
+    local = small(cls).fit(X)
+    with client.as_current():
+        remote = small(cls).fit(da.from_array(X, chunks=(2 * B,) + SHAPE))
+    assert_identical(remote, local)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.int16])
+def test_every_dtype_bit_for_bit(client, dtype, X, U8):
+    data = U8.astype(dtype) if dtype is not np.float32 else X.astype(np.float32)
+    local = small(sompca.SOMPCA).fit(data)
+    with client.as_current():
+        remote = small(sompca.SOMPCA).fit(da.from_array(data, chunks=(B,) + SHAPE))
+    assert_identical(remote, local)
+
+
+def test_blocks_not_of_whole_grains_agree_to_rounding(client, X):
+    local = small(sompca.SOMPCA).fit(X)
+    # Blocks of 100 and 300 samples: grains straddle blocks, so sums group differently.
+    chunks = ((100, 300, 100, 300, M - 800),) + tuple((d,) for d in SHAPE)
+    with client.as_current():
+        remote = small(sompca.SOMPCA).fit(da.from_array(X, chunks=chunks))
+    for ua, ub in zip(remote.projections_, local.projections_, strict=True):
+        assert_close(ua, ub, 1e-12)
+    assert_close(remote.mean_, local.mean_, 1e-12)
+    np.testing.assert_allclose(remote.explained_variance_, local.explained_variance_, rtol=1e-12)
+
+
+def test_local_scheduler_without_a_client(X, U8):
+    # No client current here: Dask's threaded scheduler in this process.
+    assert _dask._client() is None
+    for data in (X, U8):
+        local = small(sompca.SOMPCA).fit(data)
+        remote = small(sompca.SOMPCA).fit(da.from_array(data, chunks=(B,) + SHAPE))
+        assert_identical(remote, local)
+
+
+def test_chunks_along_other_axes_and_order_two(client):
+    X2 = make_samples((2 * B + 5, 9, 7), seed=3)
+    local = small(sompca.UMPCA).fit(X2)
+    with client.as_current():
+        # Chunked along axis 1 too: the driver makes blocks of whole samples.
+        remote = small(sompca.UMPCA).fit(da.from_array(X2, chunks=(B, 4, 3)))
+    assert_identical(remote, local)
+
+
+def test_transform_returns_a_dask_array(client, X, U8):
+    model = small(sompca.SOMPCA).fit(X)
+    Xd = da.from_array(U8, chunks=(300,) + SHAPE)
+    with client.as_current():
+        features = model.transform(Xd)
+        assert isinstance(features, da.Array)
+        assert features.shape == (M, model.n_components_) and features.chunks[0] == Xd.chunks[0]
+        computed = features.compute()
+    # The in-memory transform is the reference (checked against numpy in test_estimators).
+    np.testing.assert_array_equal(computed, model.transform(U8))
+    # Order 1 samples (X of ndim 2): no axis is dropped.
+    flat = small(sompca.PCA).fit(X.reshape(M, -1))
+    out = flat.transform(da.from_array(X.reshape(M, -1), chunks=(200, 100))).compute()
+    np.testing.assert_array_equal(out, flat.transform(X.reshape(M, -1)))
+
+
+def test_progress_counts_emps(client, X):
+    calls = []
+    est = small(sompca.SOMPCA, n_components=4)
+    with client.as_current():
+        est._fit(da.from_array(X, chunks=(B,) + SHAPE), progress=lambda *a: calls.append(a))
+    # One call per EMP, done = 1..P of total P, variance = that EMP's captured variance
+    # (the model's variances, in extraction order).
+    assert [c[:2] for c in calls] == [(p, 4) for p in range(1, 5)]
+    by_extraction = est.explained_variance_[np.argsort(est.order_)]
+    np.testing.assert_array_equal([c[2] for c in calls], by_extraction)
+
+
+def test_nan_gives_the_local_error_with_the_global_index(client, X):
+    bad = X.copy()
+    bad[B + 40, 3, 2, 1] = np.nan  # in the second block
+    with pytest.raises(ValueError) as local:
+        small(sompca.SOMPCA).fit(bad)
+    with client.as_current(), pytest.raises(ValueError) as remote:
+        small(sompca.SOMPCA).fit(da.from_array(bad, chunks=(B,) + SHAPE))
+    assert f"sample {B + 40} holds a NaN or Inf value" in str(remote.value)
+    # The same solver message; only the C function's name in front differs.
+    assert str(remote.value).split(": ", 1)[1] == str(local.value).split(": ", 1)[1]
+
+
+def test_a_worker_killed_mid_fit_changes_nothing(client, X):
+    local = small(sompca.SOMPCA, n_components=4).fit(X)
+    pids = client.run(os.getpid)
+    killed = []
+
+    def kill_after_first_emp(done, total, variance):
+        if done == 1 and not killed:
+            address, pid = sorted(pids.items())[0]
+            os.kill(pid, signal.SIGKILL)  # its Nanny restarts it; its blocks are lost
+            killed.append(address)
+
+    est = small(sompca.SOMPCA, n_components=4)
+    with client.as_current():
+        est._fit(da.from_array(X, chunks=(B,) + SHAPE), progress=kill_after_first_emp)
+    assert killed
+    assert_identical(est, local)
+    # The cluster heals: both workers are back (the killed one restarted by its Nanny).
+    client.wait_for_workers(2, timeout=60)
+    assert set(client.run(os.getpid).values()) != set(pids.values())
+
+
+def test_bad_dask_input(X):
+    with pytest.raises(ValueError, match="dtype complex128"):
+        sompca.SOMPCA().fit(da.from_array(X.astype(complex), chunks=(B,) + SHAPE))
+    unknown = da.from_array(X, chunks=(B,) + SHAPE)
+    unknown = unknown[unknown[:, 0, 0, 0] > -np.inf]  # boolean index: chunk sizes unknown
+    with pytest.raises(ValueError, match="compute_chunk_sizes"):
+        sompca.SOMPCA().fit(unknown)
+    with pytest.raises(ValueError, match="shape"):
+        sompca.SOMPCA().fit(da.from_array(X[:, 0, 0, 0], chunks=B))
+    model = small(sompca.SOMPCA).fit(X)
+    with pytest.raises(ValueError, match=r"shape \(6, 8, 5\)"):
+        model.transform(da.from_array(X.transpose(0, 2, 1, 3), chunks=(B, 6, 8, 5)))

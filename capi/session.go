@@ -1,0 +1,276 @@
+package main
+
+// #include "capi.h"
+import "C"
+
+import (
+	"runtime/cgo"
+	"unsafe"
+
+	"github.com/sompca/sompca/solver"
+)
+
+// Fit sessions ("Fit sessions" in sompca.h): thin wrappers over
+// solver.Session, which runs the engine and hands out its passes, and
+// solver.PassPartial, the pure function a driver runs where a block lives.
+
+// newSession boxes s in C memory and registers the box, as newHandle does
+// for models (a session box has its own magic number).
+func newSession(s *solver.Session) (*C.sompca_session, error) {
+	box := (*C.sompca_session)(C.malloc(C.sizeof_struct_sompca_session))
+	if box == nil {
+		return nil, errorf(C.SOMPCA_ENOMEM, "cannot allocate a session handle")
+	}
+	box.magic = C.SOMPCA_SESSION_MAGIC
+	box.handle = C.uintptr_t(cgo.NewHandle(s))
+	liveMu.Lock()
+	live[uintptr(unsafe.Pointer(box))] = struct{}{}
+	liveMu.Unlock()
+	return box, nil
+}
+
+// sessionOf returns the session that a handle refers to.
+func sessionOf(p *C.sompca_session) (*solver.Session, error) {
+	if p == nil {
+		return nil, errorf(C.SOMPCA_ENOTFITTED, "session is NULL")
+	}
+	liveMu.RLock()
+	_, ok := live[uintptr(unsafe.Pointer(p))]
+	liveMu.RUnlock()
+	if !ok || p.magic != C.SOMPCA_SESSION_MAGIC {
+		return nil, errorf(C.SOMPCA_ENOTFITTED, "session %p is not a live sompca session (freed, or not made by sompca_session_begin)", p)
+	}
+	s, ok := cgo.Handle(p.handle).Value().(*solver.Session)
+	if !ok {
+		return nil, errorf(C.SOMPCA_EINTERNAL, "session %p holds a %T, not a session", p, cgo.Handle(p.handle).Value())
+	}
+	return s, nil
+}
+
+//export sompca_session_begin
+func sompca_session_begin(out **C.sompca_session, nSamples C.size_t, order C.size_t, shape *C.sompca_csize, opts *C.sompca_coptions) C.int {
+	return run("sompca_session_begin", func() error {
+		if out == nil {
+			return errorf(C.SOMPCA_EINVAL, "out is NULL")
+		}
+		*out = nil
+		dims, err := sampleShape(order, shape)
+		if err != nil {
+			return err
+		}
+		if nSamples == 0 {
+			return errorf(C.SOMPCA_ESHAPE, "n_samples is 0")
+		}
+		if _, err := arrayElems(uint64(nSamples), dims, 1); err != nil {
+			return err
+		}
+		o, err := goOptions(opts, len(dims))
+		if err != nil {
+			return err
+		}
+		s, err := solver.NewSession(int(nSamples), dims, o)
+		if err != nil {
+			return solverError(err)
+		}
+		box, err := newSession(s)
+		if err != nil {
+			s.Close()
+			return err
+		}
+		*out = box
+		return nil
+	})
+}
+
+//export sompca_session_next
+func sompca_session_next(session *C.sompca_session, outMore *C.int) C.int {
+	return run("sompca_session_next", func() error {
+		s, err := sessionOf(session)
+		if err != nil {
+			return err
+		}
+		if outMore == nil {
+			return errorf(C.SOMPCA_EINVAL, "out_more is NULL")
+		}
+		*outMore = 0
+		more, err := s.Next()
+		if err != nil {
+			return solverError(err)
+		}
+		if more {
+			*outMore = 1
+		}
+		return nil
+	})
+}
+
+//export sompca_session_request
+func sompca_session_request(session *C.sompca_session, first, nSamples C.size_t, dst unsafe.Pointer, capacity C.size_t, outLen *C.size_t) C.int {
+	return run("sompca_session_request", func() error {
+		s, err := sessionOf(session)
+		if err != nil {
+			return err
+		}
+		if outLen == nil {
+			return errorf(C.SOMPCA_EINVAL, "out_len is NULL")
+		}
+		if uint64(first) > uint64(s.Len()) || uint64(nSamples) > uint64(s.Len()) {
+			return errorf(C.SOMPCA_EINVAL, "block [%d, %d+%d) is outside the %d samples", uint64(first), uint64(first), uint64(nSamples), s.Len())
+		}
+		req, err := s.Request(int(first), int(nSamples))
+		if err != nil {
+			return solverError(err)
+		}
+		*outLen = C.size_t(len(req))
+		return copyBytes(dst, capacity, req, "request")
+	})
+}
+
+// copyBytes copies src into the caller's buffer dst[capacity]; a NULL dst
+// with capacity 0 only asks for the size.
+func copyBytes(dst unsafe.Pointer, capacity C.size_t, src []byte, what string) error {
+	if dst == nil && capacity == 0 {
+		return nil
+	}
+	if err := checkDst(dst, capacity, len(src), "bytes", "%s", what); err != nil {
+		return err
+	}
+	copy(unsafe.Slice((*byte)(dst), len(src)), src)
+	return nil
+}
+
+//export sompca_pass_info
+func sompca_pass_info(request *C.sompca_cvoid, requestLen C.size_t, outPartial, outCache, outFirst, outN *C.size_t) C.int {
+	return run("sompca_pass_info", func() error {
+		req, err := requestBytes(request, requestLen)
+		if err != nil {
+			return err
+		}
+		info, err := solver.ReadPassInfo(req)
+		if err != nil {
+			return solverError(err)
+		}
+		for _, o := range []struct {
+			p *C.size_t
+			v int
+		}{{outPartial, info.PartialLen}, {outCache, info.CacheLen}, {outFirst, info.First}, {outN, info.N}} {
+			if o.p != nil {
+				*o.p = C.size_t(o.v)
+			}
+		}
+		return nil
+	})
+}
+
+// requestBytes views the caller's request (not copied; used only during
+// the call).
+func requestBytes(request *C.sompca_cvoid, n C.size_t) ([]byte, error) {
+	if request == nil {
+		return nil, errorf(C.SOMPCA_EINVAL, "request or partial is NULL")
+	}
+	if uint64(n) > maxBytes {
+		return nil, errorf(C.SOMPCA_EINVAL, "length %d is absurd", uint64(n))
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(request)), int(n)), nil
+}
+
+//export sompca_pass_partial
+func sompca_pass_partial(dst unsafe.Pointer, capacity C.size_t, outLen *C.size_t, request *C.sompca_cvoid, requestLen C.size_t,
+	data *C.sompca_cvoid, dtype C.int, cache *C.double, cacheCap C.size_t) C.int {
+	return run("sompca_pass_partial", func() error {
+		if outLen == nil || dst == nil {
+			return errorf(C.SOMPCA_EINVAL, "dst or out_len is NULL")
+		}
+		req, err := requestBytes(request, requestLen)
+		if err != nil {
+			return err
+		}
+		info, err := solver.ReadPassInfo(req)
+		if err != nil {
+			return solverError(err)
+		}
+		if err := checkDst(dst, capacity, info.PartialLen, "bytes", "partial"); err != nil {
+			return err
+		}
+		src, err := sliceSource(data, dtype, C.size_t(info.N), info.Shape)
+		if err != nil {
+			return err
+		}
+		block, err := src.Read(0, info.N)
+		if err != nil {
+			return solverError(err)
+		}
+		var c []float64
+		if cache != nil && cacheCap > 0 {
+			if uint64(cacheCap) > maxBytes/8 {
+				return errorf(C.SOMPCA_EINVAL, "cache_cap %d is absurd", uint64(cacheCap))
+			}
+			c = unsafe.Slice((*float64)(unsafe.Pointer(cache)), int(cacheCap))
+		}
+		out, err := solver.PassPartial(unsafe.Slice((*byte)(dst), int(capacity))[:0], req, block, c)
+		if err != nil {
+			return solverError(err)
+		}
+		*outLen = C.size_t(len(out))
+		return nil
+	})
+}
+
+//export sompca_session_feed
+func sompca_session_feed(session *C.sompca_session, first, nSamples C.size_t, partial *C.sompca_cvoid, n C.size_t) C.int {
+	return run("sompca_session_feed", func() error {
+		s, err := sessionOf(session)
+		if err != nil {
+			return err
+		}
+		if partial == nil {
+			return errorf(C.SOMPCA_EINVAL, "partial is NULL")
+		}
+		p, err := requestBytes(partial, n)
+		if err != nil {
+			return err
+		}
+		return solverError(s.Feed(int(first), int(nSamples), p))
+	})
+}
+
+//export sompca_session_finish
+func sompca_session_finish(session *C.sompca_session, out **C.sompca_model) C.int {
+	return run("sompca_session_finish", func() error {
+		s, err := sessionOf(session)
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			return errorf(C.SOMPCA_EINVAL, "out is NULL")
+		}
+		*out = nil
+		m, err := s.Model()
+		if err != nil {
+			return solverError(err)
+		}
+		return boxInto(out, m)
+	})
+}
+
+//export sompca_session_free
+func sompca_session_free(session *C.sompca_session) {
+	if session == nil {
+		return
+	}
+	run("sompca_session_free", func() error {
+		s, err := sessionOf(session)
+		if err != nil {
+			return err
+		}
+		s.Close()
+		liveMu.Lock()
+		delete(live, uintptr(unsafe.Pointer(session)))
+		liveMu.Unlock()
+		cgo.Handle(session.handle).Delete()
+		session.magic = 0
+		session.handle = 0
+		C.free(unsafe.Pointer(session))
+		return nil
+	})
+}

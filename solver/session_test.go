@@ -1,0 +1,305 @@
+package solver
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// sessionFit drives a Session in this goroutine over blocks of the given
+// sizes (cycled through), computing each block's partial with PassPartial
+// and a per-block cache kept across passes, as a distributed driver does;
+// it returns the model and the number of passes.
+func sessionFit(t testing.TB, src Source, opts Options, sizes []int) (*Model, int, error) {
+	t.Helper()
+	s, err := NewSession(src.Len(), src.Shape(), opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer s.Close()
+	caches := map[[2]int][]float64{}
+	passes := 0
+	for {
+		more, err := s.Next()
+		if err != nil {
+			return nil, passes, err
+		}
+		if !more {
+			break
+		}
+		passes++
+		for b, first := 0, 0; first < src.Len(); b++ {
+			n := min(sizes[b%len(sizes)], src.Len()-first)
+			req, err := s.Request(first, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := ReadPassInfo(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.First != first || info.N != n || !reflect.DeepEqual(info.Shape, src.Shape()) {
+				t.Fatalf("ReadPassInfo = %+v for block [%d, %d)", info, first, first+n)
+			}
+			key := [2]int{first, n}
+			if len(caches[key]) != info.CacheLen {
+				caches[key] = make([]float64, info.CacheLen)
+			}
+			x, err := src.Read(first, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			partial, err := PassPartial(nil, req, x, caches[key])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(partial) > info.PartialLen {
+				t.Fatalf("partial of %d bytes, ReadPassInfo said at most %d", len(partial), info.PartialLen)
+			}
+			if err := s.Feed(first, n, partial); err != nil {
+				return nil, passes, err
+			}
+			first += n
+		}
+	}
+	m, err := s.Model()
+	return m, passes, err
+}
+
+// TestSessionIsFit: a session's model is Model.Fit's on the same samples,
+// bit for bit with blocks of whole grains, whatever the blocks (they are
+// the same per-BlockMultiple terms folded in the same order), and to rounding with
+// blocks that cut grains (the same terms grouped differently: 1e-12).
+func TestSessionIsFit(t *testing.T) {
+	const M = 3*BlockMultiple + 17
+	cases := append(tvpCases, methodCase{PCA, false}, methodCase{MPCA, false}, methodCase{CSA, false})
+	for _, shape := range [][]int{{7, 5}, {4, 7, 3}} {
+		data := randomTensors(5, M, shape)
+		for _, c := range cases {
+			opts := Options{Method: c.method, RelaxedStart: c.rs, Components: 3, MaxIter: 4}
+			ref, src := fitOrFatal(t, data, M, shape, opts)
+			for _, sizes := range [][]int{{M}, {BlockMultiple}, {2 * BlockMultiple, BlockMultiple}} {
+				got, passes, err := sessionFit(t, src, opts, sizes)
+				if err != nil {
+					t.Fatalf("%v %v blocks %v: %v", shape, c, sizes, err)
+				}
+				if passes < 2 {
+					t.Errorf("%v %v: %d passes", shape, c, passes)
+				}
+				if !reflect.DeepEqual(got, ref) {
+					t.Errorf("%v %v: session with blocks %v differs from Fit", shape, c, sizes)
+				}
+			}
+			got, _, err := sessionFit(t, src, opts, []int{100, 37, BlockMultiple + 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSameModel(t, got, ref, 1e-12, shape, c)
+		}
+	}
+}
+
+// checkSameModel compares the learned arrays of two models to tol relative.
+func checkSameModel(t *testing.T, got, want *Model, tol float64, shape []int, c methodCase) {
+	t.Helper()
+	for n := range want.Projections {
+		if !mat.EqualApprox(got.Projections[n], want.Projections[n], tol) {
+			t.Errorf("%v %v: projection %d differs beyond %g", shape, c, n, tol)
+		}
+	}
+	for j, v := range want.Variance {
+		if math.Abs(got.Variance[j]-v) > tol*want.Variance[0] {
+			t.Errorf("%v %v: variance %d: %g, Fit %g", shape, c, j, got.Variance[j], v)
+		}
+	}
+	for i, v := range want.Mean {
+		if math.Abs(got.Mean[i]-v) > tol*math.Max(1, math.Abs(v)) {
+			t.Errorf("%v %v: mean[%d] differs", shape, c, i)
+		}
+	}
+}
+
+// TestSessionCache: a block cache that is lost (a fresh one), skipped
+// (the pass ran elsewhere, so the kept one goes stale) or another block's
+// changes nothing: the partial is then computed from the samples.
+func TestSessionCache(t *testing.T) {
+	const M = 3 * BlockMultiple
+	shape := []int{4, 7, 3}
+	data := randomTensors(8, M, shape)
+	opts := Options{Method: SOMPCA, RelaxedStart: true, Components: 3, MaxIter: 3}
+	ref, src := fitOrFatal(t, data, M, shape, opts)
+	s, err := NewSession(M, shape, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	caches := map[int][]float64{} // kept per block, as a driver's workers keep them
+	used := 0
+	for pass := 0; ; pass++ {
+		more, err := s.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !more {
+			break
+		}
+		for first := 0; first < M; first += BlockMultiple {
+			req, _ := s.Request(first, BlockMultiple)
+			info, _ := ReadPassInfo(req)
+			var c []float64
+			if info.CacheLen > 0 {
+				if first == 0 {
+					used++
+				}
+				if len(caches[first]) != info.CacheLen {
+					caches[first] = make([]float64, info.CacheLen)
+				}
+				c = caches[first]
+				// Order 3: the cache-using passes alternate modes 0 (fill)
+				// and 1 (read); sweep j = (used-1)/2.
+				mode0, j := used%2 == 1, (used-1)/2
+				switch {
+				case mode0 && j%3 == 1: // the pass ran elsewhere: the kept cache goes stale
+					c = nil
+				case !mode0 && j%3 == 2 && j/3%2 == 0: // lost: a fresh one
+					c = make([]float64, info.CacheLen)
+					caches[first] = c
+				case !mode0 && j%3 == 2: // another block's
+					c = caches[(first+BlockMultiple)%M]
+				}
+			}
+			x, _ := src.Read(first, BlockMultiple)
+			partial, err := PassPartial(nil, req, x, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Feed(first, BlockMultiple, partial); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if used == 0 {
+		t.Error("no pass asked for a block cache on order-3 samples")
+	}
+	got, err := s.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, ref) {
+		t.Error("the session with lost, stale and foreign caches differs from Fit")
+	}
+}
+
+// TestSessionErrors: the errors of a local fit, with the same messages
+// (NaN names the sample by its index in [0, M)), and misuse.
+func TestSessionErrors(t *testing.T) {
+	const M = 2*BlockMultiple + 30
+	shape := []int{5, 4}
+	data := randomTensors(3, M, shape)
+	data[(BlockMultiple+7)*20+3] = math.NaN()
+	src, _ := NewSliceSource(data, M, shape)
+	var m Model
+	local := m.Fit(src, Options{})
+	if local == nil || !strings.Contains(local.Error(), "sample 71 holds a NaN or Inf value") {
+		t.Fatalf("local fit: %v", local)
+	}
+	_, _, err := sessionFit(t, src, Options{}, []int{BlockMultiple})
+	if err == nil || err.Error() != local.Error() || !errors.Is(err, ErrData) {
+		t.Errorf("session error %v, local fit's %v", err, local)
+	}
+
+	// Too many components: from Next, after the passes of the statistics,
+	// as from Fit.
+	good, _ := NewSliceSource(randomTensors(3, M, shape), M, shape)
+	if _, _, err := sessionFit(t, good, Options{Components: 6}, []int{BlockMultiple}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "6 features requested") {
+		t.Errorf("session with P = 6 > I_0: %v", err)
+	}
+	if _, err := NewSession(1, shape, Options{}); !errors.Is(err, ErrData) {
+		t.Errorf("NewSession with 1 sample: %v", err)
+	}
+
+	// Progress is called from Next, and cancels.
+	calls := 0
+	s, err := NewSession(M, shape, Options{RelaxedStart: true, Progress: func(done, total int, v float64) bool {
+		calls++
+		return done < 2
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		more, err := s.Next()
+		if err != nil {
+			if !errors.Is(err, ErrCanceled) || calls != 2 {
+				t.Errorf("cancelled session: %v after %d calls", err, calls)
+			}
+			break
+		}
+		if !more {
+			t.Fatal("the session finished despite cancellation")
+		}
+		req, _ := s.Request(0, M)
+		x, _ := good.Read(0, M)
+		p, _ := PassPartial(nil, req, x, nil)
+		if err := s.Feed(0, M, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+
+	// Misuse.
+	s, _ = NewSession(M, shape, Options{})
+	if _, err := s.Request(0, M); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Request before Next: %v", err)
+	}
+	if _, err := s.Model(); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Model before the end: %v", err)
+	}
+	if more, err := s.Next(); !more || err != nil {
+		t.Fatalf("Next: %v %v", more, err)
+	}
+	for _, b := range [][2]int{{0, 0}, {-1, 5}, {M - 5, 6}} {
+		if _, err := s.Request(b[0], b[1]); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Request(%d, %d): %v", b[0], b[1], err)
+		}
+	}
+	req, _ := s.Request(0, 10)
+	if _, err := ReadPassInfo(req[:len(req)-1]); !errors.Is(err, ErrInvalid) {
+		t.Errorf("truncated request: %v", err)
+	}
+	if _, err := ReadPassInfo([]byte("not a request")); !errors.Is(err, ErrInvalid) {
+		t.Errorf("garbage request: %v", err)
+	}
+	x, _ := good.Read(0, 10)
+	p, err := PassPartial(nil, req, x, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PassPartial(nil, req, Block{F64: x.F64[:20]}, nil); !errors.Is(err, ErrShape) {
+		t.Errorf("PassPartial with 1 sample for 10: %v", err)
+	}
+	if more, err := s.Next(); more || !errors.Is(err, ErrInvalid) {
+		t.Errorf("Next before the pass was fed: %v %v", more, err)
+	}
+	s.Close()
+	s, _ = NewSession(M, shape, Options{})
+	s.Next()
+	if err := s.Feed(10, 10, p); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Feed out of order: %v", err)
+	}
+	if _, err := s.Next(); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Next after a failed feed: %v", err)
+	}
+	s.Close()
+	s, _ = NewSession(M, shape, Options{})
+	s.Next()
+	if err := s.Feed(0, 10, p[:len(p)-8]); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Feed of a truncated partial: %v", err)
+	}
+	s.Close()
+	s.Close() // twice is fine
+}

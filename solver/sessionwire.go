@@ -1,0 +1,593 @@
+package solver
+
+import (
+	"encoding/binary"
+	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// The blocks of a Session: requests, partials and their fold.
+//
+// A request is the pass (a Pass, encoded) and a block [First, First+N),
+// with only that block's per-sample coefficients. The partial of a sum
+// pass is what Pass.BlockSpans gives for the block's whole leaves (the
+// subtrees of the fixed reduction tree it covers) plus, when the block
+// starts or ends inside a leaf, that leaf's fragment; the session
+// combines the fragments of a leaf cut by block boundaries, in sample
+// order, and adds everything to the pass's Fold. Blocks that start at
+// multiples of BlockMultiple have no fragments, and the fold is the local
+// runner's, bit for bit. The partial of a rows pass is the block's rows.
+
+// PassInfo describes a request (see ReadPassInfo).
+type PassInfo struct {
+	First, N   int   // the block [First, First+N)
+	Shape      []int // the sample shape
+	PartialLen int   // an upper bound on the bytes of the block's partial
+	CacheLen   int   // float64s of the block cache the pass can use; 0: none
+}
+
+// sessionPass is a pass a session has handed out: the engine's pass and
+// output, the fold of the partials fed so far, and the leaf cut by the
+// last block boundary, waiting for its rest.
+type sessionPass struct {
+	s      *Session
+	p      *Pass
+	out    []float64
+	fold   Fold
+	common []byte // the encoded pass, shared by every block's request
+	frag   *Span  // Level 0, a fragment of leaf First
+	next   int    // the first leaf not yet added to fold
+}
+
+// request encodes the pass's request for the block [first, first+n).
+func (sp *sessionPass) request(first, n int) []byte {
+	p := sp.p
+	if sp.common == nil {
+		var w wire
+		encodePass(&w, p)
+		sp.common = w.b
+	}
+	w := wire{b: make([]byte, 0, len(sp.common)+32+len(p.Coef)*(8+8*n))}
+	w.u64(wireRequest | wireVersion<<32)
+	w.int(first)
+	w.int(n)
+	w.b = append(w.b, sp.common...)
+	w.int(len(p.Coef))
+	for _, c := range p.Coef {
+		w.f64s(c[first-p.CoefFirst : first+n-p.CoefFirst])
+	}
+	return w.b
+}
+
+// Partial item kinds.
+const (
+	itemSpan     = 0 // whole leaves: a subtree of the reduction tree
+	itemFragment = 1 // part of one leaf
+)
+
+// feed folds the partial of the block [first, first+n).
+func (sp *sessionPass) feed(partial []byte, first, n int) error {
+	p := sp.p
+	r := wireReader{b: partial, what: "partial"}
+	r.header(wirePartial)
+	op, pf, pn := Op(r.int()), r.int(), r.int()
+	if r.err == nil && (op != p.Op || pf != first || pn != n) {
+		return errorf(ErrInvalid, "solver: the partial fed for block [%d, %d) of a %v pass is one of block [%d, %d) of a %v pass", first, first+n, p.Op, pf, pf+pn, op)
+	}
+	if p.Rows() {
+		rows := r.f64s()
+		if err := r.end(); err != nil {
+			return err
+		}
+		w := p.RowLen()
+		if len(rows) != n*w {
+			return errorf(ErrInvalid, "solver: partial of block [%d, %d) holds %d values, want %d", first, first+n, len(rows), n*w)
+		}
+		copy(sp.out[first*w:(first+n)*w], rows)
+		return nil
+	}
+	g, want := p.grain(), p.PartialLen()
+	items := r.count(24)
+	for range items {
+		kind, leaf, level := r.int(), r.int(), r.int()
+		data := r.f64s()
+		if r.err != nil {
+			break
+		}
+		if len(data) != want || level < 0 || level > 62 || leaf < 0 || leaf*g >= first+n || (leaf+1)*g <= first && kind == itemFragment {
+			return errorf(ErrInvalid, "solver: partial of block [%d, %d) is corrupt (an item of leaf %d, level %d, %d values)", first, first+n, leaf, level, len(data))
+		}
+		switch kind {
+		case itemFragment:
+			if sp.frag != nil && sp.frag.First == leaf {
+				p.combine(sp.frag.Data, data)
+				continue
+			}
+			sp.flush()
+			if leaf != sp.next {
+				return errorf(ErrInvalid, "solver: partial of block [%d, %d) starts at leaf %d, want %d (blocks out of order)", first, first+n, leaf, sp.next)
+			}
+			sp.frag = &Span{First: leaf, Data: data}
+		case itemSpan:
+			sp.flush()
+			if leaf != sp.next || leaf%(1<<level) != 0 {
+				return errorf(ErrInvalid, "solver: partial of block [%d, %d) holds leaves from %d, want %d (blocks out of order)", first, first+n, leaf, sp.next)
+			}
+			sp.fold.Add(Span{First: leaf, Level: level, Data: data})
+			sp.next = leaf + 1<<level
+		default:
+			return errorf(ErrInvalid, "solver: partial of block [%d, %d) is corrupt (item kind %d)", first, first+n, kind)
+		}
+	}
+	if err := r.end(); err != nil {
+		return err
+	}
+	if first+n == p.Samples {
+		sp.flush()
+	}
+	return nil
+}
+
+// flush adds the waiting fragment, now whole, to the fold.
+func (sp *sessionPass) flush() {
+	if sp.frag != nil {
+		sp.fold.Add(*sp.frag)
+		sp.next = sp.frag.First + 1
+		sp.frag = nil
+	}
+}
+
+// ReadPassInfo reads what a driver needs to know of a request: its block,
+// the sample shape, the size of its partial and of the block cache.
+func ReadPassInfo(request []byte) (PassInfo, error) {
+	p, first, n, err := decodeRequest(request)
+	if err != nil {
+		return PassInfo{}, err
+	}
+	return passInfo(p, first, n), nil
+}
+
+func passInfo(p *Pass, first, n int) PassInfo {
+	info := PassInfo{First: first, N: n, Shape: p.Shape}
+	const header = 6 * 8
+	if p.Rows() {
+		info.PartialLen = header + 8*n*p.RowLen()
+	} else {
+		// At most two fragments and two subtrees per level of the tree.
+		g := p.grain()
+		levels := 1
+		for 1<<levels < n/g+2 {
+			levels++
+		}
+		info.PartialLen = header + (2+2*levels)*(4*8+8*p.PartialLen())
+	}
+	if last := len(p.Shape) - 1; p.Op == OpModeScatter && last >= 2 && p.Mode < last {
+		info.CacheLen = cacheHeader(p) + n*(p.size()/p.Shape[last])
+	}
+	return info
+}
+
+// The block cache of OpModeScatter passes over order N >= 3 samples:
+// [valid flag, first, n, u^(N) it was filled with (I_N values), Z_m =
+// X_m x_N u^(N) for the block's samples]. The mode-0 pass of a sweep
+// fills it; the passes of modes 1..N-2 read Z when the flag is set and
+// the block and u^(N) are theirs, else the samples, like the local
+// runner's cache (runner.runCached): the operations are the same either
+// way, so a lost, stale or foreign cache changes nothing but the speed.
+func cacheHeader(p *Pass) int { return 3 + p.Shape[len(p.Shape)-1] }
+
+var workspaces = sync.Pool{New: func() any { return NewWorkspace() }}
+
+// PassPartial computes the partial result of a request's block from its
+// samples x, appended to dst: a pure function of the request and the
+// samples (the cache, if given, changes only the speed; see PassInfo).
+// cache is nil or a slice of PassInfo.CacheLen float64s that the caller
+// keeps for this block between passes, zero-filled when new.
+func PassPartial(dst []byte, request []byte, x Block, cache []float64) ([]byte, error) {
+	p, first, n, err := decodeRequest(request)
+	if err != nil {
+		return dst, err
+	}
+	size := p.size()
+	if x.elems() != n*size {
+		return dst, errorf(ErrShape, "solver: the request is for %d samples of shape %v (%d values), the block holds %d values", n, p.Shape, n*size, x.elems())
+	}
+	ws := workspaces.Get().(*Workspace)
+	defer workspaces.Put(ws)
+	ws.ready(p)
+	w := wire{b: dst}
+	w.u64(wirePartial | wireVersion<<32)
+	w.int(int(p.Op))
+	w.int(first)
+	w.int(n)
+	if p.Rows() {
+		rows := make([]float64, n*p.RowLen())
+		p.leaf(ws, rows, first, x, fromX, nil)
+		w.f64s(rows)
+		return w.b, nil
+	}
+	in, z := fromX, []float64(nil)
+	if info := passInfo(p, first, n); info.CacheLen > 0 && len(cache) == info.CacheLen {
+		last := len(p.Shape) - 1
+		h := cacheHeader(p)
+		key := cache[3:h]
+		valid := cache[0] == 1 && cache[1] == float64(first) && cache[2] == float64(n)
+		switch {
+		case p.Mode == 0:
+			cache[0] = 0
+			in, z = fromXFillZ, cache[h:]
+		case valid && equalFloats(key, p.Vectors[last]):
+			in, z = fromZ, cache[h:]
+		}
+		defer func() {
+			if in == fromXFillZ {
+				cache[1], cache[2] = float64(first), float64(n)
+				copy(key, p.Vectors[last])
+				cache[0] = 1
+			}
+		}()
+	}
+	zs := 0
+	if z != nil {
+		zs = size / p.Shape[len(p.Shape)-1]
+	}
+	// leafOf computes the partial of the samples [lo, hi) of the block.
+	leafOf := func(lo, hi int) []float64 {
+		buf := make([]float64, p.PartialLen())
+		var zi []float64
+		if z != nil {
+			zi = z[(lo-first)*zs : (hi-first)*zs]
+		}
+		p.leaf(ws, buf, lo, x.slice((lo-first)*size, (hi-first)*size), in, zi)
+		return buf
+	}
+	g, end := p.grain(), first+n
+	type item struct {
+		kind int
+		s    Span
+	}
+	var items []item
+	at := first
+	if first%g != 0 { // the block starts inside a leaf
+		hi := min(roundUp(first, g), end)
+		items = append(items, item{itemFragment, Span{First: first / g, Data: leafOf(first, hi)}})
+		at = hi
+	}
+	whole := end // whole leaves end here: at a leaf boundary, or at the data's end
+	if end != p.Samples {
+		whole = end / g * g
+	}
+	if whole > at {
+		for _, s := range spans(nil, at/g, (whole+g-1)/g) {
+			var f Fold
+			f.Pass = p
+			for l := s.First; l < min(s.First+1<<s.Level, (whole+g-1)/g); l++ {
+				f.Add(Span{First: l, Data: leafOf(l*g, min((l+1)*g, whole))})
+			}
+			s.Data = f.Result()
+			items = append(items, item{itemSpan, s})
+		}
+		at = whole
+	}
+	if at < end { // the block ends inside a leaf
+		items = append(items, item{itemFragment, Span{First: at / g, Data: leafOf(at, end)}})
+	}
+	w.int(len(items))
+	for _, it := range items {
+		w.int(it.kind)
+		w.int(it.s.First)
+		w.int(it.s.Level)
+		w.f64s(it.s.Data)
+	}
+	return w.b, nil
+}
+
+// encodePass writes every field of p but the coefficients.
+func encodePass(w *wire, p *Pass) {
+	w.int(int(p.Op))
+	w.ints(p.Shape)
+	w.int(p.Samples)
+	w.f64sOrNil(p.Mean)
+	w.int(p.Mode)
+	w.int(len(p.Vectors))
+	for _, v := range p.Vectors {
+		w.f64s(v)
+	}
+	w.f64sOrNil(p.Offset)
+	w.f64sOrNil(p.Deflate)
+	w.bool(p.Cross)
+	w.int(len(p.Factors))
+	for _, U := range p.Factors {
+		if U == nil {
+			w.int(-1)
+			continue
+		}
+		r, c := U.Dims()
+		w.int(r)
+		w.int(c)
+		for i := range r {
+			for j := range c {
+				w.u64(math.Float64bits(U.At(i, j)))
+			}
+		}
+	}
+	w.int(len(p.Features))
+	for _, f := range p.Features {
+		w.int(len(f))
+		for _, v := range f {
+			w.f64s(v)
+		}
+	}
+}
+
+// decodeRequest reads a request, checking everything a partial indexes.
+func decodeRequest(b []byte) (p *Pass, first, n int, err error) {
+	r := wireReader{b: b, what: "request"}
+	r.header(wireRequest)
+	first, n = r.int(), r.int()
+	p = &Pass{}
+	p.Op = Op(r.int())
+	p.Shape = r.ints()
+	p.Samples = r.int()
+	p.Mean = r.f64sOrNil()
+	p.Mode = r.int()
+	p.Vectors = make([][]float64, r.count(8))
+	for i := range p.Vectors {
+		p.Vectors[i] = r.f64s()
+	}
+	p.Offset = r.f64sOrNil()
+	p.Deflate = r.f64sOrNil()
+	p.Cross = r.int() != 0
+	p.Factors = make([]*mat.Dense, r.count(8))
+	for i := range p.Factors {
+		rows := r.int()
+		if rows < 0 {
+			continue
+		}
+		cols := r.int()
+		if r.err == nil && (rows == 0 || cols <= 0 || rows > len(r.b)/8/cols) {
+			r.err = errorf(ErrInvalid, "solver: request is truncated or corrupt (a %d x %d factor)", rows, cols)
+		}
+		if r.err != nil {
+			break
+		}
+		data := make([]float64, rows*cols)
+		for k := range data {
+			data[k] = math.Float64frombits(r.u64())
+		}
+		p.Factors[i] = mat.NewDense(rows, cols, data)
+	}
+	p.Features = make([][][]float64, r.count(8))
+	for i := range p.Features {
+		p.Features[i] = make([][]float64, r.count(8))
+		for k := range p.Features[i] {
+			p.Features[i][k] = r.f64s()
+		}
+	}
+	p.Coef = make([][]float64, r.count(8))
+	for i := range p.Coef {
+		p.Coef[i] = r.f64s()
+	}
+	p.CoefFirst = first
+	if err := r.end(); err != nil {
+		return nil, 0, 0, err
+	}
+	if err := p.check(first, n); err != nil {
+		return nil, 0, 0, err
+	}
+	return p, first, n, nil
+}
+
+// check verifies that the operands of a decoded pass fit its shape and
+// block, so that computing its partial cannot index out of range.
+func (p *Pass) check(first, n int) error {
+	bad := func(what string) error {
+		return errorf(ErrInvalid, "solver: request is corrupt (%s)", what)
+	}
+	size, err := sampleSize(p.Shape)
+	if err != nil {
+		return bad(err.Error())
+	}
+	if p.Op < 0 || int(p.Op) >= len(opNames) {
+		return bad("unknown pass " + p.Op.String())
+	}
+	if n <= 0 || first < 0 || first > p.Samples-n {
+		return bad("block outside the samples")
+	}
+	if p.Mean != nil && len(p.Mean) != size || p.Op == OpSquares && p.Mean == nil {
+		return bad("mean")
+	}
+	N := len(p.Shape)
+	vectors := func() bool {
+		if len(p.Vectors) != N {
+			return false
+		}
+		for k, v := range p.Vectors {
+			if len(v) != p.Shape[k] {
+				return false
+			}
+		}
+		return true
+	}
+	switch p.Op {
+	case OpScatter:
+		if p.Mean == nil {
+			return bad("mean")
+		}
+	case OpModeScatter:
+		if p.Mode < 0 || p.Mode >= N || !vectors() {
+			return bad("mode or vectors")
+		}
+		In := p.Shape[p.Mode]
+		if p.Offset != nil && len(p.Offset) != In || p.Deflate != nil && len(p.Deflate) != In*len(p.Coef) ||
+			(p.Deflate != nil || p.Cross) && len(p.Coef) == 0 {
+			return bad("offset, deflation or coefficients")
+		}
+		for _, c := range p.Coef {
+			if len(c) != n {
+				return bad("coefficients")
+			}
+		}
+	case OpProject:
+		if !vectors() || len(p.Offset) != 1 {
+			return bad("vectors or offset")
+		}
+	case OpModeScatters, OpCoreMoments:
+		if len(p.Factors) != N {
+			return bad("factors")
+		}
+		for k, U := range p.Factors {
+			if U != nil {
+				if r, _ := U.Dims(); r != p.Shape[k] {
+					return bad("factors")
+				}
+			}
+		}
+	case OpTransform:
+		if len(p.Offset) != len(p.Features) {
+			return bad("offsets")
+		}
+		for _, f := range p.Features {
+			if len(f) != N {
+				return bad("features")
+			}
+			for k, v := range f {
+				if len(v) != p.Shape[k] {
+					return bad("features")
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Requests and partials travel as bytes that only this package reads: a
+// magic number and format version, then little-endian fields written by
+// wire and read back by wireReader. They are exchanged between processes
+// of one library version on machines of one architecture; a mismatch is
+// reported, never misread.
+const (
+	wireRequest = 0x5153_4d53 // "SMSQ"
+	wirePartial = 0x5053_4d53 // "SMSP"
+	wireVersion = 1
+)
+
+// wire appends fields to a byte slice.
+type wire struct{ b []byte }
+
+func (w *wire) u64(v uint64) {
+	w.b = binary.LittleEndian.AppendUint64(w.b, v)
+}
+
+func (w *wire) int(v int) { w.u64(uint64(int64(v))) }
+
+func (w *wire) f64s(v []float64) {
+	w.int(len(v))
+	for _, x := range v {
+		w.u64(math.Float64bits(x))
+	}
+}
+
+func (w *wire) ints(v []int) {
+	w.int(len(v))
+	for _, x := range v {
+		w.int(x)
+	}
+}
+
+// wireReader reads the fields of a wire; the first problem is kept in err
+// and later reads return zeros.
+type wireReader struct {
+	b    []byte
+	what string
+	err  error
+}
+
+func (r *wireReader) u64() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	if len(r.b) < 8 {
+		r.err = errorf(ErrInvalid, "solver: %s is truncated or corrupt (not one this library version wrote)", r.what)
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(r.b)
+	r.b = r.b[8:]
+	return v
+}
+
+func (r *wireReader) int() int { return int(int64(r.u64())) }
+
+// count reads a length, checking that what follows can hold it.
+func (r *wireReader) count(elem int) int {
+	n := r.int()
+	if r.err == nil && (n < 0 || n > len(r.b)/elem) {
+		r.err = errorf(ErrInvalid, "solver: %s is truncated or corrupt (a length of %d)", r.what, n)
+		return 0
+	}
+	return n
+}
+
+func (r *wireReader) f64s() []float64 {
+	n := r.count(8)
+	if r.err != nil {
+		return nil
+	}
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(r.b[8*i:]))
+	}
+	r.b = r.b[8*n:]
+	return v
+}
+
+func (r *wireReader) ints() []int {
+	n := r.count(8)
+	v := make([]int, n)
+	for i := range v {
+		v[i] = r.int()
+	}
+	return v
+}
+
+// header checks the magic number and version.
+func (r *wireReader) header(magic uint64) {
+	if r.u64() != magic|wireVersion<<32 && r.err == nil {
+		r.err = errorf(ErrInvalid, "solver: these bytes are not a %s of this library version", r.what)
+	}
+}
+
+// end reports leftover bytes as corruption.
+func (r *wireReader) end() error {
+	if r.err == nil && len(r.b) != 0 {
+		r.err = errorf(ErrInvalid, "solver: %s has %d stray bytes (corrupt)", r.what, len(r.b))
+	}
+	return r.err
+}
+
+func (w *wire) bool(v bool) {
+	if v {
+		w.int(1)
+	} else {
+		w.int(0)
+	}
+}
+
+// f64sOrNil writes v, telling nil (length -1) from empty.
+func (w *wire) f64sOrNil(v []float64) {
+	if v == nil {
+		w.int(-1)
+		return
+	}
+	w.f64s(v)
+}
+
+func (r *wireReader) f64sOrNil() []float64 {
+	if r.err == nil && len(r.b) >= 8 && int64(binary.LittleEndian.Uint64(r.b)) == -1 {
+		r.b = r.b[8:]
+		return nil
+	}
+	return r.f64s()
+}
