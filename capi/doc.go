@@ -15,7 +15,8 @@
 //     C thread, and the solver's worker pool would otherwise switch OS
 //     threads at every hand-over. The progress callback still runs on the
 //     calling thread, as sompca.h promises.
-//   - C never holds a Go pointer: a model handle is a C-allocated box
+//   - C never holds a Go pointer: a model handle (and a fit session's,
+//     session.go) is a C-allocated box
 //     (struct sompca_model in capi.h) holding a runtime/cgo.Handle and a
 //     magic number. Go never holds a C pointer after a call returns: the
 //     caller's arrays are wrapped with unsafe.Slice (no copy) and the

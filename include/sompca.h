@@ -51,10 +51,12 @@
  *   parallel. A fit uses its own worker threads (see n_threads).
  *
  * Handles
- *   A model is an opaque pointer made by sompca_fit, sompca_fit_hdf5 or
- *   sompca_model_load and released by sompca_model_free. A NULL, freed or
- *   foreign pointer is detected and gives SOMPCA_ENOTFITTED, except when
- *   its address has since been reused by a newer model.
+ *   A model is an opaque pointer made by sompca_fit, sompca_fit_hdf5,
+ *   sompca_session_finish or sompca_model_load and released by
+ *   sompca_model_free; a fit session (see "Fit sessions") is one made by
+ *   sompca_session_begin and released by sompca_session_free. A NULL,
+ *   freed or foreign pointer is detected and gives SOMPCA_ENOTFITTED,
+ *   except when its address has since been reused by a newer handle.
  */
 #ifndef SOMPCA_H
 #define SOMPCA_H

@@ -111,7 +111,17 @@
 //   - an Executor runs the passes of a fit. Model.Fit uses the local one
 //     (a pool of Options.Threads goroutines, started once per fit, reading
 //     the Source in runs of whole 256-sample units); Model.FitWith takes
-//     any other, such as a driver that computes blocks on other machines.
+//     any other, such as a driver that computes blocks on other machines;
+//   - a Session (session.go) is such an executor turned inside out for
+//     drivers in other languages (the C ABI's fit sessions, the Python
+//     Dask driver): the engine runs on its own goroutine, each pass is
+//     handed out as per-block requests (bytes), PassPartial computes a
+//     block's partial where the block lives (its whole subtrees, plus the
+//     fragments of leaves its boundaries cut), and the session folds them
+//     in block order. Blocks starting at multiples of BlockMultiple give
+//     Fit's model bit for bit; for samples of order N >= 3 a per-block
+//     cache, which the caller keeps, plays the local runner's cache of
+//     X x_N u^(N).
 //
 // The tree, not the order in which leaves finish, fixes every addition,
 // so a fit is bit for bit the same whatever the number of threads, the

@@ -67,7 +67,7 @@ def assert_identical(a, b):
     np.testing.assert_array_equal(a.explained_variance_, b.explained_variance_)
     np.testing.assert_array_equal(a.explained_variance_ratio_, b.explained_variance_ratio_)
     np.testing.assert_array_equal(a.order_, b.order_)
-    np.testing.assert_array_equal(a.n_iter_, b.n_iter_)
+    np.testing.assert_array_equal(a.n_iter_per_component_, b.n_iter_per_component_)
     for ha, hb in zip(a.history_, b.history_, strict=True):
         np.testing.assert_array_equal(ha, hb)
 
@@ -120,6 +120,16 @@ def test_chunks_along_other_axes_and_order_two(client):
         # Chunked along axis 1 too: the driver makes blocks of whole samples.
         remote = small(sompca.UMPCA).fit(da.from_array(X2, chunks=(B, 4, 3)))
     assert_identical(remote, local)
+
+
+def test_sample_shape_views_rows_as_tensors(client, X):
+    rows = X.reshape(M, -1)
+    local = small(sompca.SOMPCA, sample_shape=SHAPE).fit(rows)
+    with client.as_current():
+        est = small(sompca.SOMPCA, sample_shape=SHAPE).fit(da.from_array(rows, chunks=(B, 100)))
+        features = est.transform(da.from_array(rows, chunks=(B, 100))).compute()
+    assert_identical(est, local)
+    np.testing.assert_array_equal(features, local.transform(rows))
 
 
 def test_transform_returns_a_dask_array(client, X, U8):
