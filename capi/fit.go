@@ -13,12 +13,9 @@ func sompca_fit(out **C.sompca_model, data *C.sompca_cvoid, dtype C.int, nSample
 			return errorf(C.SOMPCA_EINVAL, "out is NULL")
 		}
 		*out = nil
-		dims, err := sampleShape(order, shape)
+		dims, err := samplesShape(nSamples, order, shape)
 		if err != nil {
 			return err
-		}
-		if nSamples == 0 {
-			return errorf(C.SOMPCA_ESHAPE, "n_samples is 0")
 		}
 		src, err := sliceSource(data, dtype, nSamples, dims)
 		if err != nil {
@@ -60,4 +57,16 @@ func progressOnCaller(o solver.Options, onCaller func(func())) solver.Options {
 		}
 	}
 	return o
+}
+
+// samplesShape checks a fit's n_samples (> 0) and sample shape.
+func samplesShape(nSamples, order C.size_t, shape *C.sompca_csize) ([]int, error) {
+	dims, err := sampleShape(order, shape)
+	if err != nil {
+		return nil, err
+	}
+	if nSamples == 0 {
+		return nil, errorf(C.SOMPCA_ESHAPE, "n_samples is 0")
+	}
+	return dims, nil
 }

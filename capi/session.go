@@ -47,6 +47,17 @@ func sessionOf(p *C.sompca_session) (*solver.Session, error) {
 	return s, nil
 }
 
+// sessionCall runs the body of a session export: it checks the handle.
+func sessionCall(name string, session *C.sompca_session, body func(s *solver.Session) error) C.int {
+	return run(name, func() error {
+		s, err := sessionOf(session)
+		if err != nil {
+			return err
+		}
+		return body(s)
+	})
+}
+
 //export sompca_session_begin
 func sompca_session_begin(out **C.sompca_session, nSamples C.size_t, order C.size_t, shape *C.sompca_csize, opts *C.sompca_coptions) C.int {
 	return run("sompca_session_begin", func() error {
@@ -54,12 +65,9 @@ func sompca_session_begin(out **C.sompca_session, nSamples C.size_t, order C.siz
 			return errorf(C.SOMPCA_EINVAL, "out is NULL")
 		}
 		*out = nil
-		dims, err := sampleShape(order, shape)
+		dims, err := samplesShape(nSamples, order, shape)
 		if err != nil {
 			return err
-		}
-		if nSamples == 0 {
-			return errorf(C.SOMPCA_ESHAPE, "n_samples is 0")
 		}
 		if _, err := arrayElems(uint64(nSamples), dims, 1); err != nil {
 			return err
@@ -84,11 +92,7 @@ func sompca_session_begin(out **C.sompca_session, nSamples C.size_t, order C.siz
 
 //export sompca_session_next
 func sompca_session_next(session *C.sompca_session, outMore *C.int) C.int {
-	return run("sompca_session_next", func() error {
-		s, err := sessionOf(session)
-		if err != nil {
-			return err
-		}
+	return sessionCall("sompca_session_next", session, func(s *solver.Session) error {
 		if outMore == nil {
 			return errorf(C.SOMPCA_EINVAL, "out_more is NULL")
 		}
@@ -106,11 +110,7 @@ func sompca_session_next(session *C.sompca_session, outMore *C.int) C.int {
 
 //export sompca_session_request
 func sompca_session_request(session *C.sompca_session, first, nSamples C.size_t, dst unsafe.Pointer, capacity C.size_t, outLen *C.size_t) C.int {
-	return run("sompca_session_request", func() error {
-		s, err := sessionOf(session)
-		if err != nil {
-			return err
-		}
+	return sessionCall("sompca_session_request", session, func(s *solver.Session) error {
 		if outLen == nil {
 			return errorf(C.SOMPCA_EINVAL, "out_len is NULL")
 		}
@@ -218,11 +218,7 @@ func sompca_pass_partial(dst unsafe.Pointer, capacity C.size_t, outLen *C.size_t
 
 //export sompca_session_feed
 func sompca_session_feed(session *C.sompca_session, first, nSamples C.size_t, partial *C.sompca_cvoid, n C.size_t) C.int {
-	return run("sompca_session_feed", func() error {
-		s, err := sessionOf(session)
-		if err != nil {
-			return err
-		}
+	return sessionCall("sompca_session_feed", session, func(s *solver.Session) error {
 		if partial == nil {
 			return errorf(C.SOMPCA_EINVAL, "partial is NULL")
 		}
@@ -236,11 +232,7 @@ func sompca_session_feed(session *C.sompca_session, first, nSamples C.size_t, pa
 
 //export sompca_session_finish
 func sompca_session_finish(session *C.sompca_session, out **C.sompca_model) C.int {
-	return run("sompca_session_finish", func() error {
-		s, err := sessionOf(session)
-		if err != nil {
-			return err
-		}
+	return sessionCall("sompca_session_finish", session, func(s *solver.Session) error {
 		if out == nil {
 			return errorf(C.SOMPCA_EINVAL, "out is NULL")
 		}
