@@ -847,8 +847,10 @@ def load(path):
     estimator : SOMPCA, FOMPCA, TROD, UMPCA, PCA, MPCA or CSA
         The fitted estimator of the file's method, its parameters set to
         those of the fit (``n_components``, ``relaxed_start``, ``mode``,
-        ``max_iter``, ``tol``, ``q``, ``sort_features``); ``n_jobs`` keeps
-        its default.
+        ``max_iter``, ``tol``, ``q``, ``sort_features``); ``n_jobs`` and
+        ``sample_shape`` keep their defaults (the file stores the sample
+        shape as ``shape_in_``: set ``sample_shape`` again to transform
+        2-D rows).
 
     Examples
     --------

@@ -116,12 +116,16 @@ def test_spec_splits_at_last_colon_slash(tmp_path, X2):
     assert_same_model(sompca.SOMPCA(n_components=2).fit(f"{path}:/g/X"), sompca.SOMPCA(n_components=2).fit(X2))
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.uint8])
-def test_fit_adds_no_copy(dtype):
+@pytest.mark.parametrize("dtype, sample_shape", [
+    (np.float64, None), (np.float32, None), (np.uint8, None), (np.float32, (32, 64)),
+])
+def test_fit_adds_no_copy(dtype, sample_shape):
     # 4 MB or more of samples; numpy reports its buffers to tracemalloc, so a copy of X
-    # (or a float64 conversion) would raise the traced peak by at least X.nbytes.
-    X = np.random.default_rng(4).integers(0, 200, size=(2000, 32, 64)).astype(dtype)
-    estimator = sompca.SOMPCA(n_components=2, max_iter=2)
+    # (or a float64 conversion) would raise the traced peak by at least X.nbytes. With
+    # sample_shape, X is 2-D rows viewed as 32 x 64 tensors.
+    shape = (2000, 32 * 64) if sample_shape else (2000, 32, 64)
+    X = np.random.default_rng(4).integers(0, 200, size=shape).astype(dtype)
+    estimator = sompca.SOMPCA(n_components=2, max_iter=2, sample_shape=sample_shape)
     tracemalloc.start()
     try:
         estimator.fit(X)
@@ -129,7 +133,7 @@ def test_fit_adds_no_copy(dtype):
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert features.shape == (2000, 2)
+    assert features.shape == (2000, 2) and estimator.shape_in_ == (32, 64)
     assert peak < X.nbytes / 4, f"peak {peak} bytes traced while fitting {X.nbytes} bytes"
 
 
@@ -194,21 +198,6 @@ def test_sample_shape_views_rows_as_tensors(cls, X3):
     # inverse_transform answers in rows, as the input came (tensors without sample_shape).
     features = reference.transform(X3)
     assert_close(estimator.inverse_transform(features), reference.inverse_transform(features).reshape(rows.shape))
-
-
-def test_sample_shape_adds_no_copy():
-    # As test_fit_adds_no_copy, for 2-D rows viewed with sample_shape.
-    X = np.random.default_rng(4).integers(0, 200, size=(2000, 32 * 64)).astype(np.float32)
-    estimator = sompca.SOMPCA(n_components=2, max_iter=2, sample_shape=(32, 64))
-    tracemalloc.start()
-    try:
-        estimator.fit(X)
-        features = estimator.transform(X)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert features.shape == (2000, 2) and estimator.shape_in_ == (32, 64)
-    assert peak < X.nbytes / 4, f"peak {peak} bytes traced while fitting {X.nbytes} bytes"
 
 
 def test_sample_shape_errors(X3, h5file, X2):
