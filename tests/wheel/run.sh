@@ -36,9 +36,12 @@ python -m pip --python "$work/venv/bin/python" install -q --disable-pip-version-
   || { echo "test-wheel: pip could not install $wheel" >&2; exit 1; }
 echo "test-wheel: installed in a fresh venv with its dependencies (${SECONDS}s so far)"
 
-# 3. Hide the system libhdf5 (every libhdf5* file the dynamic loader could find) in a mount
-#    namespace of its own: root's, else a user namespace's.
-hide='for f in /usr/lib/x86_64-linux-gnu/libhdf5* /usr/lib/x86_64-linux-gnu/hdf5/*/libhdf5* /lib/x86_64-linux-gnu/libhdf5*; do
+# 3. Hide the system libhdf5 (every libhdf5* file the dynamic loader could find), and a go in
+#    /usr/bin or /bin (the test's PATH has only those and the venv), in a mount namespace of its
+#    own: root's, else a user namespace's. /dev/null bound over a file leaves it empty and not
+#    executable.
+go_binary=$(PATH=/usr/bin:/bin command -v go || true)
+hide='for f in /usr/lib/x86_64-linux-gnu/libhdf5* /usr/lib/x86_64-linux-gnu/hdf5/*/libhdf5* /lib/x86_64-linux-gnu/libhdf5* '"${go_binary:+$(realpath "$go_binary")}"'; do
         [ -f "$f" ] && mount --bind /dev/null "$f"
       done
       exec "$@"'
