@@ -3,15 +3,20 @@ package solver
 import (
 	"errors"
 	"math"
+	"runtime"
+	"sync"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
 // denseLimit is the largest dimension whose eigenproblems are solved by a
-// dense symmetric eigendecomposition; larger ones use Lanczos iterations
-// warm-started from the previous vector, so that no update costs O(I^3).
-var denseLimit = 128
+// dense symmetric eigendecomposition; larger ones use Krylov iterations
+// warm-started from the previous vector (see krylov), so that no update
+// costs O(I^3). Set by BenchmarkModeEigen.
+var denseLimit = 16
 
 // fixSign flips v so that its entry of largest magnitude (the first such
 // on ties) is positive. An eigenvector is defined up to sign; this one
@@ -42,8 +47,11 @@ func fixSign(v []float64) {
 // keeping its vectors in range(Gamma). Either way the answer satisfies
 // the constraint to rounding, even when S has a zero eigenvalue there.
 type eigenSolver struct {
-	es   mat.EigenSym
-	vecs mat.Dense
+	es      mat.EigenSym
+	vecs    mat.Dense
+	kr      krylov
+	threads int       // goroutines for the products with Y
+	parts   []float64 // per-chunk sums of those products
 }
 
 var errNoFreedom = errors.New("solver: no direction left outside the constraint")
@@ -52,6 +60,12 @@ var errNoFreedom = errors.New("solver: no direction left outside the constraint"
 // complement of span(C) (C may be nil) and returns its eigenvalue
 // u^T S u. warm, if not nil, is a starting guess for the iterative path.
 func (e *eigenSolver) top(u []float64, S *mat.SymDense, C *mat.Dense, warm []float64) (float64, error) {
+	var hint int
+	return e.topCount(u, S, C, warm, &hint)
+}
+
+// topCount is top, setting *hint to the number of Krylov products used.
+func (e *eigenSolver) topCount(u []float64, S *mat.SymDense, C *mat.Dense, warm []float64, hint *int) (float64, error) {
 	n := S.SymmetricDim()
 	c := 0
 	if C != nil {
@@ -65,13 +79,117 @@ func (e *eigenSolver) top(u []float64, S *mat.SymDense, C *mat.Dense, warm []flo
 	if n <= denseLimit {
 		val, err = e.dense(u, S, C)
 	} else {
-		val, err = lanczosTop(u, S, C, warm)
+		var ok bool
+		applies := 0
+		val, ok = e.kr.top(u, symApply(S), constraint(C, n), warm, krylovMaxApply(n), &applies)
+		*hint = applies
+		if !ok {
+			val, err = e.dense(u, S, C)
+		}
 	}
 	if err != nil {
 		return 0, err
 	}
 	fixSign(u)
 	return val, nil
+}
+
+// krylovMaxApply bounds the products krylov may spend on an n x n
+// problem before the dense eigendecomposition takes over.
+func krylovMaxApply(n int) int { return max(4*krylovSteps, n) }
+
+// topGram is top for S = Y^T Y, Y (m x n, row-major) the partial
+// projections of the samples (len(Y) = m n, n = len(u)), forming S only
+// when that is cheaper: a product S v = Y^T (Y v) costs 2 m n
+// multiply-adds, forming S about gramBudget(n) of them. *hint carries
+// the number of products the previous update of the same mode needed
+// (0 at first): when it is within the budget the Krylov iteration runs on
+// Y, and forms S and goes on from its best vector if the budget runs out;
+// otherwise S is formed at once. Either way the iteration is the same, so
+// the choice changes the cost, not the answer beyond rounding.
+func (e *eigenSolver) topGram(u []float64, Y []float64, C *mat.Dense, warm []float64, hint *int) (float64, error) {
+	n := len(u)
+	c := 0
+	if C != nil {
+		_, c = C.Dims()
+	}
+	if c >= n {
+		return 0, errNoFreedom
+	}
+	if n > denseLimit && *hint <= gramBudget(n) {
+		applies := 0
+		val, ok := e.kr.top(u, e.gramApply(Y, n), constraint(C, n), warm, gramBudget(n), &applies)
+		statCalls++
+		statApplies += applies
+		if ok {
+			*hint = applies
+			fixSign(u)
+			return val, nil
+		}
+		statFall++
+		warm = u
+	}
+	m := len(Y) / n
+	S := mat.NewSymDense(n, nil)
+	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: m, Cols: n, Stride: n, Data: Y}, 0, S.RawSymmetric())
+	return e.topCount(u, S, C, warm, hint)
+}
+
+// gramBudget is the number of products S v = Y^T (Y v) that cost about as
+// much as forming S (m n^2 / 2 multiply-adds against 2 m n each).
+func gramBudget(n int) int { return max(16, n) }
+
+// gramChunk is the number of rows of Y whose contribution to Y^T (Y v)
+// one task sums; the chunks' sums are added in chunk order.
+const gramChunk = 64
+
+// gramApply returns v -> Y^T (Y v) for Y (m x n, row-major), over chunks
+// of gramChunk rows spread on up to threads goroutines. The chunks and the
+// order of their sums are fixed, so the result does not depend on the
+// number of threads.
+func (e *eigenSolver) gramApply(Y []float64, n int) func(dst, v []float64) {
+	m := len(Y) / n
+	chunks := (m + gramChunk - 1) / gramChunk
+	if cap(e.parts) < chunks*n {
+		e.parts = make([]float64, chunks*n)
+	}
+	parts := e.parts[:chunks*n]
+	threads := e.threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	threads = min(threads, chunks)
+	do := func(c int, v []float64) {
+		w := parts[c*n : (c+1)*n]
+		clear(w)
+		for r := c * gramChunk; r < min(m, (c+1)*gramChunk); r++ {
+			row := Y[r*n : (r+1)*n]
+			floats.AddScaled(w, floats.Dot(row, v), row)
+		}
+	}
+	return func(dst, v []float64) {
+		if threads == 1 {
+			for c := range chunks {
+				do(c, v)
+			}
+		} else {
+			var wg sync.WaitGroup
+			wg.Add(threads)
+			for t := range threads {
+				go func() {
+					defer wg.Done()
+					for c := t * chunks / threads; c < (t+1)*chunks/threads; c++ {
+						do(c, v)
+					}
+				}()
+			}
+			wg.Wait()
+		}
+		copy(dst, parts[:n])
+		for c := 1; c < chunks; c++ {
+			floats.Add(dst, parts[c*n:(c+1)*n])
+		}
+	}
 }
 
 func (e *eigenSolver) dense(u []float64, S *mat.SymDense, C *mat.Dense) (float64, error) {
@@ -152,115 +270,20 @@ func orthonormalRange(A *mat.Dense) *mat.Dense {
 	return mat.DenseCopyOf(U.Slice(0, n, 0, r))
 }
 
-// lanczosTop finds the top eigenvector of Gamma S Gamma (Gamma = I - C C^T,
-// or I when C is nil) by restarted Lanczos with full reorthogonalisation,
-// started from warm (or the uniform vector). It stops when the residual
-// ||S u - theta u|| (in range(Gamma)) is below 1e-13 ||S||_max-norm bound.
-func lanczosTop(u []float64, S *mat.SymDense, C *mat.Dense, warm []float64) (float64, error) {
-	n := S.SymmetricDim()
-	project := func(v []float64) {
-		if C == nil {
-			return
-		}
-		_, c := C.Dims()
-		for j := range c {
-			col := mat.Col(nil, j, C)
-			floats.AddScaled(v, -floats.Dot(col, v), col)
-		}
+// symApply returns v -> S v for the upper triangle of S.
+func symApply(S *mat.SymDense) func(dst, v []float64) {
+	raw := S.RawSymmetric()
+	return func(dst, v []float64) {
+		blas64.Symv(1, raw, blas64.Vector{N: len(v), Inc: 1, Data: v}, 0, blas64.Vector{N: len(dst), Inc: 1, Data: dst})
 	}
-	apply := func(dst, v []float64) {
-		tmp := make([]float64, n)
-		copy(tmp, v)
-		project(tmp)
-		mat.NewVecDense(n, dst).MulVec(S, mat.NewVecDense(n, tmp))
-		project(dst)
-	}
-	scale := 0.0
-	for i := range n {
-		for j := range n {
-			scale = math.Max(scale, math.Abs(S.At(i, j)))
-		}
-	}
-	scale *= float64(n)
-	x := make([]float64, n)
-	if warm != nil {
-		copy(x, warm)
-	} else {
-		floats.AddConst(1, x)
-	}
-	// Project twice: once is not enough when x lies almost in span(C).
-	n0 := floats.Norm(x, 2)
-	project(x)
-	project(x)
-	if nx := floats.Norm(x, 2); nx > 1e-6*n0 {
-		floats.Scale(1/nx, x)
-	} else {
-		// warm lies (almost) in span(C), as the uniform start does for
-		// the second EMP of SO-MPCA-RS: start from a generic vector.
-		for i := range x {
-			x[i] = 1 + math.Sin(float64(i+1))
-		}
-		project(x)
-		project(x)
-		floats.Scale(1/floats.Norm(x, 2), x)
-	}
-	const steps = 40
-	k := min(steps, n)
-	Q := make([][]float64, 0, k+1)
-	w := make([]float64, n)
-	theta := 0.0
-	for restart := 0; restart < 200; restart++ {
-		Q = Q[:0]
-		alpha := make([]float64, 0, k)
-		beta := make([]float64, 0, k)
-		q := append([]float64(nil), x...)
-		for j := 0; j < k; j++ {
-			Q = append(Q, q)
-			apply(w, q)
-			a := floats.Dot(w, q)
-			alpha = append(alpha, a)
-			// Full reorthogonalisation, twice, keeps the basis orthonormal.
-			for range 2 {
-				for _, qi := range Q {
-					floats.AddScaled(w, -floats.Dot(w, qi), qi)
-				}
-			}
-			b := floats.Norm(w, 2)
-			if b <= 1e-14*scale || j == k-1 {
-				break
-			}
-			beta = append(beta, b)
-			q = make([]float64, n)
-			floats.ScaleTo(q, 1/b, w)
-		}
-		m := len(alpha)
-		T := mat.NewSymDense(m, nil)
-		for i := range m {
-			T.SetSym(i, i, alpha[i])
-			if i+1 < m {
-				T.SetSym(i, i+1, beta[i])
-			}
-		}
-		var es mat.EigenSym
-		if !es.Factorize(T, true) {
-			return 0, errors.New("solver: Lanczos tridiagonal eigendecomposition did not converge")
-		}
-		var V mat.Dense
-		es.VectorsTo(&V)
-		theta = es.Values(nil)[m-1]
-		clear(x)
-		for i := range m {
-			floats.AddScaled(x, V.At(i, m-1), Q[i])
-		}
-		project(x)
-		floats.Scale(1/floats.Norm(x, 2), x)
-		apply(w, x)
-		theta = floats.Dot(w, x)
-		floats.AddScaled(w, -theta, x)
-		if floats.Norm(w, 2) <= 1e-13*scale {
-			copy(u, x)
-			return theta, nil
-		}
-	}
-	return 0, errors.New("solver: Lanczos iterations did not converge")
 }
+
+// constraint returns C's storage for krylov (no columns when C is nil).
+func constraint(C *mat.Dense, n int) blas64.General {
+	if C == nil {
+		return blas64.General{Rows: n, Cols: 0, Stride: 1}
+	}
+	return C.RawMatrix()
+}
+
+var statCalls, statApplies, statFall int

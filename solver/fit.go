@@ -212,7 +212,7 @@ func (f *fitter) stats() error {
 // pass runs p on the fit's executor; the local runner serves the mode
 // scatters of a TVP fit from its cache when it can.
 func (f *fitter) pass(p *Pass, out []float64) error {
-	if f.run != nil && p.Op == OpModeScatter {
+	if f.run != nil && (p.Op == OpModeScatter || p.Op == OpModeRows) {
 		return f.run.runCached(p, out)
 	}
 	return f.exec.Run(p, out)

@@ -47,9 +47,13 @@ const (
 	// OpTransform: one row of P = len(Features) values per sample, X_m
 	// contracted with Features[p] in every mode, minus Offset[p].
 	OpTransform
+	// OpModeRows: one row per sample, the partial projection y_m of
+	// OpModeScatter (I = Shape[Mode] values), whose scatter the TVP mode
+	// update then handles without forming it (see eigenSolver.topGram).
+	OpModeRows
 )
 
-var opNames = [...]string{"sum", "squares", "mode-scatter", "project", "centred", "scatter", "mode-scatters", "core-moments", "transform"}
+var opNames = [...]string{"sum", "squares", "mode-scatter", "project", "centred", "scatter", "mode-scatters", "core-moments", "transform", "mode-rows"}
 
 func (o Op) String() string {
 	if o >= 0 && int(o) < len(opNames) {
@@ -106,9 +110,9 @@ func (p *Pass) grain() int {
 func (p *Pass) Grain() int { return p.grain() }
 
 // Rows reports whether the pass gives one row per sample (OpProject,
-// OpCentred, OpTransform) rather than a folded sum.
+// OpCentred, OpTransform, OpModeRows) rather than a folded sum.
 func (p *Pass) Rows() bool {
-	return p.Op == OpProject || p.Op == OpCentred || p.Op == OpTransform
+	return p.Op == OpProject || p.Op == OpCentred || p.Op == OpTransform || p.Op == OpModeRows
 }
 
 func (p *Pass) size() int {
@@ -128,6 +132,8 @@ func (p *Pass) RowLen() int {
 		return p.size()
 	case OpTransform:
 		return len(p.Features)
+	case OpModeRows:
+		return p.Shape[p.Mode]
 	}
 	return 0
 }
@@ -205,7 +211,7 @@ func (ws *Workspace) ready(p *Pass) {
 	}
 	g, size := p.grain(), p.size()
 	switch p.Op {
-	case OpModeScatter:
+	case OpModeScatter, OpModeRows:
 		in := p.Shape[p.Mode]
 		ws.rows = grow(ws.rows, g*in)
 		ws.g = grow(ws.g, g*max(len(p.Coef), 1))
@@ -268,6 +274,8 @@ func (p *Pass) leaf(ws *Workspace, dst []float64, start int, x Block, in input, 
 		dst[0] = squaresAbout(x, p.Mean)
 	case OpModeScatter:
 		p.modeScatterLeaf(ws, dst, start, x, cnt, in, z)
+	case OpModeRows:
+		p.modeRows(ws, dst[:cnt*p.Shape[p.Mode]], start, x, cnt, in, z)
 	case OpProject:
 		c := ws.c
 		for i := range cnt {
@@ -382,13 +390,33 @@ func toFloat64(dst []float64, x Block) {
 }
 
 func (p *Pass) modeScatterLeaf(ws *Workspace, dst []float64, start int, x Block, cnt int, in input, z []float64) {
+	In := p.Shape[p.Mode]
+	q := len(p.Coef)
+	rows := ws.rows[:cnt*In]
+	p.modeRows(ws, rows, start, x, cnt, in, z)
+	newSymAcc(In, dst).setGram(rows, cnt)
+	if p.Cross {
+		g := ws.g[:cnt*q]
+		for i := range cnt {
+			for k := range q {
+				g[i*q+k] = p.Coef[k][start+i-p.CoefFirst]
+			}
+		}
+		Y := blas64.General{Rows: cnt, Cols: In, Stride: In, Data: rows}
+		G := blas64.General{Rows: cnt, Cols: q, Stride: q, Data: g}
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1, Y, G, 0, blas64.General{Rows: In, Cols: q, Stride: q, Data: dst[In*In : In*In+In*q]})
+	}
+}
+
+// modeRows writes the partial projections y_m of OpModeScatter of the
+// samples [start, start+cnt) to rows (cnt x Shape[Mode]).
+func (p *Pass) modeRows(ws *Workspace, rows []float64, start int, x Block, cnt int, in input, z []float64) {
 	n := p.Mode
 	In := p.Shape[n]
 	size := p.size()
 	last := len(p.Shape) - 1
 	zs := size / p.Shape[last]
 	q := len(p.Coef)
-	rows := ws.rows[:cnt*In]
 	for i := range cnt {
 		row := rows[i*In : (i+1)*In]
 		switch in {
@@ -413,18 +441,6 @@ func (p *Pass) modeScatterLeaf(ws *Workspace, dst []float64, start int, x Block,
 			blas64.Gemv(blas.NoTrans, -1, blas64.General{Rows: In, Cols: q, Stride: q, Data: p.Deflate},
 				blas64.Vector{N: q, Inc: 1, Data: r}, 1, blas64.Vector{N: In, Inc: 1, Data: row})
 		}
-	}
-	newSymAcc(In, dst).setGram(rows, cnt)
-	if p.Cross {
-		g := ws.g[:cnt*q]
-		for i := range cnt {
-			for k := range q {
-				g[i*q+k] = p.Coef[k][start+i-p.CoefFirst]
-			}
-		}
-		Y := blas64.General{Rows: cnt, Cols: In, Stride: In, Data: rows}
-		G := blas64.General{Rows: cnt, Cols: q, Stride: q, Data: g}
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, Y, G, 0, blas64.General{Rows: In, Cols: q, Stride: q, Data: dst[In*In : In*In+In*q]})
 	}
 }
 

@@ -220,13 +220,13 @@ func (r *runner) Run(p *Pass, out []float64) error {
 	return r.run(p, out, r.src, r.size, fromX)
 }
 
-// runCached makes an OpModeScatter pass, filling (mode 0) or reading
+// runCached makes an OpModeScatter or OpModeRows pass, filling (mode 0) or reading
 // (modes 1..N-2) the cache z when the runner has one and its key is
 // p.Vectors[N-1]. The results are those of Run: the operations are the
 // same.
 func (r *runner) runCached(p *Pass, out []float64) error {
 	last := len(p.Shape) - 1
-	if r.z == nil || p.Op != OpModeScatter || p.Mode == last {
+	if r.z == nil || (p.Op != OpModeScatter && p.Op != OpModeRows) || p.Mode == last {
 		return r.Run(p, out)
 	}
 	if p.Mode == 0 {

@@ -510,10 +510,8 @@ func TestLanczos(t *testing.T) {
 	for _, c := range []methodCase{{SOMPCA, false}, {SOMPCA, true}, {UMPCA, false}} {
 		opts := Options{Method: c.method, RelaxedStart: c.rs, Components: 3}
 		iter, _ := fitOrFatal(t, data, M, shape, opts)
-		saved := denseLimit
-		denseLimit = 1000
-		dense, _ := fitOrFatal(t, data, M, shape, opts)
-		denseLimit = saved
+		var dense *Model
+		denseEigen(func() { dense, _ = fitOrFatal(t, data, M, shape, opts) })
 		if ok, d := closeTo(iter.Variance, dense.Variance, 1e-11); !ok {
 			t.Errorf("%v: variances differ by %.3g", c, d)
 		}

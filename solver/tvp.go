@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -30,6 +31,13 @@ type tvpFit struct {
 	pass    Pass            // the mode-scatter pass, reused
 	partial []float64       // its result
 	S       []*mat.SymDense // per mode
+
+	// ys holds the mode-n partial projections of every sample (M x I_n,
+	// centred, deflated for TROD) when they fit in the memory limit: the
+	// mode update then finds its eigenvector from them (eigenSolver.topGram)
+	// instead of a pass forming the I_n x I_n scatter.
+	ys   []float64
+	hint []int // per mode: Krylov products of its last update (see topGram)
 }
 
 // tvpBound returns the largest number of EMPs the method can give and
@@ -68,6 +76,13 @@ func (f *fitter) fitTVP() (*Model, error) {
 		return nil, errorf(ErrInvalid, "solver: %d features requested, but %v on samples of shape %v gives at most %s", P, f.opts.Method, f.shape, why)
 	}
 	t := &tvpFit{fitter: f, p: P, nu: f.mode}
+	t.eig.threads = f.opts.Threads // 0: GOMAXPROCS (see gramApply)
+	maxI := slices.Max(f.shape)
+	if ys := int64(f.m) * int64(maxI) * 8; ys <= f.spare {
+		f.spare -= ys
+		t.ys = make([]float64, f.m*maxI)
+		t.hint = make([]int, f.n)
+	}
 	// The cache of Z_m = X_m x_N u^(N) (M x prod_{n<N} I_n) for N >= 3,
 	// when it fits in what Options.MemoryLimit leaves (see cacheFits):
 	// u^(N) stays fixed through modes 1..N-1 of a sweep, so the mode-1
@@ -127,13 +142,17 @@ func (t *tvpFit) emp(p int) error {
 				return err
 			}
 			if k == 0 && n == 0 {
-				h = append(h, quadForm(S, vs[0]))
+				h = append(h, t.quad(S, vs[0]))
 			}
 			C := fixed[n]
 			if t.opts.Method == UMPCA && p > 0 {
 				C = orthonormalRange(A)
 			}
-			lambda, err = t.eig.top(vs[n], S, C, vs[n])
+			if S != nil {
+				lambda, err = t.eig.top(vs[n], S, C, vs[n])
+			} else {
+				lambda, err = t.eig.topGram(vs[n], t.ys[:t.m*t.shape[n]], C, vs[n], &t.hint[n])
+			}
 			if err != nil {
 				return fmt.Errorf("solver: EMP %d, mode %d: %w", p+1, n, err)
 			}
@@ -175,7 +194,17 @@ func (t *tvpFit) fixedConstraints(p int) []*mat.Dense {
 	return C
 }
 
-func quadForm(S *mat.SymDense, v []float64) float64 {
+// quad returns v^T S v, or ||Y v||^2 from the partial projections Y when
+// S is nil.
+func (t *tvpFit) quad(S *mat.SymDense, v []float64) float64 {
+	if S == nil {
+		q := 0.0
+		for r := range t.m {
+			d := floats.Dot(t.ys[r*len(v):(r+1)*len(v)], v)
+			q += d * d
+		}
+		return q
+	}
 	x := mat.NewVecDense(len(v), v)
 	return mat.Inner(x, S, x)
 }
@@ -216,6 +245,24 @@ func (t *tvpFit) scatter(p, n int, vs [][]float64) (*mat.SymDense, *mat.Dense, e
 		ps.Deflate = nil
 	}
 	umpca := t.opts.Method == UMPCA && p > 0
+	if t.ys != nil {
+		// The rows themselves; S is left to topGram.
+		ps.Op = OpModeRows
+		Y := t.ys[:t.m*In]
+		if err := t.fitter.pass(ps, Y); err != nil {
+			return nil, nil, err
+		}
+		var A *mat.Dense
+		if umpca {
+			G := mat.NewDense(t.m, p, nil)
+			for q := range p {
+				G.SetCol(q, t.y[q])
+			}
+			A = mat.NewDense(In, p, nil)
+			A.Mul(mat.NewDense(t.m, In, Y).T(), G)
+		}
+		return nil, A, nil
+	}
 	if umpca {
 		ps.Cross, ps.Coef = true, t.y[:p]
 	}

@@ -1,0 +1,187 @@
+"""Time sompca (through Python and in pure Go) beside NumPy and scikit-learn.
+
+Every row of the speed table of issue 18 runs in one process, on the same
+data for every contender, interleaved repeat by repeat so that the noise of
+the shared machine falls on all of them alike. Printed: min and median
+seconds per contender and the ratio reference / sompca (above 1: sompca is
+faster), plus the agreement of the captured variances as a check that the
+contenders computed the same thing.
+
+    python bench/run.py                    # every row, 3 repeats
+    python bench/run.py -k faces -r 5      # rows whose name contains "faces"
+    python bench/run.py --profile DIR      # also a Go CPU profile per row (go tool pprof)
+    python bench/run.py --gofit PATH       # a prebuilt bench/gofit binary
+
+The data are uniform random integers 0..255 (a fixed seed) in the row's
+dtype: a hard case for iterative eigensolvers, whose eigengaps are small.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# name, method, (M, I_1, ..., I_N), dtype, P (None: the method's default)
+ROWS = [
+    ("faces-u8", "so-mpca-rs", (721, 80, 60), "uint8", 60),
+    ("faces-f64", "so-mpca-rs", (721, 80, 60), "float64", 60),
+    ("img64", "so-mpca-rs", (300, 64, 64), "float32", 10),
+    ("img96", "so-mpca-rs", (300, 96, 96), "float32", 10),
+    ("img128", "so-mpca-rs", (300, 128, 128), "float32", 10),
+    ("img128-m100", "so-mpca-rs", (100, 128, 128), "float32", 10),
+    ("img256", "so-mpca-rs", (300, 256, 256), "float32", 10),
+    ("img512", "so-mpca-rs", (300, 512, 512), "float32", 10),
+    ("gait-mpca", "mpca", (731, 32, 22, 10), "uint8", None),
+    ("gait-csa", "csa", (731, 32, 22, 10), "uint8", None),
+    ("gait-pca", "pca", (731, 32, 22, 10), "uint8", 32),
+    ("pca-3000x6000", "pca", (3000, 6000), "float64", 50),
+]
+
+
+def make_data(shape, dtype, seed=18):
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 256, size=shape).astype(dtype)
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def references(method, X, P):
+    """The reference contenders of a row: name -> (callable returning variances)."""
+    if method == "so-mpca-rs":
+        return {"numpy": lambda: np.sort(reference.so_mpca_rs(X, P)[1])[::-1]}
+    if method in ("mpca", "csa"):
+        # Variance (CSA: energy) of every projected entry, descending.
+        return {"numpy": lambda: np.sort(reference.tucker(X, method)[1])[::-1]}
+    from sklearn.decomposition import PCA
+
+    X2 = X.reshape(X.shape[0], -1).astype(np.float64)
+    return {
+        "sklearn": lambda: PCA(n_components=P).fit(X2).explained_variance_,
+        "sklearn-full": lambda: PCA(n_components=P, svd_solver="full").fit(X2).explained_variance_,
+    }
+
+
+def sompca_python(method, X, P, threads):
+    import sompca
+
+    if method == "so-mpca-rs":
+        est = sompca.SOMPCA(n_components=P, relaxed_start=True, max_iter=20, tol=0.0, n_jobs=threads)
+    elif method == "pca":
+        est = sompca.PCA(n_components=P, n_jobs=threads)
+    else:  # every entry of the projected tensor, as the reference gives
+        est = {"mpca": sompca.MPCA, "csa": sompca.CSA}[method](max_iter=20, n_jobs=threads)
+    return lambda: est.fit(X).explained_variance_ if method != "csa" else _csa_energy(est, X)
+
+
+def _csa_energy(est, X):
+    est.fit(X)
+    F = est.transform(X)
+    return np.sort((F**2).sum(axis=0))[::-1]
+
+
+def go_fit(gofit, path, method, X, P, threads, profile=None):
+    cmd = [gofit, "-data", path, "-dtype", str(X.dtype), "-shape", ",".join(map(str, X.shape)),
+           "-method", method, "-p", str(P or 0)]
+    if method in ("mpca", "csa"):
+        cmd[-1] = "0"
+    if threads:
+        cmd += ["-threads", str(threads)]
+    if profile:
+        cmd += ["-cpuprofile", profile]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    res = json.loads(out)
+    return res["times"][0], np.array(res["variance"])
+
+
+def agreement(a, b):
+    """Largest relative difference of the leading captured variances."""
+    n = min(len(a), len(b))
+    a, b = np.asarray(a[:n], float), np.asarray(b[:n], float)
+    return float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-300)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-k", default="", help="run only rows whose name contains this")
+    ap.add_argument("-r", "--repeat", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=0, help="sompca threads (0: all cores)")
+    ap.add_argument("--gofit", help="prebuilt bench/gofit binary (default: go build it)")
+    ap.add_argument("--profile", help="directory for one Go CPU profile per row")
+    ap.add_argument("--no-python", action="store_true", help="skip sompca through Python")
+    ap.add_argument("--scaling", action="store_true", help="also time pure Go with 1 thread (ratio = 1 thread / all)")
+    ap.add_argument("--blas-threads", type=int, default=0,
+                    help="threads of NumPy's and scikit-learn's BLAS (0: its default, all cores); on a loaded "
+                         "machine OpenBLAS threads that spin-wait can slow the references many times over")
+    args = ap.parse_args()
+    if args.blas_threads:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=args.blas_threads)
+
+    tmp = tempfile.mkdtemp(prefix="sompca-bench-")
+    gofit = args.gofit
+    if not gofit:
+        gofit = os.path.join(tmp, "gofit")
+        subprocess.run(["go", "build", "-o", gofit, "./bench/gofit"], check=True, cwd=ROOT,
+                       env=dict(os.environ, CGO_ENABLED="0"))
+    if args.profile:
+        os.makedirs(args.profile, exist_ok=True)
+
+    print(f"| row | method | shape | dtype | P | contender | min s | median s | ratio ref/sompca (min) | agreement |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, method, shape, dtype, P in ROWS:
+        if args.k not in name:
+            continue
+        X = make_data(shape, dtype)
+        path = os.path.join(tmp, name + ".raw")
+        X.tofile(path)
+        contenders = dict(references(method, X, P))
+        if not args.no_python:
+            contenders["sompca-py"] = sompca_python(method, X, P, args.threads or None)
+        times = {c: [] for c in contenders}
+        times["sompca-go"] = []
+        if args.scaling:
+            times["sompca-go-1t"] = []
+        results = {}
+        for _ in range(args.repeat):
+            for c, fn in contenders.items():
+                t, results[c] = timed(fn)
+                times[c].append(t)
+            t, results["sompca-go"] = go_fit(gofit, path, method, X, P, args.threads)
+            times["sompca-go"].append(t)
+            if args.scaling:
+                t, _ = go_fit(gofit, path, method, X, P, 1)
+                times["sompca-go-1t"].append(t)
+        if args.profile:
+            go_fit(gofit, path, method, X, P, args.threads, profile=os.path.join(args.profile, name + ".pprof"))
+        os.remove(path)
+        refs = [c for c in contenders if not c.startswith("sompca")]
+        ref = refs[0]
+        for c, ts in times.items():
+            ratio = ""
+            if c.startswith("sompca"):
+                ratio = " ".join(f"{r}: {min(times[r]) / min(ts):.2f}x" for r in refs)
+            if c == "sompca-go-1t":
+                ratio = f"1t/all: {min(ts) / min(times['sompca-go']):.2f}x"
+            agree = f"{agreement(results[c], results[ref]):.1e}" if c in results else ""
+            print(f"| {name} | {method} | {'x'.join(map(str, shape))} | {dtype} | {P or ''} | {c} | "
+                  f"{min(ts):.3f} | {statistics.median(ts):.3f} | {ratio} | {agree} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+package solver
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// denseEigen runs f with every mode update solved as before the Krylov
+// paths: the scatter formed in the pass and diagonalised densely.
+func denseEigen(f func()) {
+	dl := denseLimit
+	denseLimit = 1 << 30
+	defer func() { denseLimit = dl }()
+	f()
+}
+
+// randomOrthonormal returns an n x c matrix with orthonormal columns.
+func randomOrthonormal(rng *rand.Rand, n, c int) *mat.Dense {
+	A := mat.NewDense(n, c, nil)
+	for i := range n {
+		for j := range c {
+			A.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(A)
+	var Q mat.Dense
+	qr.QTo(&Q)
+	return mat.DenseCopyOf(Q.Slice(0, n, 0, c))
+}
+
+// TestKrylovTop: the top eigenvector of Gamma A Gamma for a matrix with a
+// known spectrum, against the dense eigendecomposition of B^T A B (B an
+// orthonormal basis of range(Gamma)), with and without a constraint, from
+// a cold start, a warm start and a start inside span(C).
+func TestKrylovTop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 90
+	Q := randomOrthonormal(rng, n, n)
+	lambda := make([]float64, n)
+	for i := range lambda {
+		lambda[i] = 1 / float64(i+1) // gaps shrink: 1, 1/2, 1/3, ...
+	}
+	var A mat.Dense
+	A.Mul(Q, mat.NewDiagDense(n, lambda))
+	A.Mul(&A, Q.T())
+	S := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			S.SetSym(i, j, 0.5*(A.At(i, j)+A.At(j, i)))
+		}
+	}
+	for _, c := range []int{0, 1, 7} {
+		var C *mat.Dense
+		if c > 0 {
+			// Include the top eigenvector in span(C), so the answer is
+			// another one.
+			C = mat.NewDense(n, c, nil)
+			C.Copy(randomOrthonormal(rng, n, c))
+			C.SetCol(0, mat.Col(nil, 0, Q))
+			C = orthonormalRange(C)
+		}
+		var want []float64
+		var wantVal float64
+		var es eigenSolver
+		want = make([]float64, n)
+		wantVal, err := es.dense(want, S, C)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fixSign(want)
+		starts := map[string][]float64{"cold": nil, "warm": perturbed(rng, want, 1e-3)}
+		if C != nil {
+			starts["in span(C)"] = mat.Col(nil, 0, C)
+		}
+		for name, warm := range starts {
+			var kr krylov
+			u := make([]float64, n)
+			applies := 0
+			val, ok := kr.top(u, symApply(S), constraint(C, n), warm, 1000, &applies)
+			if !ok {
+				t.Fatalf("c = %d, %s start: did not converge in %d products", c, name, applies)
+			}
+			fixSign(u)
+			// Eigenvalue: relative 1e-13; vector: Davis-Kahan bound
+			// krylovTol lambda / gap with gap >= 1/2 - 1/3 here, times a
+			// safety factor.
+			if math.Abs(val-wantVal) > 1e-13*wantVal {
+				t.Errorf("c = %d, %s start: eigenvalue %v, want %v", c, name, val, wantVal)
+			}
+			if d := maxAbsDiff(u, want); d > 1e-11 {
+				t.Errorf("c = %d, %s start: vector differs by %.3g", c, name, d)
+			}
+			if C != nil {
+				ct := mat.NewVecDense(c, nil)
+				ct.MulVec(C.T(), mat.NewVecDense(n, u))
+				if floats.Norm(ct.RawVector().Data, 2) > 1e-14 {
+					t.Errorf("c = %d, %s start: u leaves the constraint by %.3g", c, name, floats.Norm(ct.RawVector().Data, 2))
+				}
+			}
+			if name == "warm" && applies > 20 {
+				t.Errorf("c = %d: a warm start within 1e-3 took %d products", c, applies)
+			}
+		}
+	}
+	// A budget too small to converge reports so, with a unit vector.
+	var kr krylov
+	u := make([]float64, n)
+	applies := 0
+	if _, ok := kr.top(u, symApply(S), constraint(nil, n), nil, 3, &applies); ok || applies != 3 {
+		t.Errorf("3 products: converged = %v after %d products, want false after 3", ok, applies)
+	}
+	if nu := floats.Norm(u, 2); math.Abs(nu-1) > 1e-14 {
+		t.Errorf("non-converged vector has norm %v", nu)
+	}
+}
+
+func perturbed(rng *rand.Rand, v []float64, eps float64) []float64 {
+	out := make([]float64, len(v))
+	for i := range v {
+		out[i] = v[i] + eps*rng.NormFloat64()
+	}
+	return out
+}
+
+func maxAbsDiff(a, b []float64) float64 {
+	d := 0.0
+	for i := range a {
+		d = math.Max(d, math.Abs(a[i]-b[i]))
+	}
+	return d
+}
+
+// TestGramPath: mode updates from the partial projections (Krylov on
+// Y^T Y, switching to the formed scatter past its budget) agree with the
+// dense eigendecomposition of the formed scatter for every TVP method, on
+// shapes above denseLimit, with M above and below I_n.
+func TestGramPath(t *testing.T) {
+	for _, c := range []struct {
+		m     int
+		shape []int
+	}{{60, []int{40, 24}}, {20, []int{40, 24}}, {30, []int{20, 18, 5}}} {
+		data := randomTensors(5, c.m, c.shape)
+		for _, mc := range tvpCases {
+			opts := Options{Method: mc.method, RelaxedStart: mc.rs, Components: 4}
+			if mc.method == UMPCA {
+				opts.Components = 3
+			}
+			iter, _ := fitOrFatal(t, data, c.m, c.shape, opts)
+			var dense *Model
+			denseEigen(func() { dense, _ = fitOrFatal(t, data, c.m, c.shape, opts) })
+			if ok, d := closeTo(iter.Variance, dense.Variance, 1e-11); !ok {
+				t.Errorf("M = %d %v %v: variances differ by %.3g", c.m, c.shape, mc, d)
+			}
+			for n := range c.shape {
+				if !mat.EqualApprox(iter.Projections[n], dense.Projections[n], 1e-10) {
+					t.Errorf("M = %d %v %v: mode %d vectors differ", c.m, c.shape, mc, n+1)
+				}
+			}
+		}
+	}
+}
+
+// TestGramPathDeterminism: the Krylov products with the partial
+// projections are split over threads in fixed chunks, so fits with the
+// Krylov path are bit-identical whatever the number of threads.
+func TestGramPathDeterminism(t *testing.T) {
+	const M = 5*gramChunk + 7
+	shape := []int{40, 6}
+	data := randomTensors(12, M, shape)
+	for _, c := range tvpCases {
+		opts := Options{Method: c.method, RelaxedStart: c.rs, Threads: 1, Components: 3}
+		ref, src := fitOrFatal(t, data, M, shape, opts)
+		for _, threads := range []int{2, 3} {
+			opts.Threads = threads
+			var m Model
+			if err := m.Fit(src, opts); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(&m, ref) {
+				t.Errorf("%v: fit with %d threads differs from 1 thread", c, threads)
+			}
+		}
+	}
+}
