@@ -52,6 +52,7 @@ type eigenSolver struct {
 	kr      krylov
 	threads int       // goroutines for the products with Y
 	parts   []float64 // per-chunk sums of those products
+	tmp     []float64 // Y v
 }
 
 var errNoFreedom = errors.New("solver: no direction left outside the constraint")
@@ -159,13 +160,16 @@ func (e *eigenSolver) gramApply(Y []float64, n int) func(dst, v []float64) {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	threads = min(threads, chunks)
+	if cap(e.tmp) < m {
+		e.tmp = make([]float64, m)
+	}
+	tmp := e.tmp[:m]
 	do := func(c int, v []float64) {
-		w := parts[c*n : (c+1)*n]
-		clear(w)
-		for r := c * gramChunk; r < min(m, (c+1)*gramChunk); r++ {
-			row := Y[r*n : (r+1)*n]
-			floats.AddScaled(w, floats.Dot(row, v), row)
-		}
+		lo, hi := c*gramChunk, min(m, (c+1)*gramChunk)
+		Yc := blas64.General{Rows: hi - lo, Cols: n, Stride: n, Data: Y[lo*n : hi*n]}
+		t := blas64.Vector{N: hi - lo, Inc: 1, Data: tmp[lo:hi]}
+		blas64.Gemv(blas.NoTrans, 1, Yc, blas64.Vector{N: n, Inc: 1, Data: v}, 0, t)
+		blas64.Gemv(blas.Trans, 1, Yc, t, 0, blas64.Vector{N: n, Inc: 1, Data: parts[c*n : (c+1)*n]})
 	}
 	return func(dst, v []float64) {
 		if threads == 1 {

@@ -137,7 +137,7 @@ func (k *krylov) top(u []float64, apply func(dst, v []float64), C blas64.General
 				break
 			}
 			// The Ritz estimate of the residual decides when to restart.
-			if j >= 1 && j%2 == 1 {
+			if j%4 == 3 {
 				if res, _ := k.ritz(m, b); res <= 0.1*krylovTol*math.Abs(theta) {
 					break
 				}
