@@ -35,7 +35,7 @@ func (f *fitter) fitTucker() (*Model, error) {
 	U := make([]*mat.Dense, N)
 	ranks := make([]int, N)
 	for n := range N {
-		_, vals, err := topEigenvectors(phi[n], 1)
+		_, vals, err := denseTop(phi[n], 1) // all eigenvalues, for the rank
 		if err != nil {
 			return nil, err
 		}
