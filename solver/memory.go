@@ -107,7 +107,9 @@ func (f *fitter) workspaceBytes(threads int) int64 {
 			partial = max(partial, size*size)
 		}
 	case MPCA, CSA:
-		floats = th*(3*size+g*size) + 2*scatter + 4*size
+		// Per thread: a leaf's samples, two projection buffers and two
+		// transposes (see modeScattersLeaf), and the core's rows.
+		floats = th*(6*g*size) + 2*scatter + 4*size
 		partial = max(partial, scatter, 3*size+1)
 	default:
 		if p == 0 {

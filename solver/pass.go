@@ -90,8 +90,21 @@ type Pass struct {
 	Deflate   []float64 // I x len(Coef), row-major: y_m -= Deflate c_m
 	Cross     bool      // OpModeScatter: also sum_m y_m c_m^T
 
-	Factors  []*mat.Dense  // OpModeScatters, OpCoreMoments: I_n x P_n, nil = free mode
-	Features [][][]float64 // OpTransform: Features[p][n], feature p's mode-n vector
+	Factors []*mat.Dense // OpModeScatters, OpCoreMoments: I_n x P_n, nil = free mode
+	// Complements (OpModeScatters, optional): for a projected mode k with
+	// Complements[k] = W (I_k x (I_k - P_k), orthonormal columns spanning
+	// the complement of Factors[k]'s), the projector U U^T is applied as
+	// I - W W^T: the mode scatter is then the signed sum, over the subsets
+	// T of such modes, of (-1)^|T| times the scatter of the samples
+	// contracted with W_k in the modes of T (and projected by the other
+	// factors), which costs I_k - P_k instead of P_k per element. An empty
+	// W (a zero mat.Dense) says P_k = I_k: the mode is not contracted.
+	// With NoFull, the term of T = {} (the scatter of the samples
+	// unprojected in the complement modes) is left out: the caller, which
+	// has it from an earlier pass, adds it.
+	Complements []*mat.Dense
+	NoFull      bool
+	Features    [][][]float64 // OpTransform: Features[p][n], feature p's mode-n vector
 }
 
 // grain returns the number of samples of one leaf of the pass's
@@ -190,6 +203,10 @@ type Workspace struct {
 	x, y, tmp   []float64
 	shapeOf     []int
 	mean, m2, s []float64
+	sc          scratch      // transposes of the mode products
+	x2          []float64    // a leaf contracted with complements
+	dims        []int        // a leaf's tensor shape, samples first
+	factors     []*mat.Dense // and its factors
 }
 
 // NewWorkspace returns an empty workspace.
@@ -218,7 +235,8 @@ func (ws *Workspace) ready(p *Pass) {
 	case OpScatter:
 		ws.rows = grow(ws.rows, g*size)
 	case OpModeScatters, OpCoreMoments:
-		ws.x, ws.y, ws.tmp = grow(ws.x, size), grow(ws.y, size), grow(ws.tmp, size)
+		// OpModeScatters projects a whole leaf at once.
+		ws.x, ws.y, ws.tmp = grow(ws.x, g*size), grow(ws.y, g*size), grow(ws.tmp, g*size)
 		if p.Op == OpCoreMoments {
 			F := p.coreSize()
 			ws.rows = grow(ws.rows, g*F)
@@ -452,25 +470,61 @@ func (p *Pass) centredSample(dst []float64, x Block, i, size int) {
 	}
 }
 
+// modeScattersLeaf treats the leaf's samples as one tensor of order N+1,
+// samples first, so that each mode product and each mode Gram matrix is a
+// few large matrix products over the whole leaf (see modeProduct).
 func (p *Pass) modeScattersLeaf(ws *Workspace, dst []float64, x Block, cnt, size int) {
-	off := 0
-	for n, U := range p.Factors {
-		if U == nil {
-			newSymAcc(p.Shape[n], dst[off:]).clear()
-			off += p.Shape[n] * p.Shape[n]
-		}
-	}
 	for i := range cnt {
-		p.centredSample(ws.x, x, i, size)
-		dims := projectModes(ws.y, ws.tmp, ws.x, p.Shape, p.Factors)
-		off := 0
-		for n, U := range p.Factors {
-			if U == nil {
-				modeGram(newSymAcc(p.Shape[n], dst[off:]), ws.y, dims, n)
-				off += p.Shape[n] * p.Shape[n]
+		p.centredSample(ws.x[i*size:], x, i, size)
+	}
+	// Project by the factors whose modes have no complement.
+	ws.dims = append(append(ws.dims[:0], cnt), p.Shape...)
+	ws.factors = append(ws.factors[:0], nil)
+	var comp []int // modes applied through their complement
+	for k, U := range p.Factors {
+		if U != nil && k < len(p.Complements) && p.Complements[k] != nil {
+			U = nil
+			if _, c := p.Complements[k].Dims(); c > 0 {
+				comp = append(comp, k)
 			}
 		}
+		ws.factors = append(ws.factors, U)
 	}
+	dims := projectModes(ws.y, ws.tmp, ws.x[:cnt*size], ws.dims, ws.factors, &ws.sc)
+	ws.dims = append(ws.dims[:0], dims...)
+	off := 0
+	for n, U := range p.Factors {
+		if U != nil {
+			continue
+		}
+		acc := newSymAcc(p.Shape[n], dst[off:])
+		acc.clear()
+		for set := b2i(p.NoFull); set < 1<<len(comp); set++ {
+			y, d, sign := ws.y, ws.dims, 1.0
+			if set != 0 {
+				clear(ws.factors)
+				for b, k := range comp {
+					if set&(1<<b) != 0 {
+						ws.factors[k+1] = p.Complements[k]
+						sign = -sign
+					}
+				}
+				ws.x2 = grow(ws.x2, len(ws.y))
+				d = projectModes(ws.x2, ws.tmp, ws.y[:prod(ws.dims)], ws.dims, ws.factors, &ws.sc)
+				y = ws.x2
+			}
+			modeGram(acc, sign, y, d, n+1, &ws.sc)
+		}
+		off += p.Shape[n] * p.Shape[n]
+	}
+}
+
+func prod(dims []int) int {
+	s := 1
+	for _, d := range dims {
+		s *= d
+	}
+	return s
 }
 
 func (p *Pass) coreMomentsLeaf(ws *Workspace, dst []float64, x Block, cnt, size int) {
@@ -478,7 +532,7 @@ func (p *Pass) coreMomentsLeaf(ws *Workspace, dst []float64, x Block, cnt, size 
 	rows := ws.rows[:cnt*F]
 	for i := range cnt {
 		p.centredSample(ws.x, x, i, size)
-		projectModes(ws.y, ws.tmp, ws.x, p.Shape, p.Factors)
+		projectModes(ws.y, ws.tmp, ws.x, p.Shape, p.Factors, &ws.sc)
 		copy(rows[i*F:(i+1)*F], ws.y[:F])
 	}
 	nn := float64(cnt)

@@ -30,11 +30,17 @@ func (a symAcc) setGram(y []float64, rows int) {
 	blas64.Syrk(blas.Trans, 1, Y, 0, a.raw())
 }
 
-// addOuter adds B B^T for the n x cols row-major B (the Gram matrix of B's
+// addGram adds alpha Y^T Y for the rows x n row-major Y.
+func (a symAcc) addGram(alpha float64, y []float64, rows int) {
+	Y := blas64.General{Rows: rows, Cols: a.n, Stride: a.n, Data: y[:rows*a.n]}
+	blas64.Syrk(blas.Trans, alpha, Y, 1, a.raw())
+}
+
+// addOuter adds alpha B B^T for the n x cols row-major B (the Gram matrix of B's
 // rows, as the mode-n unfolding of a tensor block gives them).
-func (a symAcc) addOuter(b []float64, cols int) {
+func (a symAcc) addOuter(alpha float64, b []float64, cols int) {
 	B := blas64.General{Rows: a.n, Cols: cols, Stride: cols, Data: b[:a.n*cols]}
-	blas64.Syrk(blas.NoTrans, 1, B, 1, a.raw())
+	blas64.Syrk(blas.NoTrans, alpha, B, 1, a.raw())
 }
 
 // clear sets the upper triangle to zero.

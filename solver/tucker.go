@@ -28,10 +28,11 @@ import (
 func (f *fitter) fitTucker() (*Model, error) {
 	N := f.n
 	full := make([]*mat.Dense, N) // nil: the mode is not projected
-	phi, err := f.modeScatters(full)
+	phi, err := f.modeScatters(full, nil, false)
 	if err != nil {
 		return nil, err
 	}
+	phiFull := phi
 	U := make([]*mat.Dense, N)
 	ranks := make([]int, N)
 	for n := range N {
@@ -54,17 +55,43 @@ func (f *fitter) fitTucker() (*Model, error) {
 			return nil, err
 		}
 	}
+	// A mode kept at rank P_k > I_k / 2 is projected as I - W W^T, W its
+	// I_k - P_k complementary eigenvectors (see Pass.Complements).
+	comp := make([]*mat.Dense, N)
+	setComp := func(n int) {
+		comp[n] = nil
+		switch {
+		case ranks[n] == f.shape[n]:
+			comp[n] = new(mat.Dense) // U U^T = I: the full-projection shortcut
+		case 2*ranks[n] > f.shape[n]:
+			comp[n] = complementBasis(U[n])
+		}
+	}
+	for n := range N {
+		setComp(n)
+	}
 	for k := 0; k < f.opts.MaxIter; k++ {
 		for n := range N {
 			proj := append([]*mat.Dense(nil), U...)
 			proj[n] = nil
-			phi, err := f.modeScatters(proj)
+			// When every other mode goes through its complement, the
+			// unprojected term is the full mode scatter found above.
+			noFull := true
+			for k := range N {
+				noFull = noFull && (k == n || comp[k] != nil)
+			}
+			phi, err := f.modeScatters(proj, comp, noFull)
 			if err != nil {
 				return nil, err
+			}
+			if noFull {
+				a, b := newSymAcc(f.shape[n], phi[n].RawSymmetric().Data), newSymAcc(f.shape[n], phiFull[n].RawSymmetric().Data)
+				a.add(b)
 			}
 			if U[n], _, err = topEigenvectors(phi[n], ranks[n]); err != nil {
 				return nil, err
 			}
+			setComp(n)
 		}
 		if f.opts.Progress != nil && !f.opts.Progress(k+1, f.opts.MaxIter, 0) {
 			return nil, ErrCanceled
@@ -151,8 +178,9 @@ func (m *Model) truncate(p int) {
 }
 
 // projectModes sets out = x x_k U_k^T for every k with proj[k] != nil and
-// returns out's shape. tmp is scratch of at least len(x).
-func projectModes(out, tmp, x []float64, dims []int, proj []*mat.Dense) []int {
+// returns out's shape. tmp is scratch of at least len(x); sc holds
+// scratch for the transposes of modeProduct, grown as needed.
+func projectModes(out, tmp, x []float64, dims []int, proj []*mat.Dense, sc *scratch) []int {
 	cur := append([]int(nil), dims...)
 	src := x
 	bufs := [2][]float64{out, tmp}
@@ -170,15 +198,7 @@ func projectModes(out, tmp, x []float64, dims []int, proj []*mat.Dense) []int {
 			post *= d
 		}
 		dst := bufs[which][:pre*pk*post]
-		ik := cur[k]
-		ur := U.RawMatrix()
-		for a := range pre {
-			// dst block (pk x post) = U^T (pk x ik) * src block (ik x post)
-			blas64.Gemm(blas.Trans, blas.NoTrans, 1,
-				blas64.General{Rows: ik, Cols: pk, Stride: ur.Stride, Data: ur.Data},
-				blas64.General{Rows: ik, Cols: post, Stride: post, Data: src[a*ik*post : (a+1)*ik*post]},
-				0, blas64.General{Rows: pk, Cols: post, Stride: post, Data: dst[a*pk*post : (a+1)*pk*post]})
-		}
+		modeProduct(dst, src, pre, cur[k], post, U, sc)
 		cur[k] = pk
 		src = dst
 		which = 1 - which
@@ -189,11 +209,55 @@ func projectModes(out, tmp, x []float64, dims []int, proj []*mat.Dense) []int {
 	return cur
 }
 
+// scratch is the space modeProduct and modeGram transpose into.
+type scratch struct{ a, b []float64 }
+
+// unfold copies the tensor src (pre, d, post) into dst as the d x
+// (pre post) matrix whose row i holds src[:, i, :]: the mode's unfolding,
+// so that a mode product or a mode Gram matrix is one matrix product.
+func unfold(dst, src []float64, pre, d, post int) {
+	for a := range pre {
+		for i := range d {
+			copy(dst[i*pre*post+a*post:i*pre*post+(a+1)*post], src[(a*d+i)*post:(a*d+i+1)*post])
+		}
+	}
+}
+
+// modeProduct sets dst (pre, r, post) = src (pre, d, post) x U^T, U d x r:
+// for post = 1 one product src U, for pre = 1 one product U^T src, and
+// otherwise one product of U^T with src's unfolding, folded back, so that
+// a block of samples costs a few large products rather than many small
+// ones.
+func modeProduct(dst, src []float64, pre, d, post int, U *mat.Dense, sc *scratch) {
+	_, r := U.Dims()
+	ur := U.RawMatrix()
+	Um := blas64.General{Rows: d, Cols: r, Stride: ur.Stride, Data: ur.Data}
+	switch {
+	case post == 1:
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, blas64.General{Rows: pre, Cols: d, Stride: d, Data: src[:pre*d]}, Um,
+			0, blas64.General{Rows: pre, Cols: r, Stride: r, Data: dst[:pre*r]})
+	case pre == 1:
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1, Um, blas64.General{Rows: d, Cols: post, Stride: post, Data: src[:d*post]},
+			0, blas64.General{Rows: r, Cols: post, Stride: post, Data: dst[:r*post]})
+	default:
+		cols := pre * post
+		sc.a, sc.b = grow(sc.a, d*cols), grow(sc.b, r*cols)
+		unfold(sc.a, src, pre, d, post)
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1, Um, blas64.General{Rows: d, Cols: cols, Stride: cols, Data: sc.a},
+			0, blas64.General{Rows: r, Cols: cols, Stride: cols, Data: sc.b})
+		for a := range pre {
+			for j := range r {
+				copy(dst[(a*r+j)*post:(a*r+j+1)*post], sc.b[j*cols+a*post:j*cols+(a+1)*post])
+			}
+		}
+	}
+}
+
 // modeScatters makes one pass and returns, for every mode n with
 // proj[n] == nil, the mode-n scatter sum_m Y_m(n) Y_m(n)^T of the samples
 // projected in the other modes (centred for MPCA).
-func (f *fitter) modeScatters(proj []*mat.Dense) ([]*mat.SymDense, error) {
-	p := &Pass{Op: OpModeScatters, Shape: f.shape, Samples: f.m, Mean: f.meanUsed, Factors: proj}
+func (f *fitter) modeScatters(proj, comp []*mat.Dense, noFull bool) ([]*mat.SymDense, error) {
+	p := &Pass{Op: OpModeScatters, Shape: f.shape, Samples: f.m, Mean: f.meanUsed, Factors: proj, Complements: comp, NoFull: noFull}
 	out := make([]float64, p.PartialLen())
 	if err := f.pass(p, out); err != nil {
 		return nil, err
@@ -211,8 +275,9 @@ func (f *fitter) modeScatters(proj []*mat.Dense) ([]*mat.SymDense, error) {
 }
 
 // modeGram adds to acc (d x d, d = dims[n]) the mode-n Gram matrix
-// Y(n) Y(n)^T of the tensor y.
-func modeGram(acc symAcc, y []float64, dims []int, n int) {
+// alpha Y(n) Y(n)^T of the tensor y, as one symmetric rank-k update of its
+// mode-n unfolding.
+func modeGram(acc symAcc, alpha float64, y []float64, dims []int, n int, sc *scratch) {
 	d := dims[n]
 	pre, post := 1, 1
 	for _, v := range dims[:n] {
@@ -221,8 +286,15 @@ func modeGram(acc symAcc, y []float64, dims []int, n int) {
 	for _, v := range dims[n+1:] {
 		post *= v
 	}
-	for a := range pre {
-		acc.addOuter(y[a*d*post:(a+1)*d*post], post)
+	switch {
+	case post == 1:
+		acc.addGram(alpha, y[:pre*d], pre)
+	case pre == 1:
+		acc.addOuter(alpha, y[:d*post], post)
+	default:
+		sc.a = grow(sc.a, d*pre*post)
+		unfold(sc.a, y, pre, d, post)
+		acc.addOuter(alpha, sc.a, pre*post)
 	}
 }
 
