@@ -285,3 +285,39 @@ func TestGramUpper(t *testing.T) {
 		t.Error("gramUpper differs from SymOuterK")
 	}
 }
+
+// TestTuckerComplements: MPCA and CSA through the complement projectors
+// (I - W W^T, and the full mode scatter from the first pass) give the fit
+// of the direct projections U U^T: the identity U U^T = I - W W^T holds
+// exactly, so they differ by rounding only. Q = 0.97 keeps ranks above
+// I_n / 2 here (and the full rank in the 3-mode).
+func TestTuckerComplements(t *testing.T) {
+	const M = 90
+	shape := []int{9, 7, 3}
+	data := randomTensors(31, M, shape)
+	for _, method := range []Method{MPCA, CSA} {
+		opts := Options{Method: method}
+		got, _ := fitOrFatal(t, data, M, shape, opts)
+		useComplements = false
+		want, _ := fitOrFatal(t, data, M, shape, opts)
+		useComplements = true
+		if !reflect.DeepEqual(got.Ranks, want.Ranks) {
+			t.Fatalf("%v: ranks %v, want %v", method, got.Ranks, want.Ranks)
+		}
+		complement := false
+		for n, r := range got.Ranks {
+			complement = complement || 2*r > shape[n]
+		}
+		if !complement {
+			t.Fatalf("%v: ranks %v: no mode goes through its complement", method, got.Ranks)
+		}
+		if ok, d := closeTo(got.Variance, want.Variance, 1e-11); !ok {
+			t.Errorf("%v: variances differ by %.3g", method, d)
+		}
+		for n := range shape {
+			if !mat.EqualApprox(got.Projections[n], want.Projections[n], 1e-10) {
+				t.Errorf("%v: mode %d vectors differ", method, n)
+			}
+		}
+	}
+}

@@ -61,6 +61,7 @@ func (f *fitter) fitTucker() (*Model, error) {
 	setComp := func(n int) {
 		comp[n] = nil
 		switch {
+		case !useComplements:
 		case ranks[n] == f.shape[n]:
 			comp[n] = new(mat.Dense) // U U^T = I: the full-projection shortcut
 		case 2*ranks[n] > f.shape[n]:
@@ -148,6 +149,10 @@ func (f *fitter) fitTucker() (*Model, error) {
 	}
 	return m, nil
 }
+
+// useComplements enables the complement projections (tests compare
+// with and without).
+var useComplements = true
 
 // rankForShare returns the fewest leading values (descending) whose sum
 // reaches the fraction q of the total.
