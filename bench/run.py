@@ -11,6 +11,7 @@ contenders computed the same thing.
     python bench/run.py -k faces -r 5      # rows whose name contains "faces"
     python bench/run.py --profile DIR      # also a Go CPU profile per row (go tool pprof)
     python bench/run.py --gofit PATH       # a prebuilt bench/gofit binary
+    python bench/run.py --gofit-before OLD # also an older build, for before/after ratios
 
 The data are uniform random integers 0..255 (a fixed seed) in the row's
 dtype: a hard case for iterative eigensolvers, whose eigengaps are small.
@@ -121,6 +122,8 @@ def main():
     ap.add_argument("-r", "--repeat", type=int, default=3)
     ap.add_argument("--threads", type=int, default=0, help="sompca threads (0: all cores)")
     ap.add_argument("--gofit", help="prebuilt bench/gofit binary (default: go build it)")
+    ap.add_argument("--gofit-before", help="a bench/gofit binary built at an earlier commit, timed as sompca-go-before "
+                                           "(before/after in one run)")
     ap.add_argument("--profile", help="directory for one Go CPU profile per row")
     ap.add_argument("--no-python", action="store_true", help="skip sompca through Python")
     ap.add_argument("--scaling", action="store_true", help="also time pure Go with 1 thread (ratio = 1 thread / all)")
@@ -155,6 +158,8 @@ def main():
             contenders["sompca-py"] = sompca_python(method, X, P, args.threads or None)
         times = {c: [] for c in contenders}
         times["sompca-go"] = []
+        if args.gofit_before:
+            times["sompca-go-before"] = []
         if args.scaling:
             times["sompca-go-1t"] = []
         results = {}
@@ -164,6 +169,9 @@ def main():
                 times[c].append(t)
             t, results["sompca-go"] = go_fit(gofit, path, method, X, P, args.threads)
             times["sompca-go"].append(t)
+            if args.gofit_before:
+                t, results["sompca-go-before"] = go_fit(args.gofit_before, path, method, X, P, args.threads)
+                times["sompca-go-before"].append(t)
             if args.scaling:
                 t, _ = go_fit(gofit, path, method, X, P, 1)
                 times["sompca-go-1t"].append(t)
@@ -178,6 +186,8 @@ def main():
                 ratio = " ".join(f"{r}: {min(times[r]) / min(ts):.2f}x" for r in refs)
             if c == "sompca-go-1t":
                 ratio = f"1t/all: {min(ts) / min(times['sompca-go']):.2f}x"
+            if c == "sompca-go-before":
+                ratio += f" before/after: {min(ts) / min(times['sompca-go']):.2f}x"
             agree = f"{agreement(results[c], results[ref]):.1e}" if c in results else ""
             print(f"| {name} | {method} | {'x'.join(map(str, shape))} | {dtype} | {P or ''} | {c} | "
                   f"{min(ts):.3f} | {statistics.median(ts):.3f} | {ratio} | {agree} |", flush=True)
