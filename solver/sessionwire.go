@@ -163,13 +163,13 @@ func passInfo(p *Pass, first, n int) PassInfo {
 		}
 		info.PartialLen = header + (2+2*levels)*(4*8+8*p.PartialLen())
 	}
-	if last := len(p.Shape) - 1; p.Op == OpModeScatter && last >= 2 && p.Mode < last {
+	if last := len(p.Shape) - 1; (p.Op == OpModeScatter || p.Op == OpModeRows) && last >= 2 && p.Mode < last {
 		info.CacheLen = cacheHeader(p) + n*(p.size()/p.Shape[last])
 	}
 	return info
 }
 
-// The block cache of OpModeScatter passes over order N >= 3 samples:
+// The block cache of OpModeScatter and OpModeRows passes over order N >= 3 samples:
 // [valid flag, first, n, u^(N) it was filled with (I_N values), Z_m =
 // X_m x_N u^(N) for the block's samples]. The mode-0 pass of a sweep
 // fills it; the passes of modes 1..N-2 read Z when the flag is set and
@@ -202,12 +202,6 @@ func PassPartial(dst []byte, request []byte, x Block, cache []float64) ([]byte, 
 	w.int(int(p.Op))
 	w.int(first)
 	w.int(n)
-	if p.Rows() {
-		rows := make([]float64, n*p.RowLen())
-		p.leaf(ws, rows, first, x, fromX, nil)
-		w.f64s(rows)
-		return w.b, nil
-	}
 	in, z := fromX, []float64(nil)
 	if info := passInfo(p, first, n); info.CacheLen > 0 && len(cache) == info.CacheLen {
 		last := len(p.Shape) - 1
@@ -228,6 +222,12 @@ func PassPartial(dst []byte, request []byte, x Block, cache []float64) ([]byte, 
 				cache[0] = 1
 			}
 		}()
+	}
+	if p.Rows() {
+		rows := make([]float64, n*p.RowLen())
+		p.leaf(ws, rows, first, x, in, z)
+		w.f64s(rows)
+		return w.b, nil
 	}
 	zs := 0
 	if z != nil {
@@ -320,6 +320,26 @@ func encodePass(w *wire, p *Pass) {
 			w.f64s(v)
 		}
 	}
+	w.int(len(p.Complements))
+	for _, W := range p.Complements {
+		if W == nil {
+			w.int(-1)
+			continue
+		}
+		if W.IsEmpty() {
+			w.int(0)
+			continue
+		}
+		r, c := W.Dims()
+		w.int(r)
+		w.int(c)
+		for i := range r {
+			for j := range c {
+				w.u64(math.Float64bits(W.At(i, j)))
+			}
+		}
+	}
+	w.bool(p.NoFull)
 }
 
 // decodeRequest reads a request, checking everything a partial indexes.
@@ -366,6 +386,30 @@ func decodeRequest(b []byte) (p *Pass, first, n int, err error) {
 			p.Features[i][k] = r.f64s()
 		}
 	}
+	p.Complements = make([]*mat.Dense, r.count(8))
+	for i := range p.Complements {
+		rows := r.int()
+		if rows < 0 {
+			continue
+		}
+		if rows == 0 {
+			p.Complements[i] = new(mat.Dense)
+			continue
+		}
+		cols := r.int()
+		if r.err == nil && (cols <= 0 || rows > len(r.b)/8/cols) {
+			r.err = errorf(ErrInvalid, "solver: request is truncated or corrupt (a %d x %d complement)", rows, cols)
+		}
+		if r.err != nil {
+			break
+		}
+		data := make([]float64, rows*cols)
+		for k := range data {
+			data[k] = math.Float64frombits(r.u64())
+		}
+		p.Complements[i] = mat.NewDense(rows, cols, data)
+	}
+	p.NoFull = r.int() != 0
 	p.Coef = make([][]float64, r.count(8))
 	for i := range p.Coef {
 		p.Coef[i] = r.f64s()
@@ -416,7 +460,7 @@ func (p *Pass) check(first, n int) error {
 		if p.Mean == nil {
 			return bad("mean")
 		}
-	case OpModeScatter:
+	case OpModeScatter, OpModeRows:
 		if p.Mode < 0 || p.Mode >= N || !vectors() {
 			return bad("mode or vectors")
 		}
@@ -445,6 +489,14 @@ func (p *Pass) check(first, n int) error {
 				}
 			}
 		}
+		if len(p.Complements) != 0 && len(p.Complements) != N {
+			return bad("complements")
+		}
+		for k, W := range p.Complements {
+			if W != nil && (p.Factors[k] == nil || !W.IsEmpty() && func() bool { r, _ := W.Dims(); return r != p.Shape[k] }()) {
+				return bad("complements")
+			}
+		}
 	case OpTransform:
 		if len(p.Offset) != len(p.Features) {
 			return bad("offsets")
@@ -471,7 +523,7 @@ func (p *Pass) check(first, n int) error {
 const (
 	wireRequest = 0x5153_4d53 // "SMSQ"
 	wirePartial = 0x5053_4d53 // "SMSP"
-	wireVersion = 1
+	wireVersion = 2
 )
 
 // wire appends fields to a byte slice.

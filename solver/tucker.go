@@ -81,7 +81,9 @@ func (f *fitter) fitTucker() (*Model, error) {
 			for k := range N {
 				noFull = noFull && (k == n || comp[k] != nil)
 			}
-			phi, err := f.modeScatters(proj, comp, noFull)
+			pc := append([]*mat.Dense(nil), comp...)
+			pc[n] = nil
+			phi, err := f.modeScatters(proj, pc, noFull)
 			if err != nil {
 				return nil, err
 			}
