@@ -298,21 +298,7 @@ func encodePass(w *wire, p *Pass) {
 	w.f64sOrNil(p.Offset)
 	w.f64sOrNil(p.Deflate)
 	w.bool(p.Cross)
-	w.int(len(p.Factors))
-	for _, U := range p.Factors {
-		if U == nil {
-			w.int(-1)
-			continue
-		}
-		r, c := U.Dims()
-		w.int(r)
-		w.int(c)
-		for i := range r {
-			for j := range c {
-				w.u64(math.Float64bits(U.At(i, j)))
-			}
-		}
-	}
+	w.matrices(p.Factors)
 	w.int(len(p.Features))
 	for _, f := range p.Features {
 		w.int(len(f))
@@ -320,25 +306,7 @@ func encodePass(w *wire, p *Pass) {
 			w.f64s(v)
 		}
 	}
-	w.int(len(p.Complements))
-	for _, W := range p.Complements {
-		if W == nil {
-			w.int(-1)
-			continue
-		}
-		if W.IsEmpty() {
-			w.int(0)
-			continue
-		}
-		r, c := W.Dims()
-		w.int(r)
-		w.int(c)
-		for i := range r {
-			for j := range c {
-				w.u64(math.Float64bits(W.At(i, j)))
-			}
-		}
-	}
+	w.matrices(p.Complements)
 	w.bool(p.NoFull)
 }
 
@@ -360,25 +328,7 @@ func decodeRequest(b []byte) (p *Pass, first, n int, err error) {
 	p.Offset = r.f64sOrNil()
 	p.Deflate = r.f64sOrNil()
 	p.Cross = r.int() != 0
-	p.Factors = make([]*mat.Dense, r.count(8))
-	for i := range p.Factors {
-		rows := r.int()
-		if rows < 0 {
-			continue
-		}
-		cols := r.int()
-		if r.err == nil && (rows == 0 || cols <= 0 || rows > len(r.b)/8/cols) {
-			r.err = errorf(ErrInvalid, "solver: request is truncated or corrupt (a %d x %d factor)", rows, cols)
-		}
-		if r.err != nil {
-			break
-		}
-		data := make([]float64, rows*cols)
-		for k := range data {
-			data[k] = math.Float64frombits(r.u64())
-		}
-		p.Factors[i] = mat.NewDense(rows, cols, data)
-	}
+	p.Factors = r.matrices("factor")
 	p.Features = make([][][]float64, r.count(8))
 	for i := range p.Features {
 		p.Features[i] = make([][]float64, r.count(8))
@@ -386,29 +336,7 @@ func decodeRequest(b []byte) (p *Pass, first, n int, err error) {
 			p.Features[i][k] = r.f64s()
 		}
 	}
-	p.Complements = make([]*mat.Dense, r.count(8))
-	for i := range p.Complements {
-		rows := r.int()
-		if rows < 0 {
-			continue
-		}
-		if rows == 0 {
-			p.Complements[i] = new(mat.Dense)
-			continue
-		}
-		cols := r.int()
-		if r.err == nil && (cols <= 0 || rows > len(r.b)/8/cols) {
-			r.err = errorf(ErrInvalid, "solver: request is truncated or corrupt (a %d x %d complement)", rows, cols)
-		}
-		if r.err != nil {
-			break
-		}
-		data := make([]float64, rows*cols)
-		for k := range data {
-			data[k] = math.Float64frombits(r.u64())
-		}
-		p.Complements[i] = mat.NewDense(rows, cols, data)
-	}
+	p.Complements = r.matrices("complement")
 	p.NoFull = r.int() != 0
 	p.Coef = make([][]float64, r.count(8))
 	for i := range p.Coef {
@@ -642,4 +570,54 @@ func (r *wireReader) f64sOrNil() []float64 {
 		return nil
 	}
 	return r.f64s()
+}
+
+// matrices writes a list of matrices: -1 for nil, 0 for an empty one,
+// else rows, columns and the values row by row.
+func (w *wire) matrices(ms []*mat.Dense) {
+	w.int(len(ms))
+	for _, U := range ms {
+		switch {
+		case U == nil:
+			w.int(-1)
+		case U.IsEmpty():
+			w.int(0)
+		default:
+			r, c := U.Dims()
+			w.int(r)
+			w.int(c)
+			for i := range r {
+				for j := range c {
+					w.u64(math.Float64bits(U.At(i, j)))
+				}
+			}
+		}
+	}
+}
+
+// matrices reads what wire.matrices wrote; what names them in errors.
+func (r *wireReader) matrices(what string) []*mat.Dense {
+	ms := make([]*mat.Dense, r.count(8))
+	for i := range ms {
+		rows := r.int()
+		if rows <= 0 {
+			if rows == 0 {
+				ms[i] = new(mat.Dense)
+			}
+			continue
+		}
+		cols := r.int()
+		if r.err == nil && (cols <= 0 || rows > len(r.b)/8/cols) {
+			r.err = errorf(ErrInvalid, "solver: request is truncated or corrupt (a %d x %d %s)", rows, cols, what)
+		}
+		if r.err != nil {
+			break
+		}
+		data := make([]float64, rows*cols)
+		for k := range data {
+			data[k] = math.Float64frombits(r.u64())
+		}
+		ms[i] = mat.NewDense(rows, cols, data)
+	}
+	return ms
 }
