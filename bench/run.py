@@ -118,7 +118,7 @@ def agreement(a, b):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("-k", default="", help="run only rows whose name contains this")
+    ap.add_argument("-k", default="", help="run only rows whose name contains one of these (comma-separated)")
     ap.add_argument("-r", "--repeat", type=int, default=3)
     ap.add_argument("--threads", type=int, default=0, help="sompca threads (0: all cores)")
     ap.add_argument("--gofit", help="prebuilt bench/gofit binary (default: go build it)")
@@ -148,7 +148,7 @@ def main():
     print(f"| row | method | shape | dtype | P | contender | min s | median s | ratio ref/sompca (min) | agreement |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name, method, shape, dtype, P in ROWS:
-        if args.k not in name:
+        if not any(k in name for k in args.k.split(",")):
             continue
         X = make_data(shape, dtype)
         path = os.path.join(tmp, name + ".raw")

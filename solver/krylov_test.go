@@ -321,3 +321,50 @@ func TestTuckerComplements(t *testing.T) {
 		}
 	}
 }
+
+// TestModeRowsPass: the rows of an OpModeRows pass (offset and TROD-style
+// deflation included) have as Gram matrix the partial of the same
+// OpModeScatter pass, and as cross term its Cross part (one leaf).
+func TestModeRowsPass(t *testing.T) {
+	const m = grain
+	shape := []int{5, 4, 3}
+	data := randomTensors(41, m, shape)
+	rng := rand.New(rand.NewPCG(4, 2))
+	vec := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		return v
+	}
+	coef := [][]float64{vec(m), vec(m)}
+	for mode := range shape {
+		In := shape[mode]
+		p := Pass{Op: OpModeScatter, Shape: shape, Samples: m, Mode: mode,
+			Vectors: [][]float64{vec(5), vec(4), vec(3)}, Offset: vec(In), Coef: coef, Deflate: vec(In * 2), Cross: true}
+		scatter := make([]float64, p.PartialLen())
+		p.Partial(NewWorkspace(), scatter, 0, Block{F64: data})
+		p.Op, p.Cross = OpModeRows, false
+		rows := make([]float64, m*p.RowLen())
+		p.Partial(NewWorkspace(), rows, 0, Block{F64: data})
+		Y := mat.NewDense(m, In, rows)
+		var G, A mat.Dense
+		G.Mul(Y.T(), Y)
+		C := mat.NewDense(m, 2, nil)
+		C.SetCol(0, coef[0])
+		C.SetCol(1, coef[1])
+		A.Mul(Y.T(), C)
+		for i := range In {
+			for j := i; j < In; j++ {
+				if math.Abs(G.At(i, j)-scatter[i*In+j]) > 1e-12*math.Abs(G.At(i, i)) {
+					t.Fatalf("mode %d: Gram (%d, %d) = %v, scatter pass %v", mode, i, j, G.At(i, j), scatter[i*In+j])
+				}
+			}
+			for q := range 2 {
+				if math.Abs(A.At(i, q)-scatter[In*In+i*2+q]) > 1e-12*math.Sqrt(G.At(i, i)*floats.Dot(coef[q], coef[q])) {
+					t.Fatalf("mode %d: cross (%d, %d) = %v, scatter pass %v", mode, i, q, A.At(i, q), scatter[In*In+i*2+q])
+				}
+			}
+		}
+	}
+}
