@@ -52,6 +52,8 @@ func solverError(err error) error {
 		return withCode(C.SOMPCA_ESHAPE, err)
 	case errors.Is(err, solver.ErrNotFitted):
 		return withCode(C.SOMPCA_ENOTFITTED, err)
+	case errors.Is(err, solver.ErrMemory):
+		return withCode(C.SOMPCA_ENOMEM, err)
 	}
 	// solver.ErrData, and failures of the numerics.
 	return withCode(C.SOMPCA_EDATA, err)

@@ -35,7 +35,7 @@ func hdf5Error(err error) error {
 	case errors.Is(err, hdf5io.ErrShape):
 		return withCode(C.SOMPCA_ESHAPE, err)
 	case errors.Is(err, solver.ErrCanceled), errors.Is(err, solver.ErrData),
-		errors.Is(err, solver.ErrInvalid), errors.Is(err, solver.ErrShape):
+		errors.Is(err, solver.ErrInvalid), errors.Is(err, solver.ErrShape), errors.Is(err, solver.ErrMemory):
 		// The solver rejected the data or options, not the file.
 		return solverError(err)
 	}

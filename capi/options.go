@@ -139,6 +139,10 @@ func goOptions(p *C.sompca_coptions, order int) (solver.Options, error) {
 	default:
 		return s, errorf(C.SOMPCA_EINVAL, "opts->feature_order is %d: want SOMPCA_ORDER_VARIANCE (%d) or SOMPCA_ORDER_EXTRACTION (%d)", int(o.feature_order), C.SOMPCA_ORDER_VARIANCE, C.SOMPCA_ORDER_EXTRACTION)
 	}
+	if uint64(o.memory_limit) > math.MaxInt64 {
+		return s, errorf(C.SOMPCA_EINVAL, "opts->memory_limit is %d: want 0 (the default, %s) or at most 2^63-1 bytes", uint64(o.memory_limit), solver.FormatBytes(solver.DefaultMemoryLimit()))
+	}
+	s.MemoryLimit = int64(o.memory_limit)
 	if fn, user := o.progress, o.progress_user; fn != nil {
 		// fn and user are C pointers, used only while this fit runs.
 		s.Progress = func(done, total int, variance float64) bool {

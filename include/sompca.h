@@ -155,6 +155,15 @@ typedef struct sompca_options {
 	                          mode ranks, in (0, 1]; 0 (default) = 0.97 */
 	sompca_progress_fn progress; /* may be NULL (default) */
 	void *progress_user;   /* passed to progress; never dereferenced by the library */
+	size_t memory_limit;   /* the fit's memory budget in bytes; 0 (default) = a quarter of the
+	                          machine's physical memory. It covers the fit's workspaces, the
+	                          samples read from an HDF5 file (a dataset that fits is read once
+	                          and the fit runs from memory; one that does not is streamed in
+	                          runs that fit) and the cache that spares order >= 3 fits passes
+	                          (kept only if it fits). The model is the same, bit for bit,
+	                          whatever the budget. Arrays the caller passes to sompca_fit are
+	                          not counted. A budget too small for the workspaces and one run
+	                          of samples is SOMPCA_ENOMEM, with both sizes in the message. */
 } sompca_options;
 
 /* The library's version as MAJOR*10000 + MINOR*100 + PATCH. Never fails. */
@@ -220,17 +229,20 @@ int sompca_options_defaults(int method, sompca_options *out);
  * order, n_samples or shape[n] zero, order > 32, or sizes whose product
  * overflows or exceeds 2^48 bytes; SOMPCA_EDATA when the solver rejects
  * the data (fewer than 2 samples, NaN or Inf, zero variance);
- * SOMPCA_ECANCELED when the
- * progress callback cancelled; SOMPCA_EINTERNAL on a bug. Thread-safe for
+ * SOMPCA_ENOMEM when opts->memory_limit cannot hold the fit's workspaces;
+ * SOMPCA_ECANCELED when the progress callback cancelled; SOMPCA_EINTERNAL on a bug. Thread-safe for
  * distinct out pointers.
  */
 int sompca_fit(sompca_model **out, const void *data, int dtype, size_t n_samples,
                size_t order, const size_t *shape, const sompca_options *opts);
 
 /*
- * Fits a model to the samples of an HDF5 dataset, streamed from the file
- * (memory does not grow with the number of samples). The dataset's real
- * element type is read: float64, float32 or uint8.
+ * Fits a model to the samples of an HDF5 dataset within opts->memory_limit:
+ * a dataset that fits is read once, at the speed of the file, and the fit
+ * runs from memory; a larger one is streamed, each pass reading whole
+ * chunks while the previous run of samples is processed, so memory does
+ * not grow with the number of samples. The dataset's real element type is
+ * read and never reinterpreted.
  *
  * out          receives the new model (as sompca_fit); must not be NULL.
  * path         the HDF5 file, opened read-only; must not be NULL or empty.
@@ -241,8 +253,11 @@ int sompca_fit(sompca_model **out, const void *data, int dtype, size_t n_samples
  * opts         options, or NULL for the defaults.
  *
  * Returns as sompca_fit, plus SOMPCA_EIO when the file or dataset cannot
- * be opened or read or has an unsupported element type, and SOMPCA_ESHAPE
- * when its shape cannot hold samples (rank below 2, an empty axis).
+ * be opened or read or has an unsupported element type (also when a read
+ * fails in the middle of the fit: the message names file and dataset),
+ * SOMPCA_ESHAPE when its shape cannot hold samples (rank below 2, an empty
+ * axis), and SOMPCA_ENOMEM when opts->memory_limit cannot hold the fit's
+ * workspaces and one run of samples.
  * Thread-safe for distinct out pointers (HDF5 access is serialized).
  */
 int sompca_fit_hdf5(sompca_model **out, const char *path, const char *dataset,

@@ -768,6 +768,16 @@ static void test_hdf5(void)
 		free(zf);
 		sompca_model_free(from_file);
 	}
+	/* A memory limit too small for one run of samples is ENOMEM, naming
+	 * the limit; the default (0) and a generous limit fit alike. */
+	opts.memory_limit = 1000;
+	sompca_model *none = NULL;
+	CHECK_STATUS(sompca_fit_hdf5(&none, first, "/group/x", 0, &opts), SOMPCA_ENOMEM);
+	CHECK(none == NULL && contains(sompca_last_error(), "1000 bytes"));
+	CHECK_STATUS(sompca_fit(&none, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts), SOMPCA_ENOMEM);
+	opts.memory_limit = (size_t)1 << 30;
+	CHECK_OK(sompca_fit_hdf5(&none, first, "/group/x", 0, &opts));
+	sompca_model_free(none);
 
 	/* transform_hdf5 writes what sompca_transform computes; an existing
 	 * dataset needs overwrite; a wrong shape is ESHAPE. */

@@ -90,6 +90,10 @@ def _build_parser():
                           "not for pca)")
     fit.add_argument("-j", "--threads", type=int, metavar="N",
                      help="threads sharing each pass over the data (default: all cores)")
+    fit.add_argument("--memory-limit", metavar="SIZE",
+                     help="memory budget of the fit, in bytes or as 512MB, 2GiB, ...: a dataset that fits is read "
+                          "once and fitted from memory, a larger one is streamed (default: a quarter of physical "
+                          "memory)")
     fit.add_argument("--samples-last", action="store_true", help="samples are the dataset's last axis")
     fit.add_argument("--quiet", action="store_true", help="no progress bar (it shows only on a terminal)")
     fit.set_defaults(run=_fit)
@@ -116,7 +120,7 @@ def _build_parser():
 
 # Command-line option -> estimator parameter.
 _FIT_OPTIONS = {"mode": "mode", "max_iter": "max_iter", "tol": "tol", "q": "q", "order": "sort_features",
-                "threads": "n_jobs"}
+                "threads": "n_jobs", "memory_limit": "memory_limit"}
 
 
 def _fit(args):
@@ -186,7 +190,7 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("sompca: interrupted", file=sys.stderr)
         return 130
-    except (ValueError, OSError, RuntimeError) as err:
+    except (ValueError, OSError, RuntimeError, MemoryError) as err:
         message = " ".join(str(err).split())  # one line
         print(f"sompca {args.command}: error: {message}", file=sys.stderr)
         return 1

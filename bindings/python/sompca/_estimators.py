@@ -11,6 +11,7 @@ and grid search work); without it a minimal base gives the same
 
 import inspect
 import numbers
+import re
 import os
 import sys
 import tempfile
@@ -246,6 +247,33 @@ def _n_threads(n_jobs):
     return _int_param("n_jobs", n_jobs, 1)
 
 
+_BYTE_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+               "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def parse_memory_limit(value):
+    """``memory_limit`` in bytes for the library: None -> 0 (its default).
+
+    Accepts a positive int (bytes) or a string of a number and a unit,
+    ``"512MB"``, ``"1.5 GB"``, ``"128MiB"`` (kB, MB, GB, TB are powers of
+    1000, KiB, MiB, GiB, TiB powers of 1024, case ignored).
+    """
+    if value is None:
+        return 0
+    if isinstance(value, str):
+        match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][0-9]+)?)\s*([A-Za-z]*)\s*", value)
+        unit = match and _BYTE_UNITS.get(match.group(2).lower())
+        if not unit:
+            raise ValueError(f"memory_limit must be a number of bytes or a size such as '512MB' or '2GiB', got {value!r}")
+        value = int(float(match.group(1)) * unit)
+        if value < 1:
+            raise ValueError(f"memory_limit must be at least 1 byte, got {value!r}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value < 2**63:
+        raise ValueError(f"memory_limit must be None, a positive number of bytes or a size such as '512MB', got {value!r}")
+    return int(value)
+
+
 # Estimators -------------------------------------------------------------
 
 # The library's table of defaults (solver.DefaultOptions), per method code:
@@ -391,6 +419,7 @@ class TensorProjection(_Mixin, _Base):
             method=self._method,
             n_components=_int_param("n_components", self.n_components, 1) or 0,
             n_threads=_n_threads(self.n_jobs),
+            memory_limit=parse_memory_limit(self.memory_limit),
         )
 
     def _set_model(self, model):
@@ -531,7 +560,7 @@ class _TVP(TensorProjection):
 
     def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_FOMPCA, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_FOMPCA, "max_iter"), tol=_default(_lib.METHOD_FOMPCA, "tol"),
-                 sort_features=_default(_lib.METHOD_FOMPCA, "sort_features"), n_jobs=None, sample_shape=None):
+                 sort_features=_default(_lib.METHOD_FOMPCA, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None):
         self.n_components = n_components
         self.relaxed_start = relaxed_start
         self.max_iter = max_iter
@@ -539,6 +568,7 @@ class _TVP(TensorProjection):
         self.sort_features = sort_features
         self.n_jobs = n_jobs
         self.sample_shape = sample_shape
+        self.memory_limit = memory_limit
 
     def _options(self):
         options = super()._options()
@@ -548,6 +578,15 @@ class _TVP(TensorProjection):
         options.feature_order = _lib.ORDER_VARIANCE if self.sort_features else _lib.ORDER_EXTRACTION
         return options
 
+
+_MEMORY_LIMIT = """    memory_limit : int, str or None, default=None
+        Memory budget of a fit, in bytes or as a size such as ``"512MB"``;
+        None is the library's default, a quarter of physical memory. An
+        HDF5 dataset that fits is read once and fitted from memory, a larger
+        one is streamed in runs that fit; the model is the same bit for bit
+        whatever the budget. A budget too small for one run of samples
+        raises MemoryError naming both sizes.
+"""
 
 _SAMPLE_SHAPE = """    sample_shape : tuple of int or None, default=None
         The sample shape (I_1, ..., I_N) of 2-D input: X of shape
@@ -576,7 +615,7 @@ _TVP_PARAMETERS = """
         does for classification); False keeps the extraction order.
     n_jobs : int or None, default=None
         Threads sharing each pass over the data; None or -1 use all cores.
-""" + _SAMPLE_SHAPE
+""" + _SAMPLE_SHAPE + _MEMORY_LIMIT
 
 _ATTRIBUTES = """
     Attributes
@@ -644,8 +683,8 @@ class SOMPCA(_TVP):
 
     def __init__(self, n_components=None, mode=None, relaxed_start=_default(_lib.METHOD_SOMPCA, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_SOMPCA, "max_iter"), tol=_default(_lib.METHOD_SOMPCA, "tol"),
-                 sort_features=_default(_lib.METHOD_SOMPCA, "sort_features"), n_jobs=None, sample_shape=None):
-        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape)
+                 sort_features=_default(_lib.METHOD_SOMPCA, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None):
+        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, memory_limit)
         self.mode = mode
 
     def _options(self):
@@ -680,8 +719,8 @@ class TROD(_TVP):
 
     def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_TROD, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_TROD, "max_iter"), tol=_default(_lib.METHOD_TROD, "tol"),
-                 sort_features=_default(_lib.METHOD_TROD, "sort_features"), n_jobs=None, sample_shape=None):
-        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape)
+                 sort_features=_default(_lib.METHOD_TROD, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None):
+        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, memory_limit)
 
 
 class UMPCA(_TVP):
@@ -696,8 +735,8 @@ class UMPCA(_TVP):
 
     def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_UMPCA, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_UMPCA, "max_iter"), tol=_default(_lib.METHOD_UMPCA, "tol"),
-                 sort_features=_default(_lib.METHOD_UMPCA, "sort_features"), n_jobs=None, sample_shape=None):
-        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape)
+                 sort_features=_default(_lib.METHOD_UMPCA, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None):
+        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, memory_limit)
 
 
 class PCA(TensorProjection):
@@ -709,27 +748,29 @@ class PCA(TensorProjection):
         Number of features P; None selects min(M - 1, prod_n I_n).
     n_jobs : int or None, default=None
         Threads sharing each pass over the data; None or -1 use all cores.
-""" + _SAMPLE_SHAPE + _ATTRIBUTES
+""" + _SAMPLE_SHAPE + _MEMORY_LIMIT + _ATTRIBUTES
 
     _method = _lib.METHOD_PCA
 
-    def __init__(self, n_components=None, n_jobs=None, sample_shape=None):
+    def __init__(self, n_components=None, n_jobs=None, sample_shape=None, memory_limit=None):
         self.n_components = n_components
         self.n_jobs = n_jobs
         self.sample_shape = sample_shape
+        self.memory_limit = memory_limit
 
 
 class _TTP(TensorProjection):
     """The tensor-to-tensor baselines MPCA and CSA."""
 
     def __init__(self, n_components=None, q=_default(_lib.METHOD_MPCA, "q"), max_iter=_default(_lib.METHOD_MPCA, "max_iter"),
-                 sort_features=_default(_lib.METHOD_MPCA, "sort_features"), n_jobs=None, sample_shape=None):
+                 sort_features=_default(_lib.METHOD_MPCA, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None):
         self.n_components = n_components
         self.q = q
         self.max_iter = max_iter
         self.sort_features = sort_features
         self.n_jobs = n_jobs
         self.sample_shape = sample_shape
+        self.memory_limit = memory_limit
 
     def _options(self):
         options = super()._options()
@@ -752,7 +793,7 @@ _TTP_PARAMETERS = """
         of the projected tensor's entries.
     n_jobs : int or None, default=None
         Threads sharing each pass over the data; None or -1 use all cores.
-""" + _SAMPLE_SHAPE
+""" + _SAMPLE_SHAPE + _MEMORY_LIMIT
 
 
 class MPCA(_TTP):

@@ -61,6 +61,7 @@ class Options(ctypes.Structure):
         ("q", c_double),
         ("progress", PROGRESS_FN),
         ("progress_user", c_void_p),
+        ("memory_limit", c_size_t),
     ]
 
 
@@ -177,6 +178,8 @@ def error_for(status, message):
         exc = ValueError(message)
     elif status == EIO:
         exc = OSError(message)
+    elif status == ENOMEM:
+        exc = MemoryError(message)
     else:
         exc = RuntimeError(message)
     exc.status = status
