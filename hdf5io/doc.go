@@ -21,14 +21,29 @@
 //	int64, uint64                  -> float64 (exact up to 2^53 in magnitude;
 //	                                           larger values are rounded)
 //
-// Reads are hyperslabs of whole samples of at most Options.ChunkBytes
-// bytes in the file's type (default 64 MiB, at least one sample); the
-// source reports that bound through MaxRead, which the solver honours, so
-// a fit over a dataset larger than memory needs memory independent of M.
-// Each pass of the solver re-reads the file. Samples-last chunks are
-// transposed to sample-major order within the chunk buffer. Buffers are
-// reused from one Read to the next. Options.InMemory instead loads the
-// whole dataset, converted, at Open and closes the file.
+// # Reads at the speed of the file, in bounded memory
+//
+// A fit offers the Source its share of solver.Options.MemoryLimit
+// (Source.PlanMemory). If the whole dataset, converted, fits, it is read
+// once and every pass runs from memory; otherwise it is streamed, each
+// pass re-reading the file in runs sized to fit the limit. Reads follow
+// the dataset's storage (stream.go): each is one hyperslab of whole
+// samples, at most Options.ChunkBytes bytes in the file's type (default
+// 64 MiB, at least one sample), read into a memory dataspace of its own
+// shape so that HDF5 moves each chunk in one piece whatever its shape
+// across the sample's axes; reads hold whole chunks along the sample axis
+// where they can, and the dataset's chunk cache (H5Pset_chunk_cache) keeps
+// one row of chunks, so a chunk that a read boundary cuts through is not
+// read or decompressed twice. Filters (gzip, shuffle, ...) are HDF5's own.
+// While the solver works on one run, the next is read on a goroutine of
+// the Source's own (double buffering). Samples-last runs are transposed
+// to sample-major order after the read. Options.InMemory loads the whole
+// dataset at Open whatever the limit. BytesRead reports the bytes read so
+// far, for progress.
+//
+// A read that fails, also in the middle of a fit or on the read-ahead
+// goroutine, is an *Error naming file and dataset and wrapping ErrCorrupt
+// (never bad data).
 //
 // A fit from a Source gives the same model, bit for bit, as the fit from
 // the same values in memory (the solver's sums do not depend on how reads

@@ -5,7 +5,7 @@
 
 TEST_TARGETS += test-hdf5io
 
-.PHONY: test-hdf5io bench-hdf5io hdf5io-fixtures
+.PHONY: test-hdf5io bench-hdf5io bench-hdf5 hdf5io-fixtures
 
 test-hdf5io: deps
 	$(GO) vet ./hdf5io/...
@@ -17,3 +17,12 @@ bench-hdf5io: deps
 # Regenerates the checked-in fixture hdf5io/testdata/odd.h5.
 hdf5io-fixtures: deps-python
 	$(PY) hdf5io/testdata/make_fixtures.py
+
+# make bench-hdf5: the library's HDF5 reads and fits against h5py's read,
+# per dataset layout (tests/bench-hdf5/bench.py says what each row is).
+# The datasets (up to 700 MB each) stay in build/bench-hdf5-data for
+# later runs. BENCH_HDF5_ARGS passes options, e.g. --sizes 10000 --repeat 5.
+BENCH_HDF5_ARGS ?=
+bench-hdf5: deps
+	$(GO) build -o $(BUILD)/bench-hdf5-tool ./tests/bench-hdf5
+	$(PY) tests/bench-hdf5/bench.py --tool $(BUILD)/bench-hdf5-tool $(BENCH_HDF5_ARGS)

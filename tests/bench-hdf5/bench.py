@@ -96,18 +96,24 @@ def main():
     ap.add_argument("--layouts", default=",".join(LAYOUTS))
     ap.add_argument("--ops", default="h5py,pass,fit,sfit,memfit")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--stream-limit", default="32MB", help="memory limit of pass and sfit, below the data's size")
+    ap.add_argument("--stream-limit", default="128MB",
+                    help="memory limit of pass and sfit (default 128MB; for data smaller than that, half its size)")
+    ap.add_argument("--fit-repeat", type=int, default=0, help="runs of each fit (default: --repeat)")
     ap.add_argument("--threads", type=int, default=0)
     args = ap.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     ops = args.ops.split(",")
-    print(f"{'M':>7} {'layout':<14} {'op':<7} {'min s':>8} {'median s':>9} {'peak RSS MB':>12}")
+    print(f"{'M':>7} {'layout':<14} {'op':<7} {'min s':>8} {'median s':>9} {'peak RSS MB':>12}  limit")
     for m in [int(s) for s in args.sizes.split(",")]:
         method, p, k = FITS.get(m, FITS[10_000])
         for layout in args.layouts.split(","):
             path = os.path.join(args.dir, f"gait-{m}-{layout}.h5")
             make_file(path, m, layout)
             last = LAYOUTS[layout][1]
+            limit = args.stream_limit
+            data_bytes = m * int(np.prod(SHAPE))
+            if limit == "128MB" and data_bytes <= 128 << 20:
+                limit = str(data_bytes // 2)
             for op in ops:
                 if op == "h5py":
                     argv = [sys.executable, "-c", H5PY_CHILD, path]
@@ -116,14 +122,15 @@ def main():
                     if last:
                         argv.append("-samples-last")
                     if op in ("pass", "sfit"):
-                        argv.append(f"-memory-limit={args.stream_limit}")
+                        argv.append(f"-memory-limit={limit}")
                     argv += ["fit" if op == "sfit" else op, path, "/X"]
                 times, rss = [], 0
-                for _ in range(args.repeat):
+                repeat = args.fit_repeat if args.fit_repeat and "fit" in op else args.repeat
+                for _ in range(repeat):
                     out = run_child(argv)
                     times.append(out["seconds"])
                     rss = max(rss, out["peak_rss"])
-                print(f"{m:>7} {layout:<14} {op:<7} {min(times):>8.3f} {statistics.median(times):>9.3f} {rss / 1e6:>12.0f}", flush=True)
+                print(f"{m:>7} {layout:<14} {op:<7} {min(times):>8.3f} {statistics.median(times):>9.3f} {rss / 1e6:>12.0f}  {limit if op in ('pass', 'sfit') else ''}", flush=True)
 
 
 if __name__ == "__main__":

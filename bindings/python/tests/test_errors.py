@@ -14,9 +14,10 @@ from sompca import _lib
 
 
 def test_status_codes_map_to_exceptions():
-    # The table of the issue: bad input -> ValueError, files -> OSError, the rest -> RuntimeError.
+    # The table of the issue: bad input -> ValueError, files -> OSError, a memory_limit too small ->
+    # MemoryError, the rest -> RuntimeError.
     expected = {_lib.EINVAL: ValueError, _lib.ESHAPE: ValueError, _lib.ERANGE: ValueError, _lib.EDATA: ValueError,
-                _lib.EIO: OSError, _lib.ENOTFITTED: RuntimeError, _lib.ENOMEM: RuntimeError,
+                _lib.EIO: OSError, _lib.ENOTFITTED: RuntimeError, _lib.ENOMEM: MemoryError,
                 _lib.ECANCELED: RuntimeError, _lib.EINTERNAL: RuntimeError, 42: RuntimeError}
     for status, cls in expected.items():
         exc = _lib.error_for(status, "message")
