@@ -97,7 +97,8 @@ def main():
     ap.add_argument("--ops", default="h5py,pass,fit,sfit,memfit")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--stream-limit", default="128MB",
-                    help="memory limit of pass and sfit (default 128MB; for data smaller than that, half its size)")
+                    help="memory limit of pass and sfit (default 128MB; for data smaller than that, half its size; "
+                         "'' passes none, for a tool without the option)")
     ap.add_argument("--fit-repeat", type=int, default=0, help="runs of each fit (default: --repeat)")
     ap.add_argument("--threads", type=int, default=0)
     args = ap.parse_args()
@@ -121,7 +122,7 @@ def main():
                     argv = [args.tool, f"-method={method}", f"-p={p}", f"-k={k}", f"-threads={args.threads}"]
                     if last:
                         argv.append("-samples-last")
-                    if op in ("pass", "sfit"):
+                    if op in ("pass", "sfit") and limit:
                         argv.append(f"-memory-limit={limit}")
                     argv += ["fit" if op == "sfit" else op, path, "/X"]
                 times, rss = [], 0
