@@ -78,8 +78,7 @@ func (f *fitter) fitTVP() (*Model, error) {
 	t := &tvpFit{fitter: f, p: P, nu: f.mode}
 	t.eig.threads = f.opts.Threads // 0: GOMAXPROCS (see gramApply)
 	maxI := slices.Max(f.shape)
-	if ys := int64(f.m) * int64(maxI) * 8; ys <= f.spare {
-		f.spare -= ys
+	if f.keepRows { // reserved by planMemory
 		t.ys = make([]float64, f.m*maxI)
 		t.hint = make([]int, f.n)
 	}
