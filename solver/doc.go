@@ -86,14 +86,13 @@
 // as it is and accumulate in float64. Every mode update is one pass over
 // the data (for N >= 3, a cache of X x_N u^(N) makes a sweep two passes).
 // A TVP mode update needs only the top eigenvector of its (constrained)
-// scatter, and the previous sweep's vector is a good start: when the M x
-// I_n partial projections Y fit in what Options.MemoryLimit leaves, the
-// pass keeps them (OpModeRows) and restarted Lanczos iterations find the
-// vector from products Y^T (Y v), the constraint's projector applied
-// implicitly, to a residual of 1e-13 of the eigenvalue (see krylov); the
-// scatter is formed only when an update's products would cost more
-// (gramBudget, set by BenchmarkModeEigen). Without room for Y, each pass
-// forms the scatter and the same iteration runs on it. Eigenproblems up to
+// scatter, and the previous sweep's vector is a good start: the pass keeps
+// the M x I_n partial projections Y (OpModeRows; part of the workspace, so
+// that the fit does not depend on the memory limit) and restarted Lanczos
+// iterations find the vector from products Y^T (Y v), the constraint's
+// projector applied implicitly, to a residual of 1e-13 of the eigenvalue
+// (see krylov); the scatter is formed only when an update's products would
+// cost more (gramBudget, set by BenchmarkModeEigen). Eigenproblems up to
 // 16 x 16 are solved densely. Memory is O(M max_n I_n + I_n^2 + threads x
 // grain x max_n I_n + threads x log2(M) partials), plus O(M P) for UMPCA's
 // and TROD's training features and the optional cache.

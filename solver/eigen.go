@@ -59,14 +59,9 @@ var errNoFreedom = errors.New("solver: no direction left outside the constraint"
 
 // top writes to u the unit top eigenvector of S restricted to the
 // complement of span(C) (C may be nil) and returns its eigenvalue
-// u^T S u. warm, if not nil, is a starting guess for the iterative path.
-func (e *eigenSolver) top(u []float64, S *mat.SymDense, C *mat.Dense, warm []float64) (float64, error) {
-	var hint int
-	return e.topCount(u, S, C, warm, &hint)
-}
-
-// topCount is top, setting *hint to the number of Krylov products used.
-func (e *eigenSolver) topCount(u []float64, S *mat.SymDense, C *mat.Dense, warm []float64, hint *int) (float64, error) {
+// u^T S u. warm, if not nil, is a starting guess for the iterative path;
+// *hint is set to the number of Krylov products it used.
+func (e *eigenSolver) top(u []float64, S *mat.SymDense, C *mat.Dense, warm []float64, hint *int) (float64, error) {
 	n := S.SymmetricDim()
 	c := 0
 	if C != nil {
@@ -133,7 +128,7 @@ func (e *eigenSolver) topGram(u []float64, Y []float64, C *mat.Dense, warm []flo
 	m := len(Y) / n
 	S := mat.NewSymDense(n, nil)
 	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: m, Cols: n, Stride: n, Data: Y}, 0, S.RawSymmetric())
-	return e.topCount(u, S, C, warm, hint)
+	return e.top(u, S, C, warm, hint)
 }
 
 // gramBudget is the number of products S v = Y^T (Y v) that cost about as

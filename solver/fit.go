@@ -116,9 +116,6 @@ type fitter struct {
 	// spare is what Options.MemoryLimit leaves for the cache of partial
 	// contractions once workspaces and the source are served (planMemory).
 	spare int64
-	// keepRows: the TVP methods' M x max_n I_n partial projections fit
-	// (planMemory reserved them).
-	keepRows bool
 }
 
 // newFitterFor checks the options for a fit of m samples of the given

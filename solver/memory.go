@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-	"slices"
 )
 
 // ErrMemory: Options.MemoryLimit cannot hold what a fit needs at least
@@ -52,7 +51,7 @@ func FormatBytes(b int64) string {
 }
 
 // planMemory splits the fit's memory limit: first the workspaces of the
-// method, then the TVP methods' partial projections, then what the
+// method (the TVP methods' partial projections included), then what the
 // source holds (see MemoryPlanner), and the rest,
 // f.spare, may hold the cache of partial contractions. This is the one
 // place where the budget is computed.
@@ -69,17 +68,6 @@ func (f *fitter) planMemory(src Source, threads int) error {
 		return errorf(ErrMemory, "solver: memory limit of %s is too small: %v on %d samples of shape %v needs %s of workspace", FormatBytes(limit), f.opts.Method, f.m, f.shape, FormatBytes(work))
 	}
 	f.spare = limit - work
-	// The TVP methods' M x max_n I_n partial projections come next: they
-	// choose how a mode update finds its eigenvector (see tvpFit.ys), so
-	// they are served before the source, whose share depends on how the
-	// samples are stored; the model then does not depend on whether the
-	// data are loaded or streamed, only on whether the rows fit at all.
-	if f.opts.Method.IsTVP() {
-		if ys := int64(f.m) * int64(slices.Max(f.shape)) * 8; ys <= f.spare {
-			f.keepRows = true
-			f.spare -= ys
-		}
-	}
 	if p, ok := src.(MemoryPlanner); ok {
 		used, err := p.PlanMemory(f.spare, readUnit)
 		if err != nil {
@@ -128,7 +116,9 @@ func (f *fitter) workspaceBytes(threads int) int64 {
 		if p == 0 {
 			p = maxI
 		}
-		floats = th*(g*(maxI+p)) + 2*m*p + maxI*maxI + 2*maxI*p
+		// ... plus the M x max_n I_n partial projections of the mode
+		// updates (tvpFit.ys).
+		floats = th*(g*(maxI+p)) + 2*m*p + m*maxI + maxI*maxI + 2*maxI*p
 		partial = max(partial, maxI*maxI+maxI*p)
 	}
 	partials := th + int64(bits.Len64(uint64(m/g+1))) + 1

@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -463,13 +462,12 @@ func TestContractionCache(t *testing.T) {
 				t.Fatal(err)
 			}
 			cache := int64(len(data)/shape[len(shape)-1]) * 8 // M x prod_{n<N} I_n float64
-			rows := int64(M*slices.Max(shape)) * 8            // the partial projections, served first
-			opts.MemoryLimit = f.workspaceBytes(2) + rows + cache
-			if f, err = newFitter(src, opts); err != nil || !f.cacheFits() || !f.keepRows {
+			opts.MemoryLimit = f.workspaceBytes(2) + cache
+			if f, err = newFitter(src, opts); err != nil || !f.cacheFits() {
 				t.Fatalf("%v %v: limit %d: the cache does not fit (%v)", shape, c, opts.MemoryLimit, err)
 			}
 			opts.MemoryLimit--
-			if f, err = newFitter(src, opts); err != nil || f.cacheFits() || !f.keepRows {
+			if f, err = newFitter(src, opts); err != nil || f.cacheFits() {
 				t.Fatalf("%v %v: limit %d: the cache fits (%v)", shape, c, opts.MemoryLimit, err)
 			}
 			var without Model

@@ -28,14 +28,13 @@ type tvpFit struct {
 
 	eig eigenSolver
 
-	pass    Pass            // the mode-scatter pass, reused
-	partial []float64       // its result
-	S       []*mat.SymDense // per mode
+	pass Pass // the partial-projections pass, reused
 
 	// ys holds the mode-n partial projections of every sample (M x I_n,
-	// centred, deflated for TROD) when they fit in the memory limit: the
-	// mode update then finds its eigenvector from them (eigenSolver.topGram)
-	// instead of a pass forming the I_n x I_n scatter.
+	// centred, deflated for TROD): the mode update finds its eigenvector
+	// from them (eigenSolver.topGram) without forming the I_n x I_n
+	// scatter unless that is cheaper. They are part of the workspace, so
+	// the fit does not depend on the memory limit.
 	ys   []float64
 	hint []int // per mode: Krylov products of its last update (see topGram)
 }
@@ -78,10 +77,8 @@ func (f *fitter) fitTVP() (*Model, error) {
 	t := &tvpFit{fitter: f, p: P, nu: f.mode}
 	t.eig.threads = f.opts.Threads // 0: GOMAXPROCS (see gramApply)
 	maxI := slices.Max(f.shape)
-	if f.keepRows { // reserved by planMemory
-		t.ys = make([]float64, f.m*maxI)
-		t.hint = make([]int, f.n)
-	}
+	t.ys = make([]float64, f.m*maxI) // counted in workspaceBytes
+	t.hint = make([]int, f.n)
 	// The cache of Z_m = X_m x_N u^(N) (M x prod_{n<N} I_n) for N >= 3,
 	// when it fits in what Options.MemoryLimit leaves (see cacheFits):
 	// u^(N) stays fixed through modes 1..N-1 of a sweep, so the mode-1
@@ -136,22 +133,18 @@ func (t *tvpFit) emp(p int) error {
 	h := make([]float64, 0, t.opts.MaxIter+1)
 	for k := 0; k < t.opts.MaxIter; k++ {
 		for n := range t.n {
-			S, A, err := t.scatter(p, n, vs)
+			A, err := t.partials(p, n, vs)
 			if err != nil {
 				return err
 			}
 			if k == 0 && n == 0 {
-				h = append(h, t.quad(S, vs[0]))
+				h = append(h, t.quad(vs[0]))
 			}
 			C := fixed[n]
 			if t.opts.Method == UMPCA && p > 0 {
 				C = orthonormalRange(A)
 			}
-			if S != nil {
-				lambda, err = t.eig.top(vs[n], S, C, vs[n])
-			} else {
-				lambda, err = t.eig.topGram(vs[n], t.ys[:t.m*t.shape[n]], C, vs[n], &t.hint[n])
-			}
+			lambda, err = t.eig.topGram(vs[n], t.ys[:t.m*t.shape[n]], C, vs[n], &t.hint[n])
 			if err != nil {
 				return fmt.Errorf("solver: EMP %d, mode %d: %w", p+1, n, err)
 			}
@@ -193,27 +186,24 @@ func (t *tvpFit) fixedConstraints(p int) []*mat.Dense {
 	return C
 }
 
-// quad returns v^T S v, or ||Y v||^2 from the partial projections Y when
-// S is nil.
-func (t *tvpFit) quad(S *mat.SymDense, v []float64) float64 {
-	if S == nil {
-		q := 0.0
-		for r := range t.m {
-			d := floats.Dot(t.ys[r*len(v):(r+1)*len(v)], v)
-			q += d * d
-		}
-		return q
+// quad returns v^T S v = ||Y v||^2 for the scatter S = Y^T Y of the
+// partial projections Y in t.ys.
+func (t *tvpFit) quad(v []float64) float64 {
+	q := 0.0
+	for r := range t.m {
+		d := floats.Dot(t.ys[r*len(v):(r+1)*len(v)], v)
+		q += d * d
 	}
-	x := mat.NewVecDense(len(v), v)
-	return mat.Inner(x, S, x)
+	return q
 }
 
-// scatter makes one pass over the data and returns the total scatter
-// matrix (eq. 11) of the mode-n partial projections (eq. 10) of EMP p with
-// the vectors vs, and for UMPCA the cross term Y~ G with the previous
-// EMPs' features. The partial projections are of the centred data (of the
-// residual, uncentred, for TROD).
-func (t *tvpFit) scatter(p, n int, vs [][]float64) (*mat.SymDense, *mat.Dense, error) {
+// partials makes one pass over the data and writes to t.ys the mode-n
+// partial projections (eq. 10) of EMP p with the vectors vs, whose total
+// scatter (eq. 11) the mode update maximises, and returns for UMPCA the
+// cross term Y~ G with the previous EMPs' features. The partial
+// projections are of the centred data (of the residual, uncentred, for
+// TROD).
+func (t *tvpFit) partials(p, n int, vs [][]float64) (*mat.Dense, error) {
 	In := t.shape[n]
 	ps := &t.pass
 	*ps = Pass{Op: OpModeScatter, Shape: t.shape, Samples: t.m, Mode: n, Vectors: vs, Offset: ps.Offset[:0], Deflate: ps.Deflate[:0]}
@@ -244,40 +234,22 @@ func (t *tvpFit) scatter(p, n int, vs [][]float64) (*mat.SymDense, *mat.Dense, e
 		ps.Deflate = nil
 	}
 	umpca := t.opts.Method == UMPCA && p > 0
-	if t.ys != nil {
-		// The rows themselves; S is left to topGram.
-		ps.Op = OpModeRows
-		Y := t.ys[:t.m*In]
-		if err := t.fitter.pass(ps, Y); err != nil {
-			return nil, nil, err
-		}
-		var A *mat.Dense
-		if umpca {
-			G := mat.NewDense(t.m, p, nil)
-			for q := range p {
-				G.SetCol(q, t.y[q])
-			}
-			A = mat.NewDense(In, p, nil)
-			A.Mul(mat.NewDense(t.m, In, Y).T(), G)
-		}
-		return nil, A, nil
+	// The rows themselves (OpModeRows); their scatter is left to topGram.
+	ps.Op = OpModeRows
+	Y := t.ys[:t.m*In]
+	if err := t.fitter.pass(ps, Y); err != nil {
+		return nil, err
 	}
-	if umpca {
-		ps.Cross, ps.Coef = true, t.y[:p]
+	if !umpca {
+		return nil, nil
 	}
-	t.partial = grow(t.partial, ps.PartialLen())
-	if err := t.fitter.pass(ps, t.partial); err != nil {
-		return nil, nil, err
+	G := mat.NewDense(t.m, p, nil)
+	for q := range p {
+		G.SetCol(q, t.y[q])
 	}
-	if t.S == nil {
-		t.S = make([]*mat.SymDense, t.n)
-	}
-	t.S[n] = newSymAcc(In, t.partial).toSym(t.S[n])
-	var A *mat.Dense
-	if umpca {
-		A = mat.NewDense(In, p, append([]float64(nil), t.partial[In*In:]...))
-	}
-	return t.S[n], A, nil
+	A := mat.NewDense(In, p, nil)
+	A.Mul(mat.NewDense(t.m, In, Y).T(), G)
+	return A, nil
 }
 
 // evaluate makes one pass computing EMP p's projection of every training
