@@ -24,9 +24,9 @@
 //     fit. The C test suite runs against a library built with
 //     GOEXPERIMENT=cgocheck2 to check this.
 //   - Handles are checked against a registry of live boxes before they are
-//     dereferenced, so a freed or foreign pointer gets SOMPCA_ENOTFITTED
-//     rather than a crash (unless its address has since been reused by a
-//     new model, which no scheme can detect).
+//     dereferenced, so a freed or foreign pointer gets SOMPCA_EHANDLE
+//     (NULL: SOMPCA_ENOTFITTED) rather than a crash (unless its address
+//     has since been reused by a new model, which no scheme can detect).
 //   - Errors: each status-returning export sets the calling thread's
 //     last-error message on failure and clears it on success. The buffer
 //     is per OS thread, behind a pthread key (helpers.c explains why not a
@@ -35,9 +35,14 @@
 //     caller's buffer even when several threads call the library at once.
 //   - Codes: SOMPCA_EINVAL for NULL pointers and bad option values,
 //     SOMPCA_ESHAPE for bad or disagreeing sizes, SOMPCA_ERANGE for a
-//     caller buffer that is too small, SOMPCA_ENOTFITTED for a bad handle,
-//     SOMPCA_EIO for a file that cannot be opened, read or written,
-//     SOMPCA_EDATA for data the solver rejects, SOMPCA_ECANCELED when the
-//     progress function stops a fit. See errors.go for how solver and
-//     hdf5io errors are classified.
+//     caller buffer that is too small, SOMPCA_ENOTFITTED for a NULL
+//     handle, SOMPCA_EHANDLE for a freed or foreign one, SOMPCA_EIO for a
+//     file that cannot be opened, read or written, SOMPCA_EFILE for a file
+//     whose content is invalid (corrupt, checksum mismatch, unsupported
+//     type, not a model), SOMPCA_EDATA for data the solver rejects,
+//     SOMPCA_ENUMERICAL when its eigensolvers fail, SOMPCA_ECANCELED when
+//     the progress function stops a fit. A failed read during a fit is
+//     solver.ErrSource wrapping hdf5io's error, classified by the latter.
+//     See errors.go and hdf5.go for how solver and hdf5io errors are
+//     classified.
 package main

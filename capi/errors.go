@@ -54,8 +54,16 @@ func solverError(err error) error {
 		return withCode(C.SOMPCA_ENOTFITTED, err)
 	case errors.Is(err, solver.ErrMemory):
 		return withCode(C.SOMPCA_ENOMEM, err)
+	case errors.Is(err, solver.ErrSource):
+		// Reading the samples failed: the source's own error decides.
+		if code := fileCode(err); code != 0 {
+			return withCode(code, err)
+		}
+		return withCode(C.SOMPCA_EIO, err)
+	case errors.Is(err, solver.ErrNumerical):
+		return withCode(C.SOMPCA_ENUMERICAL, err)
 	}
-	// solver.ErrData, and failures of the numerics.
+	// solver.ErrData.
 	return withCode(C.SOMPCA_EDATA, err)
 }
 

@@ -43,7 +43,7 @@ func modelOf(p *C.sompca_cmodel) (*solver.Model, error) {
 	_, ok := live[uintptr(unsafe.Pointer(p))]
 	liveMu.RUnlock()
 	if !ok || p.magic != C.SOMPCA_MODEL_MAGIC {
-		return nil, errorf(C.SOMPCA_ENOTFITTED, "model %p is not a live sompca model (freed, or not made by sompca_fit or sompca_model_load)", p)
+		return nil, errorf(C.SOMPCA_EHANDLE, "model %p is not a live sompca model (freed, or not made by sompca_fit or sompca_model_load)", p)
 	}
 	m, ok := cgo.Handle(p.handle).Value().(*solver.Model)
 	if !ok {
@@ -75,7 +75,7 @@ func sompca_model_free(model *C.sompca_model) {
 	}
 	run("sompca_model_free", func() error {
 		if !freeHandle(model) {
-			return errorf(C.SOMPCA_ENOTFITTED, "model %p is not a live sompca model (freed twice, or not made by sompca)", model)
+			return errorf(C.SOMPCA_EHANDLE, "model %p is not a live sompca model (freed twice, or not made by sompca)", model)
 		}
 		return nil
 	})

@@ -23,39 +23,41 @@ func goString(s *C.sompca_cchar, what string) (string, error) {
 	return g, nil
 }
 
-// hdf5Error classifies an error of package hdf5io: a dataset whose shape
-// cannot hold samples or does not match the model is SOMPCA_ESHAPE, a
-// cancelled fit SOMPCA_ECANCELED, everything else (missing or unreadable
-// file or dataset, unsupported type, bad model file, existing output) is
-// SOMPCA_EIO.
-func hdf5Error(err error) error {
+// fileCode returns the status of an error of package hdf5io by its kind,
+// or 0 if it has none: a dataset whose shape cannot hold samples or does
+// not match the model is SOMPCA_ESHAPE; a file whose content is not what
+// it should be (not HDF5, corrupt or failing a checksum, unsupported type,
+// not a readable model) SOMPCA_EFILE; a missing file or dataset, a
+// failing read or write and an existing output SOMPCA_EIO.
+func fileCode(err error) C.int {
 	switch {
-	case err == nil:
-		return nil
 	case errors.Is(err, hdf5io.ErrShape):
-		return withCode(C.SOMPCA_ESHAPE, err)
-	case errors.Is(err, solver.ErrCanceled), errors.Is(err, solver.ErrData),
-		errors.Is(err, solver.ErrInvalid), errors.Is(err, solver.ErrShape), errors.Is(err, solver.ErrMemory):
-		// The solver rejected the data or options, not the file.
+		return C.SOMPCA_ESHAPE
+	case errors.Is(err, hdf5io.ErrNotHDF5), errors.Is(err, hdf5io.ErrCorrupt),
+		errors.Is(err, hdf5io.ErrType), errors.Is(err, hdf5io.ErrFormat):
+		return C.SOMPCA_EFILE
+	case errors.Is(err, hdf5io.ErrNotExist), errors.Is(err, hdf5io.ErrIO), errors.Is(err, hdf5io.ErrExists):
+		return C.SOMPCA_EIO
+	}
+	return 0
+}
+
+// hdf5Error classifies an error of package hdf5io (fileCode), or of the
+// solver that it passed on (solverError: the data or options were at
+// fault, not the file); anything else is SOMPCA_EIO.
+func hdf5Error(err error) error {
+	if err == nil {
+		return nil
+	}
+	if code := fileCode(err); code != 0 {
+		return withCode(code, err)
+	}
+	if errors.Is(err, solver.ErrCanceled) || errors.Is(err, solver.ErrData) || errors.Is(err, solver.ErrInvalid) ||
+		errors.Is(err, solver.ErrShape) || errors.Is(err, solver.ErrNumerical) || errors.Is(err, solver.ErrSource) ||
+		errors.Is(err, solver.ErrMemory) {
 		return solverError(err)
 	}
 	return withCode(C.SOMPCA_EIO, err)
-}
-
-// readTracker is a Source that remembers whether a read from the file
-// failed, so that a fit's failure is reported as SOMPCA_EIO when the file
-// was at fault and classified as a solver error otherwise.
-type readTracker struct {
-	*hdf5io.Source
-	readErr error
-}
-
-func (r *readTracker) Read(start, n int) (solver.Block, error) {
-	b, err := r.Source.Read(start, n)
-	if err != nil && r.readErr == nil {
-		r.readErr = err
-	}
-	return b, err
 }
 
 //export sompca_fit_hdf5
@@ -83,16 +85,12 @@ func sompca_fit_hdf5(out **C.sompca_model, path, dataset *C.sompca_cchar, sample
 		if err != nil {
 			return err
 		}
-		tracked := &readTracker{Source: src}
 		var m solver.Model
 		err = offThread(func(onCaller func(func())) error {
-			return m.Fit(tracked, progressOnCaller(o, onCaller))
+			return m.Fit(src, progressOnCaller(o, onCaller))
 		})
 		if err != nil {
-			if tracked.readErr != nil {
-				return hdf5Error(err)
-			}
-			return solverError(err)
+			return solverError(err) // a failed read is solver.ErrSource wrapping hdf5io's error
 		}
 		return boxInto(out, &m)
 	})
@@ -151,10 +149,14 @@ func sompca_model_load(out **C.sompca_model, path *C.sompca_cchar) C.int {
 		}
 		m, err := hdf5io.LoadModel(file)
 		if err != nil {
-			return withCode(C.SOMPCA_EIO, err) // even ErrShape: the file is bad, not the caller's sizes
+			code := fileCode(err)
+			if code == 0 || code == C.SOMPCA_ESHAPE {
+				code = C.SOMPCA_EFILE // the file is bad, not the caller's sizes
+			}
+			return withCode(code, err)
 		}
 		if err := m.Validate(); err != nil {
-			return errorf(C.SOMPCA_EIO, "%s: not a valid sompca model: %w", file, err)
+			return errorf(C.SOMPCA_EFILE, "%s: not a valid sompca model: %w", file, err)
 		}
 		return boxInto(out, m)
 	})

@@ -66,7 +66,7 @@ const char *sompca_errstr(int code)
 	case SOMPCA_ERANGE:
 		return "output buffer too small";
 	case SOMPCA_ENOTFITTED:
-		return "NULL, freed or foreign model handle";
+		return "NULL model handle";
 	case SOMPCA_EIO:
 		return "file or HDF5 failure";
 	case SOMPCA_ENOMEM:
@@ -77,6 +77,12 @@ const char *sompca_errstr(int code)
 		return "fit canceled by the progress callback";
 	case SOMPCA_EINTERNAL:
 		return "internal error in sompca (please report it)";
+	case SOMPCA_EHANDLE:
+		return "freed or foreign model handle";
+	case SOMPCA_ENUMERICAL:
+		return "numerical failure (an eigensolver did not converge)";
+	case SOMPCA_EFILE:
+		return "invalid file content (not HDF5, corrupt, checksum mismatch, unsupported type, not a sompca model)";
 	}
 	return "unknown status code";
 }

@@ -38,7 +38,7 @@ func sessionOf(p *C.sompca_session) (*solver.Session, error) {
 	_, ok := live[uintptr(unsafe.Pointer(p))]
 	liveMu.RUnlock()
 	if !ok || p.magic != C.SOMPCA_SESSION_MAGIC {
-		return nil, errorf(C.SOMPCA_ENOTFITTED, "session %p is not a live sompca session (freed, or not made by sompca_session_begin)", p)
+		return nil, errorf(C.SOMPCA_EHANDLE, "session %p is not a live sompca session (freed, or not made by sompca_session_begin)", p)
 	}
 	s, ok := cgo.Handle(p.handle).Value().(*solver.Session)
 	if !ok {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"slices"
 
@@ -72,9 +71,9 @@ func TransformFile(model *solver.Model, inPath, inDataset string, in Options, ou
 			n := min(rows, m-start)
 			if _, err = model.TransformTo(features[:n*p], &window{src, start, n}); err != nil {
 				transformErr = err
-				if errors.Is(err, solver.ErrData) {
+				if se := (*solver.SampleError)(nil); errors.As(err, &se) {
 					// The solver counts samples from the window's start.
-					transformErr = fmt.Errorf("%w: sample %d holds a NaN or Inf value", solver.ErrData, start+firstNonFinite(features[:n*p], p))
+					transformErr = &solver.SampleError{Index: start + se.Index, Reason: se.Reason}
 				}
 				break
 			}
@@ -127,15 +126,4 @@ func sameFile(a, b string) (bool, error) {
 		return false, nil // Open reports it
 	}
 	return os.SameFile(fa, fb), nil
-}
-
-// firstNonFinite returns the first row of the rows x p matrix x that holds
-// a NaN or Inf, or 0 if none does.
-func firstNonFinite(x []float64, p int) int {
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return i / p
-		}
-	}
-	return 0
 }

@@ -55,8 +55,9 @@
  *   sompca_session_finish or sompca_model_load and released by
  *   sompca_model_free; a fit session (see "Fit sessions") is one made by
  *   sompca_session_begin and released by sompca_session_free. A NULL,
- *   freed or foreign pointer is detected and gives SOMPCA_ENOTFITTED,
- *   except when its address has since been reused by a newer handle.
+ *   freed or foreign pointer is detected, never followed: NULL gives
+ *   SOMPCA_ENOTFITTED, a freed or foreign pointer SOMPCA_EHANDLE (except
+ *   when its address has since been reused by a newer handle).
  */
 #ifndef SOMPCA_H
 #define SOMPCA_H
@@ -83,12 +84,16 @@ extern "C" {
 #define SOMPCA_EINVAL     1 /* invalid argument or option value (NULL pointer, unknown enum, negative count) */
 #define SOMPCA_ESHAPE     2 /* shapes or sizes are zero, absurd (their product overflows) or do not agree */
 #define SOMPCA_ERANGE     3 /* caller buffer too small */
-#define SOMPCA_ENOTFITTED 4 /* NULL, freed or foreign model handle */
-#define SOMPCA_EIO        5 /* file or HDF5 failure: missing file or dataset, wrong type, write error */
+#define SOMPCA_ENOTFITTED 4 /* NULL model handle */
+#define SOMPCA_EIO        5 /* file or HDF5 I/O failure: missing file or dataset, a failing read or write, existing output */
 #define SOMPCA_ENOMEM     6 /* out of memory */
 #define SOMPCA_EDATA      7 /* bad data: NaN or Inf, zero variance, too few samples for the method */
 #define SOMPCA_ECANCELED  8 /* the progress callback cancelled the fit */
 #define SOMPCA_EINTERNAL  9 /* a bug in sompca (a recovered panic): please report it */
+#define SOMPCA_EHANDLE    10 /* misuse: a freed or foreign model handle (not made by sompca, or freed) */
+#define SOMPCA_ENUMERICAL 12 /* the numerics failed (an eigensolver did not converge) on data that passed every check */
+#define SOMPCA_EFILE      13 /* a file's content is invalid: not HDF5, corrupt (checksum mismatch), unsupported
+                               element type or layout, not a readable sompca model; the message names file and object */
 
 /* Methods (sompca_options.method). */
 #define SOMPCA_METHOD_SOMPCA 0 /* semi-orthogonal MPCA (the paper's method with relaxed_start) */
@@ -253,8 +258,9 @@ int sompca_fit(sompca_model **out, const void *data, int dtype, size_t n_samples
  * opts         options, or NULL for the defaults.
  *
  * Returns as sompca_fit, plus SOMPCA_EIO when the file or dataset cannot
- * be opened or read or has an unsupported element type (also when a read
- * fails in the middle of the fit: the message names file and dataset),
+ * be opened or read, SOMPCA_EFILE when its content is invalid (not HDF5,
+ * corrupt, an unsupported element type), also when a read fails that way
+ * in the middle of the fit (the message names file and dataset),
  * SOMPCA_ESHAPE when its shape cannot hold samples (rank below 2, an empty
  * axis), and SOMPCA_ENOMEM when opts->memory_limit cannot hold the fit's
  * workspaces and one run of samples.
@@ -314,6 +320,7 @@ int sompca_transform(const sompca_model *model, double *dst, size_t cap,
  *
  * Returns SOMPCA_OK; SOMPCA_ENOTFITTED; SOMPCA_EINVAL for a NULL or empty
  * string; SOMPCA_ESHAPE when the samples' shape is not the model's;
+ * SOMPCA_EFILE when the input's content is invalid (see sompca_fit_hdf5);
  * SOMPCA_EIO for any other file failure, including an existing dataset
  * without overwrite or out_path naming the input file. Thread-safe (HDF5
  * access is serialized); do not write one file from two calls at once.
@@ -436,8 +443,11 @@ int sompca_model_save(const sompca_model *model, const char *path);
  * path the HDF5 file, opened read-only.
  *
  * Returns SOMPCA_OK; SOMPCA_EINVAL for NULL out or a NULL or empty path;
- * SOMPCA_EIO when the file cannot be read or does not hold a consistent
- * model. Thread-safe.
+ * SOMPCA_EIO when the file cannot be read (missing, unreadable);
+ * SOMPCA_EFILE when it does not hold a consistent model or is corrupt:
+ * files written by sompca carry checksums (HDF5's, and a SHA-256 of the
+ * model), so a corrupted file gives this status with "checksum mismatch"
+ * in sompca_last_error(), never a different model. Thread-safe.
  */
 int sompca_model_load(sompca_model **out, const char *path);
 

@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"errors"
 	"math"
 	"slices"
 
@@ -37,7 +36,7 @@ func topEigenvectors(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
 func denseTop(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
 	var es mat.EigenSym
 	if !es.Factorize(S, true) {
-		return nil, nil, errors.New("solver: symmetric eigendecomposition did not converge")
+		return nil, nil, errorf(ErrNumerical, "solver: symmetric eigendecomposition did not converge")
 	}
 	asc := es.Values(nil)
 	var V mat.Dense
@@ -81,7 +80,7 @@ func tridiagTop(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
 	impl.Dsytrd(blas.Upper, n, a, n, d, e, tau, work, len(work))
 	vals := append([]float64(nil), d...)
 	if !impl.Dsterf(n, vals, append([]float64(nil), e...)) {
-		return nil, nil, errors.New("solver: tridiagonal eigenvalues did not converge")
+		return nil, nil, errorf(ErrNumerical, "solver: tridiagonal eigenvalues did not converge")
 	}
 	slices.Reverse(vals) // descending
 	norm := 0.0
@@ -123,7 +122,7 @@ func tridiagTop(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
 					break
 				}
 				if try > 10 {
-					return nil, nil, errors.New("solver: inverse iteration failed")
+					return nil, nil, errorf(ErrNumerical, "solver: inverse iteration failed")
 				}
 				shift += float64(n) * eps * norm * float64(int(1)<<try)
 			}
@@ -155,7 +154,7 @@ func tridiagTop(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
 			ok = it >= 1 && math.Sqrt(res) <= 10*float64(n)*eps*norm
 		}
 		if !ok {
-			return nil, nil, errors.New("solver: inverse iteration did not converge")
+			return nil, nil, errorf(ErrNumerical, "solver: inverse iteration did not converge")
 		}
 		for i := range n {
 			Z[i*P+j] = x[i]

@@ -159,4 +159,11 @@
 // Inf in sample m, zero variance) as an error and leaves the model as it
 // was; the package panics only on programmer misuse of its internals. A
 // fitted Model is read-only and safe for concurrent transforms.
+//
+// Errors carry their kind for errors.Is: ErrInvalid (options), ErrShape,
+// ErrData (the data; a bad sample is a *SampleError whose Index names it,
+// for errors.As), ErrSource (Source.Read failed; the source's own error is
+// wrapped too, so errors.Is(err, hdf5io.ErrCorrupt) also holds),
+// ErrNumerical (an eigensolver that did not converge), ErrCanceled and
+// ErrNotFitted.
 package solver

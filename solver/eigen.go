@@ -195,7 +195,7 @@ func (e *eigenSolver) dense(u []float64, S *mat.SymDense, C *mat.Dense) (float64
 	n := S.SymmetricDim()
 	if C == nil {
 		if !e.es.Factorize(S, true) {
-			return 0, errors.New("solver: symmetric eigendecomposition did not converge")
+			return 0, errorf(ErrNumerical, "solver: symmetric eigendecomposition did not converge")
 		}
 		vals := e.es.Values(nil)
 		e.vecs.Reset()
@@ -217,7 +217,7 @@ func (e *eigenSolver) dense(u []float64, S *mat.SymDense, C *mat.Dense) (float64
 		}
 	}
 	if !e.es.Factorize(Ts, true) {
-		return 0, errors.New("solver: symmetric eigendecomposition did not converge")
+		return 0, errorf(ErrNumerical, "solver: symmetric eigendecomposition did not converge")
 	}
 	vals := e.es.Values(nil)
 	e.vecs.Reset()

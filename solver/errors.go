@@ -19,7 +19,39 @@ var (
 	ErrData = errors.New("solver: bad data")
 	// ErrNotFitted: a model used before Fit.
 	ErrNotFitted = errors.New("solver: model is not fitted")
+	// ErrSource: Source.Read failed. The error also wraps the source's
+	// own error (errors.Is and errors.As see both), and its message is
+	// the source's, after the samples that were being read.
+	ErrSource = errors.New("solver: reading the samples failed")
+	// ErrNumerical: the numerics failed on data that passed every check
+	// (an eigendecomposition or Lanczos iteration that did not converge).
+	ErrNumerical = errors.New("solver: numerical failure")
 )
+
+// SampleError is the error for one bad sample (a NaN or Inf value): it
+// is ErrData for errors.Is and carries the sample's index, 0-based in the
+// Source that was read, for errors.As.
+type SampleError struct {
+	Index  int    // the sample
+	Reason string // what is wrong with it, e.g. "holds a NaN or Inf value"
+}
+
+func (e *SampleError) Error() string { return fmt.Sprintf("solver: sample %d %s", e.Index, e.Reason) }
+func (e *SampleError) Unwrap() error { return ErrData }
+
+// nonFinite returns the SampleError of sample i holding a NaN or Inf.
+func nonFinite(i int) error { return &SampleError{Index: i, Reason: "holds a NaN or Inf value"} }
+
+// sourceError is a failed Source.Read: ErrSource and the source's error.
+type sourceError struct {
+	start, n int
+	err      error
+}
+
+func (e *sourceError) Error() string {
+	return fmt.Sprintf("solver: reading samples [%d, %d): %v", e.start, e.start+e.n, e.err)
+}
+func (e *sourceError) Unwrap() []error { return []error{ErrSource, e.err} }
 
 // kindError is an error of one of the kinds above with its own message.
 type kindError struct {

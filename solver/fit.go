@@ -191,7 +191,7 @@ func (f *fitter) stats() error {
 		return err
 	}
 	if bad := int(sum[f.size]); bad >= 0 {
-		return errorf(ErrData, "solver: sample %d holds a NaN or Inf value", bad)
+		return nonFinite(bad)
 	}
 	f.mean = sum[:f.size:f.size]
 	floats.Scale(1/float64(f.m), f.mean)

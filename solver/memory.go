@@ -71,7 +71,7 @@ func (f *fitter) planMemory(src Source, threads int) error {
 	if p, ok := src.(MemoryPlanner); ok {
 		used, err := p.PlanMemory(f.spare, readUnit)
 		if err != nil {
-			return err
+			return &sourceError{start: 0, n: f.m, err: err} // a source that loads the data reads it here
 		}
 		f.spare -= used
 	}

@@ -276,7 +276,7 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 		} else {
 			blk, err := src.Read(bs, bn)
 			if err != nil {
-				return err
+				return &sourceError{start: bs, n: bn, err: err}
 			}
 			if got := blk.elems(); got != bn*size {
 				return fmt.Errorf("solver: source returned %d elements for %d samples of %d elements", got, bn, size)

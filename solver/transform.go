@@ -12,7 +12,8 @@ import (
 // and writes them, sample-major (M x P), into dst, which it returns. A nil
 // dst is allocated; otherwise len(dst) must be Len()*P. src's sample shape
 // must equal the model's. A sample with a NaN or Inf value is an error
-// (ErrData) naming the sample; dst then holds partial results.
+// (ErrData, a *SampleError naming the sample); dst then holds partial
+// results. A failed read is ErrSource wrapping the source's error.
 func (m *Model) TransformTo(dst []float64, src Source) ([]float64, error) {
 	return m.transform(dst, src, 0)
 }
@@ -64,7 +65,7 @@ func (m *Model) transform(dst []float64, src Source, threads int) ([]float64, er
 	// checking the output finds every bad sample without another pass.
 	for i, v := range dst {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, errorf(ErrData, "solver: sample %d holds a NaN or Inf value", i/P)
+			return nil, nonFinite(i / P)
 		}
 	}
 	return dst, nil

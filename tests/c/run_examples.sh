@@ -47,7 +47,7 @@ expect '^fit with a zero-sized mode: status 2 (shapes or sizes do not agree): so
 expect '^transform into too small a buffer: status 3 (output buffer too small): sompca_transform: dst holds 179 doubles, need 180'
 expect '^fit with mode 7 of a 2-mode sample: status 1 (invalid argument or option value): sompca_fit: opts->mode is 7'
 expect '^load a missing file: status 5 (file or HDF5 failure): sompca_model_load: .*no-such-model.h5'
-expect '^use a NULL model: status 4 (NULL, freed or foreign model handle): sompca_transform_size: model is NULL$'
+expect '^use a NULL model: status 4 (NULL model handle): sompca_transform_size: model is NULL$'
 expect '^fit cancelled by the progress callback after 2 EMPs: status 8 (fit canceled by the progress callback): sompca_fit: '
 expect '^no model was made by the failed calls: yes$'
 test "$(grep -c '^  EMP' "$out/fit_memory.out")" = 8 || fail "fit_memory: want 6 + 2 progress lines"

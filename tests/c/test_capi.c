@@ -138,12 +138,16 @@ static void test_version(void)
 
 static void test_errstr(void)
 {
-	for (int code = SOMPCA_OK; code <= SOMPCA_EINTERNAL; code++) {
-		const char *s = sompca_errstr(code);
+	static const int codes[] = {SOMPCA_OK, SOMPCA_EINVAL, SOMPCA_ESHAPE, SOMPCA_ERANGE, SOMPCA_ENOTFITTED,
+	                            SOMPCA_EIO, SOMPCA_ENOMEM, SOMPCA_EDATA, SOMPCA_ECANCELED, SOMPCA_EINTERNAL,
+	                            SOMPCA_EHANDLE, SOMPCA_ENUMERICAL, SOMPCA_EFILE};
+	const size_t ncodes = sizeof codes / sizeof codes[0];
+	for (size_t i = 0; i < ncodes; i++) {
+		const char *s = sompca_errstr(codes[i]);
 		CHECK(s != NULL && s[0] != '\0' && !contains(s, "unknown"));
-		for (int other = SOMPCA_OK; other < code; other++)
-			CHECK_MSG(strcmp(s, sompca_errstr(other)) != 0, "codes %d and %d share a text", code,
-			          other);
+		for (size_t j = 0; j < i; j++)
+			CHECK_MSG(strcmp(s, sompca_errstr(codes[j])) != 0, "codes %d and %d share a text", codes[i],
+			          codes[j]);
 	}
 	CHECK(strcmp(sompca_errstr(SOMPCA_OK), "success") == 0);
 	CHECK(strcmp(sompca_errstr(-1), "unknown status code") == 0);
@@ -672,7 +676,7 @@ static void test_errors(void)
 	CHECK(f != NULL);
 	fputs("not an HDF5 file\n", f);
 	fclose(f);
-	CHECK_STATUS(sompca_model_load(&model, text), SOMPCA_EIO);
+	CHECK_STATUS(sompca_model_load(&model, text), SOMPCA_EFILE);
 	CHECK(contains(sompca_last_error(), "not_hdf5.h5"));
 	free(text);
 
@@ -684,6 +688,65 @@ static void test_errors(void)
 	size_t n = strlen(sompca_last_error());
 	CHECK_MSG(n > 1000 && n < 2048 && strcmp(sompca_last_error() + n - 3, "...") == 0,
 	          "message of %zu bytes", n);
+}
+
+/* A read that fails in the middle of a fit or transform (a chunk whose
+ * Fletcher-32 checksum no longer matches) is SOMPCA_EFILE naming the file
+ * and saying "checksum mismatch", and no model is made. */
+static void test_read_failure(void)
+{
+	enum { RM = 40, RI = 6, RJ = 5 };
+	static double x[RM * RI * RJ];
+	for (int i = 0; i < RM * RI * RJ; i++)
+		x[i] = sin(0.37 * i) + 0.01 * (i % 7);
+	const double marker = 1234.5678; /* sample 37, element 0: found again in the file's bytes */
+	x[37 * RI * RJ] = marker;
+	char *path = path_in(tmpdir, "chunked.h5");
+	hsize_t dims[3] = {RM, RI, RJ}, chunk[3] = {4, RI, RJ};
+	hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	hid_t space = H5Screate_simple(3, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	CHECK(H5Pset_chunk(dcpl, 3, chunk) >= 0 && H5Pset_fletcher32(dcpl) >= 0);
+	hid_t set = H5Dcreate2(file, "/x", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	CHECK(set >= 0 && H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) >= 0);
+	H5Dclose(set);
+	H5Pclose(dcpl);
+	H5Sclose(space);
+	CHECK(H5Fclose(file) >= 0);
+
+	sompca_model *model = NULL;
+	CHECK_OK(sompca_fit_hdf5(&model, path, "/x", 0, NULL)); /* intact: fits */
+
+	size_t len;
+	uint8_t *bytes = read_file(path, &len);
+	size_t at = len;
+	for (size_t i = 0; i + sizeof marker <= len; i++)
+		if (memcmp(bytes + i, &marker, sizeof marker) == 0)
+			at = i;
+	CHECK_MSG(at < len, "marker not found in %s", path);
+	if (at < len) {
+		bytes[at + 3] ^= 0x20;
+		FILE *f = fopen(path, "wb");
+		CHECK(f != NULL && fwrite(bytes, 1, len, f) == len);
+		fclose(f);
+	}
+	free(bytes);
+
+	sompca_model *bad = NULL;
+	CHECK_STATUS(sompca_fit_hdf5(&bad, path, "/x", 0, NULL), SOMPCA_EFILE);
+	CHECK(bad == NULL);
+	CHECK_MSG(contains(sompca_last_error(), "checksum mismatch") && contains(sompca_last_error(), "chunked.h5"),
+	          "message: %s", sompca_last_error());
+	char *out = path_in(tmpdir, "chunked-features.h5");
+	remove(out);
+	CHECK_STATUS(sompca_transform_hdf5(model, path, "/x", 0, out, "/z", 0), SOMPCA_EFILE);
+	CHECK(contains(sompca_last_error(), "checksum mismatch"));
+	FILE *left = fopen(out, "rb");
+	CHECK_MSG(left == NULL, "%s was left behind", out);
+	if (left != NULL)
+		fclose(left);
+	sompca_model_free(model);
+	free(out);
+	free(path);
 }
 
 /* NULL, freed and foreign handles are detected, never followed. */
@@ -704,7 +767,7 @@ static void test_handles(void)
 		uintptr_t handle;
 	} fake = {UINT64_C(0x736f6d7063614d31), 1};
 	sompca_model *foreign = (sompca_model *)(void *)&fake;
-	CHECK_STATUS(sompca_model_n_components(foreign, &p), SOMPCA_ENOTFITTED);
+	CHECK_STATUS(sompca_model_n_components(foreign, &p), SOMPCA_EHANDLE);
 	CHECK(contains(sompca_last_error(), "not a live sompca model"));
 	sompca_model_free(foreign); /* detected, left alone */
 	CHECK(contains(sompca_last_error(), "sompca_model_free"));
@@ -714,7 +777,7 @@ static void test_handles(void)
 	sompca_model *model = fit_with(SOMPCA_METHOD_PCA, 0, 2, SOMPCA_FLOAT64);
 	sompca_model_free(model);
 	CHECK(strcmp(sompca_last_error(), "") == 0);
-	CHECK_STATUS(sompca_model_n_components(model, &p), SOMPCA_ENOTFITTED);
+	CHECK_STATUS(sompca_model_n_components(model, &p), SOMPCA_EHANDLE);
 	sompca_model_free(model); /* double free: detected */
 	CHECK(contains(sompca_last_error(), "not a live sompca model"));
 	sompca_model_free(NULL); /* a no-op */
@@ -1143,7 +1206,7 @@ static void test_session(void)
 	CHECK_STATUS(sompca_session_begin(&s, M, 0, shape3, NULL), SOMPCA_ESHAPE);
 	CHECK(s == NULL);
 	CHECK_STATUS(sompca_session_next(NULL, &more), SOMPCA_ENOTFITTED);
-	CHECK_STATUS(sompca_session_next((sompca_session *)request, &more), SOMPCA_ENOTFITTED);
+	CHECK_STATUS(sompca_session_next((sompca_session *)request, &more), SOMPCA_EHANDLE);
 	CHECK_STATUS(sompca_pass_info("not a request", 13, &plen, NULL, NULL, NULL), SOMPCA_EINVAL);
 	CHECK_STATUS(sompca_pass_info(NULL, 0, &plen, NULL, NULL, NULL), SOMPCA_EINVAL);
 	CHECK_OK(sompca_session_begin(&s, M, 3, shape3, NULL));
@@ -1208,6 +1271,7 @@ int main(int argc, char **argv)
 	test_errors();
 	test_handles();
 	test_hdf5();
+	test_read_failure();
 	test_threads();
 	test_session();
 	check_report();

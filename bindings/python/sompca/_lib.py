@@ -13,8 +13,10 @@ The library is looked up in this order:
 3. ``build/libsompca.so`` of the source tree this file lives in.
 
 Error model: ``SOMPCA_EINVAL``, ``SOMPCA_ESHAPE``, ``SOMPCA_ERANGE`` and
-``SOMPCA_EDATA`` raise :class:`ValueError`, ``SOMPCA_EIO`` raises
-:class:`OSError`, any other code :class:`RuntimeError`; the message is
+``SOMPCA_EDATA`` raise :class:`ValueError`, ``SOMPCA_EIO`` and
+``SOMPCA_EFILE`` (a file's content is invalid: corrupt, "checksum
+mismatch", not a model) raise :class:`OSError`, any other code
+(``SOMPCA_ENUMERICAL``, ``SOMPCA_EHANDLE``, ...) :class:`RuntimeError`; the message is
 ``sompca_last_error()``, read right after the failing call on the same
 thread (the library keeps it per thread), and the exception's ``status``
 attribute is the ``SOMPCA_E*`` code. A fit cancelled by Ctrl-C raises
@@ -35,6 +37,7 @@ from ._version import __version__
 
 # Status codes, methods, element types and feature orders of sompca.h.
 OK, EINVAL, ESHAPE, ERANGE, ENOTFITTED, EIO, ENOMEM, EDATA, ECANCELED, EINTERNAL = range(10)
+EHANDLE, ENUMERICAL, EFILE = 10, 12, 13
 METHOD_SOMPCA, METHOD_FOMPCA, METHOD_TROD, METHOD_UMPCA, METHOD_PCA, METHOD_MPCA, METHOD_CSA = range(7)
 FLOAT64, FLOAT32, UINT8 = range(3)
 ORDER_VARIANCE, ORDER_EXTRACTION = range(2)
@@ -176,7 +179,7 @@ def error_for(status, message):
     """Return the exception for a failing status and its message."""
     if status in _VALUE_ERRORS:
         exc = ValueError(message)
-    elif status == EIO:
+    elif status in (EIO, EFILE):
         exc = OSError(message)
     elif status == ENOMEM:
         exc = MemoryError(message)

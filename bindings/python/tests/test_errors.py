@@ -18,7 +18,8 @@ def test_status_codes_map_to_exceptions():
     # MemoryError, the rest -> RuntimeError.
     expected = {_lib.EINVAL: ValueError, _lib.ESHAPE: ValueError, _lib.ERANGE: ValueError, _lib.EDATA: ValueError,
                 _lib.EIO: OSError, _lib.ENOTFITTED: RuntimeError, _lib.ENOMEM: MemoryError,
-                _lib.ECANCELED: RuntimeError, _lib.EINTERNAL: RuntimeError, 42: RuntimeError}
+                _lib.ECANCELED: RuntimeError, _lib.EINTERNAL: RuntimeError, _lib.EFILE: OSError,
+                _lib.ENUMERICAL: RuntimeError, _lib.EHANDLE: RuntimeError, 42: RuntimeError}
     for status, cls in expected.items():
         exc = _lib.error_for(status, "message")
         assert type(exc) is cls and exc.status == status and str(exc) == "message"
@@ -112,6 +113,25 @@ def test_file_errors_are_oserrors(tmp_path, h5file, X3):
         fitted.save(tmp_path / "no-such-folder" / "model.h5")
     with pytest.raises(OSError, match="missing.h5"):
         fitted.transform(f"{missing}:/X")
+
+
+def test_corrupted_model_is_a_checksum_error(tmp_path, X3):
+    # A saved model with one bit of a value of its mean flipped loads as an
+    # OSError saying "checksum mismatch" (status SOMPCA_EFILE), never as a
+    # different model; the intact file loads with identical features.
+    path = tmp_path / "model.h5"
+    fitted = sompca.SOMPCA(n_components=3).fit(X3)
+    fitted.save(path)
+    data = bytearray(path.read_bytes())
+    value = np.float64(fitted.mean_.flat[7]).tobytes()
+    at = data.find(value)
+    assert at > 0 and data.find(value, at + 1) < 0, "the value is in the file once"
+    np.testing.assert_array_equal(sompca.load(path).transform(X3), fitted.transform(X3))
+    data[at + 5] ^= 0x04
+    path.write_bytes(bytes(data))
+    with pytest.raises(OSError, match="checksum mismatch") as info:
+        sompca.load(path)
+    assert info.value.status == _lib.EFILE and "model.h5" in str(info.value)
 
 
 def test_bad_specs_and_shapes(h5file, X2, X3):
