@@ -151,3 +151,20 @@ func goOptions(p *C.sompca_coptions, order int) (solver.Options, error) {
 	}
 	return s, nil
 }
+
+// optionValues are the fields of struct sompca_options that goOptions
+// validates, as Go values: the entry of the fuzz test (test files cannot
+// use cgo).
+type optionValues struct {
+	method, relaxedStart, components, mode, maxIter, threads, order int32
+	tol, q                                                          float64
+}
+
+// goOptionValues is goOptions on an initialized struct holding v.
+func goOptionValues(v optionValues, order int) (solver.Options, error) {
+	o := defaultOptions()
+	o.method, o.relaxed_start, o.n_components, o.mode = C.int(v.method), C.int(v.relaxedStart), C.int(v.components), C.int(v.mode)
+	o.max_iter, o.n_threads, o.feature_order = C.int(v.maxIter), C.int(v.threads), C.int(v.order)
+	o.tol, o.q = C.double(v.tol), C.double(v.q)
+	return goOptions((*C.sompca_coptions)(unsafe.Pointer(&o)), order)
+}

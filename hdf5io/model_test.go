@@ -19,7 +19,7 @@ import (
 // handModel builds a consistent model by hand (Fit is not needed to test
 // the file format). Its values are random bit patterns of finite floats,
 // so a round trip that converts or rounds anything is caught.
-func handModel(t *testing.T, method solver.Method, shape []int, p int) *solver.Model {
+func handModel(t testing.TB, method solver.Method, shape []int, p int) *solver.Model {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, uint64(method)))
 	bits := func() float64 {

@@ -1,8 +1,10 @@
 package solver
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -152,5 +154,61 @@ func TestSampleError(t *testing.T) {
 	_, err := model.TransformTo(nil, must(NewSliceSource(bad, 24, shape)))
 	if !errors.As(err, &se) || se.Index != 17 || !strings.Contains(err.Error(), "sample 17 holds a NaN or Inf") {
 		t.Errorf("transform err = %v, want a SampleError for sample 17", err)
+	}
+}
+
+// TestOptionsTable checks solver.Options against the table of option
+// values that every surface shares (tests/contracts/options.json; the C
+// and Python surfaces are checked against it by
+// bindings/python/tests/test_contracts.py): valid values fit, invalid
+// ones are ErrInvalid.
+func TestOptionsTable(t *testing.T) {
+	raw, err := os.ReadFile("../tests/contracts/options.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table struct {
+		Cases []struct {
+			Option string
+			Value  any
+			Valid  bool
+		}
+	}
+	if err := json.Unmarshal(raw, &table); err != nil {
+		t.Fatal(err)
+	}
+	if len(table.Cases) < 10 {
+		t.Fatalf("%d cases in the table", len(table.Cases))
+	}
+	shape := []int{4, 3}
+	data := randomTensors(8, 12, shape)
+	for _, c := range table.Cases {
+		v := math.NaN()
+		switch x := c.Value.(type) {
+		case float64:
+			v = x
+		case string:
+			v = map[string]float64{"inf": math.Inf(1), "-inf": math.Inf(-1), "nan": math.NaN()}[x]
+		}
+		opts := Options{Method: SOMPCA}
+		switch c.Option {
+		case "tol":
+			opts.Tol = v
+		case "q":
+			opts.Method, opts.Q = MPCA, v
+		case "max_iter":
+			opts.MaxIter = int(v)
+		case "n_components":
+			opts.Components = int(v)
+		case "threads":
+			opts.Threads = int(v)
+		default:
+			t.Fatalf("unknown option %q in the table", c.Option)
+		}
+		var model Model
+		err := model.Fit(must(NewSliceSource(data, 12, shape)), opts)
+		if c.Valid && err != nil || !c.Valid && !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s = %v: err = %v, want valid = %v", c.Option, c.Value, err, c.Valid)
+		}
 	}
 }

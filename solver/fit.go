@@ -118,6 +118,16 @@ type fitter struct {
 	spare int64
 }
 
+// Validate checks the options for a fit of m samples of the given shape
+// as Fit does before any work, and returns the error Fit would (ErrInvalid
+// for an option, ErrShape, ErrData for too few samples). A bound that
+// depends on the data (more features than the method gives) is checked by
+// Fit only.
+func (o Options) Validate(shape []int, m int) error {
+	_, err := newFitterFor(shape, m, o)
+	return err
+}
+
 // newFitterFor checks the options for a fit of m samples of the given
 // shape.
 func newFitterFor(shape []int, m int, opts Options) (*fitter, error) {
@@ -140,8 +150,11 @@ func newFitterFor(shape []int, m int, opts Options) (*fitter, error) {
 	if opts.MaxIter == 0 {
 		opts.MaxIter = MethodDefaults(opts.Method).MaxIter
 	}
-	if opts.Tol < 0 || math.IsNaN(opts.Tol) {
-		return nil, errorf(ErrInvalid, "solver: Tol = %v: want >= 0", opts.Tol)
+	if !(opts.Tol >= 0) || math.IsInf(opts.Tol, 1) {
+		return nil, errorf(ErrInvalid, "solver: Tol = %v: want a finite value >= 0", opts.Tol)
+	}
+	if opts.Threads < 0 {
+		return nil, errorf(ErrInvalid, "solver: Threads = %d: want 0 (GOMAXPROCS) or a positive count", opts.Threads)
 	}
 	if opts.Q == 0 {
 		opts.Q = MethodDefaults(opts.Method).Q
