@@ -116,7 +116,7 @@ type Options struct {
 	MaxIter int
 	// Tol > 0 ends an EMP's sweeps early once the relative change of its
 	// captured variance over a sweep is at most Tol; 0 runs all MaxIter
-	// sweeps, exactly as the paper.
+	// sweeps, exactly as the paper. It must be finite and >= 0.
 	Tol float64
 
 	// Q is the fraction of each mode's variance (CSA: energy) that MPCA and
@@ -124,7 +124,8 @@ type Options struct {
 	Q float64
 
 	// Threads is the number of goroutines that share each pass over the
-	// data; 0 means runtime.GOMAXPROCS(0). Results do not depend on it.
+	// data; 0 means runtime.GOMAXPROCS(0), a negative count is
+	// ErrInvalid (as in C). Results do not depend on it.
 	Threads int
 
 	// Order says how the fitted features are ordered.
