@@ -158,8 +158,12 @@
 // datatype where a dataset was expected, non-numeric element types
 // (string, compound, complex, enum including h5py's bool, opaque, ...),
 // float16, rank below 2, zero samples, an empty mode, a model file of
-// another format or a newer format version, and a transform input whose
-// sample shape differs from the model's. Where HDF5 failed, its own error
+// another format or a newer format version, a transform input whose
+// sample shape differs from the model's, a failed checksum (ErrCorrupt,
+// "checksum mismatch"), element types in a non-standard bit layout, a
+// dataset whose extent exceeds the bytes the file stores for it, and
+// attributes of the wrong class, size, rank or length (see Integrity).
+// Where HDF5 failed, its own error
 // stack (API function and the chain of reasons) is carried in the message;
 // HDF5's automatic printing of that stack to stderr is switched off.
 //
