@@ -503,6 +503,10 @@ void sompca_model_free(sompca_model *model);
  * that meets it and by every later call on the session except
  * sompca_session_free; the session then makes no model.
  *
+ * Transform: a fitted model transforms any block with sompca_transform;
+ * a driver ships the model to its workers as its file (sompca_model_save,
+ * sompca_model_load).
+ *
  * Threading: one session is used from one thread at a time (the calls may
  * come from different threads in turn). sompca_pass_info and
  * sompca_pass_partial are pure and thread-safe, and need no session in

@@ -13,17 +13,18 @@ module only moves requests and partials; nothing of the algorithm is here.
   task per worker thread over the blocks that worker holds (fewer tasks,
   less scheduler time per round); without, one task per block.
 - Partials are folded in block order, so the model does not depend on
-  where or in which order the tasks ran. Blocks whose sizes are multiples
-  of ``BLOCK_MULTIPLE`` give the model of an in-memory fit bit for bit; other sizes
-  agree to rounding (about 1e-12).
+  where or in which order the tasks ran. Blocks that start at multiples
+  of ``BLOCK_MULTIPLE`` samples give the model of an in-memory fit bit for
+  bit; other blocks agree to rounding (about 1e-12).
 - Faults: a task is a pure function of the request and the block, so when
   a worker dies Dask recomputes its blocks from the array's graph and
   reruns its tasks elsewhere; the fit goes on with the same result.
 - Workers may keep a per-block cache between passes (for samples of order
   3 or more: the contraction with the last mode's vector, which saves
-  reading the samples in the middle modes' passes). It is an optimisation
-  only: a task that finds no cache (another worker, a restarted one)
-  computes from the samples, with the same result.
+  reading the samples in the middle modes' passes), when it is no larger
+  than the block. It is an optimisation only: a task that finds no cache
+  (another worker, a restarted one) computes from the samples, with the
+  same result.
 """
 
 import collections
@@ -136,7 +137,10 @@ def block_partials(token, items):
         first, n, partial_size, cache_size = _lib.pass_info(request)
         if array.shape[0] != n:
             raise ValueError(f"sompca: block of {array.shape[0]} samples for a request of {n} (samples {first}..)")
-        cache = _cache_for(token, first, n, cache_size)
+        # The cache saves reading the samples in the middle modes' passes; it
+        # is kept only when it is at most the block's size (uint8 samples of a
+        # short last mode would make it larger than the data).
+        cache = _cache_for(token, first, n, cache_size) if 8 * cache_size <= max(array.nbytes, 1) else None
         out.append(_lib.pass_partial(request, array, _library_dtype(array.dtype), cache, partial_size))
     return out
 
@@ -279,9 +283,13 @@ def transform(model, X):
                         drop_axis=list(range(2, X.ndim)))
 
 
-def _transform_block(block, ref):
+def _transform_block(block, ref, block_info=None):
     array = np.ascontiguousarray(block)
-    return ref.model().transform_array(array, _library_dtype(array.dtype))
+    try:
+        return ref.model().transform_array(array, _library_dtype(array.dtype))
+    except ValueError as err:  # name the block: the library counts samples from its start
+        first = block_info[0]["array-location"][0][0] if block_info else "?"
+        raise ValueError(f"{err} (in the block of X starting at sample {first})") from err
 
 
 class _ModelRef:

@@ -170,6 +170,10 @@ def test_nan_gives_the_local_error_with_the_global_index(client, X):
     assert f"sample {B + 40} holds a NaN or Inf value" in str(remote.value)
     # The same solver message; only the C function's name in front differs.
     assert str(remote.value).split(": ", 1)[1] == str(local.value).split(": ", 1)[1]
+    # A transform names the sample within its block, and the block.
+    model = small(sompca.SOMPCA).fit(X)
+    with pytest.raises(ValueError, match=rf"sample 40 holds a NaN or Inf value.* starting at sample {B}\)"):
+        model.transform(da.from_array(bad, chunks=(B,) + SHAPE)).compute()
 
 
 def test_a_worker_killed_mid_fit_changes_nothing(client, X):
