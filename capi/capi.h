@@ -47,6 +47,8 @@ typedef const sompca_options sompca_coptions;
  * truncated to the buffer; msg need not be NUL-terminated. */
 SOMPCA_INTERNAL void sompca_capi_set_error(const char *msg, size_t len);
 SOMPCA_INTERNAL void sompca_capi_clear_error(void);
+/* Thread-local last warnings (helpers.c); len 0 clears them. */
+SOMPCA_INTERNAL void sompca_capi_set_warning(const char *msg, size_t len);
 
 /* Calls a caller's progress function (Go cannot call a C function pointer). */
 SOMPCA_INTERNAL int sompca_capi_call_progress(sompca_progress_fn fn, void *user, int done,

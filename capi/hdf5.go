@@ -5,6 +5,8 @@ import "C"
 
 import (
 	"errors"
+	"strings"
+	"unsafe"
 
 	"github.com/sompca/sompca/hdf5io"
 	"github.com/sompca/sompca/solver"
@@ -60,9 +62,28 @@ func hdf5Error(err error) error {
 	return withCode(C.SOMPCA_EIO, err)
 }
 
+// readOptions checks a caller's layout and returns the hdf5io options that
+// read with it, collecting warnings into *warnings.
+func readOptions(layout C.int, warnings *[]string) (hdf5io.Options, error) {
+	if layout < C.SOMPCA_LAYOUT_SAMPLES_FIRST || layout > C.SOMPCA_LAYOUT_COLUMN_MAJOR {
+		return hdf5io.Options{}, errorf(C.SOMPCA_EINVAL, "layout is %d: want SOMPCA_LAYOUT_SAMPLES_FIRST (%d), SOMPCA_LAYOUT_SAMPLES_LAST (%d) or SOMPCA_LAYOUT_COLUMN_MAJOR (%d)",
+			int(layout), C.SOMPCA_LAYOUT_SAMPLES_FIRST, C.SOMPCA_LAYOUT_SAMPLES_LAST, C.SOMPCA_LAYOUT_COLUMN_MAJOR)
+	}
+	// The C numbers are hdf5io.Layout's values.
+	return hdf5io.Options{Layout: hdf5io.Layout(layout), Warn: func(m string) { *warnings = append(*warnings, m) }}, nil
+}
+
+// setWarnings makes warnings the calling thread's sompca_last_warning.
+func setWarnings(warnings []string) {
+	msg := strings.Join(warnings, "; ")
+	C.sompca_capi_set_warning((*C.char)(unsafe.Pointer(unsafe.StringData(msg))), C.size_t(len(msg)))
+}
+
 //export sompca_fit_hdf5
-func sompca_fit_hdf5(out **C.sompca_model, path, dataset *C.sompca_cchar, samplesLast C.int,
+func sompca_fit_hdf5(out **C.sompca_model, path, dataset *C.sompca_cchar, layout C.int,
 	opts *C.sompca_coptions) C.int {
+	var warnings []string
+	defer func() { setWarnings(warnings) }()
 	return run("sompca_fit_hdf5", func() error {
 		if out == nil {
 			return errorf(C.SOMPCA_EINVAL, "out is NULL")
@@ -76,7 +97,11 @@ func sompca_fit_hdf5(out **C.sompca_model, path, dataset *C.sompca_cchar, sample
 		if err != nil {
 			return err
 		}
-		src, err := hdf5io.Open(file, name, hdf5io.Options{SamplesLast: samplesLast != 0})
+		ro, err := readOptions(layout, &warnings)
+		if err != nil {
+			return err
+		}
+		src, err := hdf5io.Open(file, name, ro)
 		if err != nil {
 			return hdf5Error(err)
 		}
@@ -97,8 +122,10 @@ func sompca_fit_hdf5(out **C.sompca_model, path, dataset *C.sompca_cchar, sample
 }
 
 //export sompca_transform_hdf5
-func sompca_transform_hdf5(model *C.sompca_cmodel, inPath, inDataset *C.sompca_cchar, samplesLast C.int,
+func sompca_transform_hdf5(model *C.sompca_cmodel, inPath, inDataset *C.sompca_cchar, layout C.int,
 	outPath, outDataset *C.sompca_cchar, overwrite C.int) C.int {
+	var warnings []string
+	defer func() { setWarnings(warnings) }()
 	return run("sompca_transform_hdf5", func() error {
 		m, err := modelOf(model)
 		if err != nil {
@@ -113,9 +140,12 @@ func sompca_transform_hdf5(model *C.sompca_cmodel, inPath, inDataset *C.sompca_c
 				return err
 			}
 		}
+		ro, err := readOptions(layout, &warnings)
+		if err != nil {
+			return err
+		}
 		err = offThread(func(func(func())) error {
-			return hdf5io.TransformFile(m, names[0], names[1], hdf5io.Options{SamplesLast: samplesLast != 0},
-				names[2], names[3], overwrite != 0)
+			return hdf5io.TransformFile(m, names[0], names[1], ro, names[2], names[3], overwrite != 0)
 		})
 		return hdf5Error(err)
 	})

@@ -18,29 +18,54 @@
  */
 #define SOMPCA_ERROR_CAP 2048
 
-static pthread_key_t error_key;
-static pthread_once_t error_once = PTHREAD_ONCE_INIT;
-static int error_key_ok;
+/* keys[0]: the last error; keys[1]: the last warnings. */
+static pthread_key_t keys[2];
+static pthread_once_t keys_once = PTHREAD_ONCE_INIT;
+static int keys_ok;
 /* Set when this thread's message could not be stored (no memory). */
 static _Thread_local int error_lost;
 
-static void make_error_key(void) { error_key_ok = pthread_key_create(&error_key, free) == 0; }
-
-/* This thread's buffer; allocated if create is set; NULL if there is none. */
-static char *error_buffer(int create)
+static void make_keys(void)
 {
-	pthread_once(&error_once, make_error_key);
-	if (!error_key_ok)
+	keys_ok = pthread_key_create(&keys[0], free) == 0 && pthread_key_create(&keys[1], free) == 0;
+}
+
+/* This thread's buffer of kind which; allocated if create is set; NULL if there is none. */
+static char *text_buffer(int which, int create)
+{
+	pthread_once(&keys_once, make_keys);
+	if (!keys_ok)
 		return NULL;
-	char *buf = pthread_getspecific(error_key);
+	char *buf = pthread_getspecific(keys[which]);
 	if (buf == NULL && create) {
 		buf = calloc(1, SOMPCA_ERROR_CAP);
-		if (buf != NULL && pthread_setspecific(error_key, buf) != 0) {
+		if (buf != NULL && pthread_setspecific(keys[which], buf) != 0) {
 			free(buf);
 			buf = NULL;
 		}
 	}
 	return buf;
+}
+
+static char *error_buffer(int create) { return text_buffer(0, create); }
+
+/* Copies len bytes of msg into buf (SOMPCA_ERROR_CAP bytes), truncated
+ * with "..." and NUL-terminated. */
+static void store_text(char *buf, const char *msg, size_t len)
+{
+	if (len >= SOMPCA_ERROR_CAP) {
+		static const char ellipsis[] = "...";
+		len = SOMPCA_ERROR_CAP - sizeof ellipsis;
+		/* Do not end inside a UTF-8 sequence: back up over continuation bytes. */
+		while (len > 0 && ((unsigned char)msg[len] & 0xC0) == 0x80)
+			len--;
+		memcpy(buf, msg, len);
+		memcpy(buf + len, ellipsis, sizeof ellipsis);
+		return;
+	}
+	if (len > 0)
+		memcpy(buf, msg, len);
+	buf[len] = '\0';
 }
 
 int sompca_version_number(void) { return SOMPCA_VERSION_NUMBER; }
@@ -99,21 +124,21 @@ void sompca_capi_set_error(const char *msg, size_t len)
 {
 	char *buf = error_buffer(1);
 	error_lost = buf == NULL;
-	if (buf == NULL)
-		return;
-	if (len >= SOMPCA_ERROR_CAP) {
-		static const char ellipsis[] = "...";
-		len = SOMPCA_ERROR_CAP - sizeof ellipsis;
-		/* Do not end inside a UTF-8 sequence: back up over continuation bytes. */
-		while (len > 0 && ((unsigned char)msg[len] & 0xC0) == 0x80)
-			len--;
-		memcpy(buf, msg, len);
-		memcpy(buf + len, ellipsis, sizeof ellipsis);
-		return;
-	}
-	if (len > 0)
-		memcpy(buf, msg, len);
-	buf[len] = '\0';
+	if (buf != NULL)
+		store_text(buf, msg, len);
+}
+
+const char *sompca_last_warning(void)
+{
+	char *buf = text_buffer(1, 0);
+	return buf != NULL ? buf : "";
+}
+
+void sompca_capi_set_warning(const char *msg, size_t len)
+{
+	char *buf = text_buffer(1, len > 0);
+	if (buf != NULL)
+		store_text(buf, msg, len);
 }
 
 void sompca_capi_clear_error(void)

@@ -7,19 +7,38 @@
 // # Samples
 //
 // Open(path, dataset, opts) returns a *Source that streams the samples of
-// a dataset such as "/train/X". The samples run along the first axis,
-// shape (M, I_1, ..., I_N), or with Options.SamplesLast along the last,
-// (I_1, ..., I_N, M), as MATLAB and R write them. The element type may be
-// int8, uint8, int16, uint16, int32, uint32, int64, uint64, float32 or
-// float64, in either byte order. Each is read into a buffer of its own
+// a dataset such as "/train/X". Options.Layout says where they are:
+//
+//	SamplesFirst  (M, I_0, ..., I_{N-1})  numpy, h5py, C, sompca (default)
+//	SamplesLast   (I_0, ..., I_{N-1}, M)  a row-major writer with samples last
+//	ColumnMajor   (M, I_{N-1}, ..., I_0)  as HDF5 shows an I_0 x ... x I_{N-1} x M
+//	                                      array written by MATLAB -v7.3, R (rhdf5),
+//	                                      Julia (HDF5.jl) or Fortran; read with the
+//	                                      modes restored to the author's order
+//
+// With ColumnMajor, mode n is the author's dimension n+1 (MATLAB counts
+// from 1), so mode numbers, the orthogonal mode and the projections mean
+// what they mean in MATLAB, and a fit equals the fit of the array as
+// MATLAB holds it, bit for bit. A dataset with MATLAB's MATLAB_class
+// attribute, or in a file with a 512-byte user block (MATLAB -v7.3), read
+// with another layout gives a warning through Options.Warn naming
+// "column-major".
+//
+// The element type may be any real type h5py writes, in either byte
+// order: bool (h5py's enum {FALSE, TRUE}), int8 ... uint64, float16,
+// float32, float64 and longdouble. Each is read into a buffer of its own
 // type (never reinterpreted as another) and converted on read to the type
 // the solver receives (Source.Elem):
 //
-//	uint8                          -> uint8   (no conversion)
-//	int8, int16, uint16, float32   -> float32 (exact)
-//	int32, uint32, float64         -> float64 (exact)
-//	int64, uint64                  -> float64 (exact up to 2^53 in magnitude;
-//	                                           larger values are rounded)
+//	bool, uint8                             -> uint8   (0/1; no conversion)
+//	int8, int16, uint16, float16, float32   -> float32 (exact)
+//	int32, uint32, float64                  -> float64 (exact)
+//	int64, uint64                           -> float64 (exact up to 2^53 in magnitude;
+//	                                                    larger values are rounded)
+//	longdouble                              -> float64 (rounded to 53 bits)
+//
+// Complex numbers (h5py's compound {r, i}), strings, other compounds and
+// enums, opaque and reference types are refused with ErrType.
 //
 // # Reads at the speed of the file, in bounded memory
 //
@@ -37,7 +56,8 @@
 // read or decompressed twice. Filters (gzip, shuffle, ...) are HDF5's own.
 // While the solver works on one run, the next is read on a goroutine of
 // the Source's own (double buffering). Samples-last runs are transposed
-// to sample-major order after the read. Options.InMemory loads the whole
+// to sample-major order after the read, column-major samples permuted to
+// the author's order. Options.InMemory loads the whole
 // dataset at Open whatever the limit. BytesRead reports the bytes read so
 // far, for progress.
 //
@@ -155,9 +175,9 @@
 // ErrCorrupt, ErrType, ErrShape, ErrFormat, ErrExists or ErrIO for
 // errors.Is. It covers: missing file, a directory, not an HDF5 file,
 // truncated or corrupt file, missing dataset or group, a group or named
-// datatype where a dataset was expected, non-numeric element types
-// (string, compound, complex, enum including h5py's bool, opaque, ...),
-// float16, rank below 2, zero samples, an empty mode, a model file of
+// datatype where a dataset was expected, element types that are not real
+// numbers (string, compound, complex, enum other than h5py's bool,
+// opaque, ...), rank below 2, zero samples, an empty mode, a model file of
 // another format or a newer format version, a transform input whose
 // sample shape differs from the model's, a failed checksum (ErrCorrupt,
 // "checksum mismatch"), element types in a non-standard bit layout, a

@@ -110,7 +110,11 @@ func datasetKind(d *hdf5.Dataset) (kind, error) {
 	if C.sompca_h5_dataset_type(hid(d), &class, &size, &signed) < 0 {
 		return 0, h5err(ErrCorrupt, "cannot read the element type")
 	}
-	k, err := kindOf(int(class), int(size), signed != 0)
+	flavor := C.sompca_h5_dataset_flavor(hid(d))
+	if flavor < 0 {
+		return 0, h5err(ErrCorrupt, "cannot read the element type")
+	}
+	k, err := kindOf(int(class), int(size), signed != 0, int(flavor))
 	if err != nil {
 		return 0, err
 	}

@@ -32,8 +32,13 @@ func h5pyPython(t *testing.T) string {
 // h5pyValue is value() of testdata/h5py_write.py.
 func h5pyValue(typ string, i int) float64 {
 	switch typ {
-	case "float32", "float64":
+	case "float16", "float32", "float64", "longdouble":
 		return float64(i)*0.25 - 3
+	case "bool":
+		if i%3 == 0 {
+			return 1
+		}
+		return 0
 	}
 	v := (i * 7919) % 251
 	if typ[0] != 'u' {
@@ -42,8 +47,9 @@ func h5pyValue(typ string, i int) float64 {
 	return float64(v)
 }
 
-// TestReadH5py reads a file written by h5py: every type, both axes,
-// big-endian, chunked and compressed.
+// TestReadH5py reads a file written by h5py: every real type h5py writes
+// (float16 and bool included, exactly), every layout, big-endian, chunked
+// and compressed.
 func TestReadH5py(t *testing.T) {
 	py := h5pyPython(t)
 	path := filepath.Join(t.TempDir(), "h5py.h5")
@@ -51,7 +57,8 @@ func TestReadH5py(t *testing.T) {
 		t.Fatalf("h5py_write.py: %v\n%s", err, out)
 	}
 	const m, size = 13, 12
-	types := []string{"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64"}
+	types := []string{"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64",
+		"float16", "longdouble", "bool"}
 	type read struct {
 		dataset string
 		opts    Options
@@ -60,8 +67,10 @@ func TestReadH5py(t *testing.T) {
 	var reads []read
 	for _, typ := range types {
 		reads = append(reads, read{"/first/" + typ, Options{ChunkBytes: 5 * size}, typ},
-			read{"/last/" + typ, Options{SamplesLast: true, ChunkBytes: 1}, typ})
-		if typ != "int8" && typ != "uint8" {
+			read{"/last/" + typ, Options{Layout: SamplesLast, ChunkBytes: 1}, typ},
+			read{"/colmajor/" + typ, Options{Layout: ColumnMajor, ChunkBytes: 5 * size}, typ},
+			read{"/colmajor/" + typ, Options{Layout: ColumnMajor, InMemory: true}, typ})
+		if typ != "int8" && typ != "uint8" && typ != "bool" && typ != "longdouble" {
 			reads = append(reads, read{"/big/" + typ, Options{}, typ})
 		}
 	}

@@ -84,6 +84,8 @@ static hid_t native(int kind)
 	case SOMPCA_H5_UINT64: return H5T_NATIVE_UINT64;
 	case SOMPCA_H5_FLOAT32: return H5T_NATIVE_FLOAT;
 	case SOMPCA_H5_FLOAT64: return H5T_NATIVE_DOUBLE;
+	case SOMPCA_H5_FLOAT16: return H5T_NATIVE_FLOAT;
+	case SOMPCA_H5_LONGDOUBLE: return H5T_NATIVE_DOUBLE;
 	}
 	return -1;
 }
@@ -118,6 +120,74 @@ int sompca_h5_dataset_type(hid_t dset, int *cls, size_t *size, int *is_signed)
 	return rc;
 }
 
+/* Is t an enum {FALSE = 0, TRUE = 1} over a 1-byte integer (h5py's bool)? */
+static int is_bool_enum(hid_t t)
+{
+	char *name;
+	signed char v;
+	int ok = H5Tget_size(t) == 1 && H5Tget_nmembers(t) == 2;
+	for (unsigned i = 0; ok && i < 2; i++) {
+		if (H5Tget_member_value(t, i, &v) < 0 || (name = H5Tget_member_name(t, i)) == NULL)
+			return -1;
+		ok = v == (signed char)i && strcmp(name, i ? "TRUE" : "FALSE") == 0;
+		H5free_memory(name);
+	}
+	return ok;
+}
+
+/* Is t a compound {r, i} of two floats (h5py's complex)? */
+static int is_complex(hid_t t)
+{
+	int ok = H5Tget_nmembers(t) == 2;
+	for (unsigned i = 0; ok && i < 2; i++) {
+		char *name = H5Tget_member_name(t, i);
+		if (name == NULL)
+			return -1;
+		ok = strcmp(name, i ? "i" : "r") == 0 && H5Tget_member_class(t, i) == H5T_FLOAT;
+		H5free_memory(name);
+	}
+	return ok;
+}
+
+/* sompca_h5_dataset_flavor returns 1 for h5py's bool (enum), 2 for h5py's
+ * complex (compound {r, i}), 0 for anything else, negative on error. */
+int sompca_h5_dataset_flavor(hid_t dset)
+{
+	hid_t t = H5Dget_type(dset), saved;
+	int rc = 0;
+	if (t < 0)
+		return -1;
+	switch (H5Tget_class(t)) {
+	case H5T_ENUM:
+		rc = is_bool_enum(t);
+		break;
+	case H5T_COMPOUND:
+		rc = is_complex(t) > 0 ? 2 : 0;
+		break;
+	default:
+		break;
+	}
+	saved = save_errors(rc < 0);
+	H5Tclose(t);
+	restore_errors(saved);
+	return rc;
+}
+
+/* sompca_h5_userblock sets *size to the file's user block size (512 in
+ * MATLAB -v7.3 files). */
+int sompca_h5_userblock(hid_t file, hsize_t *size)
+{
+	hid_t plist = H5Fget_create_plist(file), saved;
+	herr_t rc;
+	if (plist < 0)
+		return -1;
+	rc = H5Pget_userblock(plist, size);
+	saved = save_errors(rc < 0);
+	H5Pclose(plist);
+	restore_errors(saved);
+	return rc;
+}
+
 /* sompca_h5_obj_type returns the H5I type (H5I_GROUP, H5I_DATASET,
  * H5I_DATATYPE) of the object name refers to, or a negative value. */
 int sompca_h5_obj_type(hid_t loc, const char *name)
@@ -141,9 +211,33 @@ herr_t sompca_h5_link_delete(hid_t loc, const char *name)
 	return H5Ldelete(loc, name, H5P_DEFAULT);
 }
 
+/* read_type returns a new memory type for reading the dataset as kind:
+ * native(kind), or for SOMPCA_H5_BOOL a native copy of h5py's bool enum
+ * (HDF5 converts enums only to enums), whose bytes are its values 0 and 1.
+ * The caller closes it. */
+static hid_t read_type(hid_t dset, int kind)
+{
+	hid_t file_type, mem_type;
+	if (kind != SOMPCA_H5_BOOL)
+		return H5Tcopy(native(kind));
+	if ((file_type = H5Dget_type(dset)) < 0)
+		return -1;
+	mem_type = H5Tget_native_type(file_type, H5T_DIR_ASCEND);
+	H5Tclose(file_type);
+	return mem_type;
+}
+
 herr_t sompca_h5_read(hid_t dset, int kind, hid_t memspace, hid_t filespace, void *buf)
 {
-	return H5Dread(dset, native(kind), memspace, filespace, H5P_DEFAULT, buf);
+	hid_t mem_type = read_type(dset, kind), saved;
+	herr_t rc;
+	if (mem_type < 0)
+		return -1;
+	rc = H5Dread(dset, mem_type, memspace, filespace, H5P_DEFAULT, buf);
+	saved = save_errors(rc < 0);
+	H5Tclose(mem_type);
+	restore_errors(saved);
+	return rc;
 }
 
 herr_t sompca_h5_write(hid_t dset, int kind, hid_t memspace, hid_t filespace, const void *buf)
@@ -455,7 +549,8 @@ int sompca_h5_chunk_dims(hid_t dset, int rank, hsize_t *dims)
 
 /* sompca_h5_type_standard returns 1 if an integer or float type has the
  * standard layout of its size (all bits significant, no offset, little or
- * big endian; floats IEEE 754 binary16/32/64), 0 if not, negative on
+ * big endian; floats IEEE 754 binary16/32/64 or x86 80-bit extended in 12
+ * or 16 bytes; enums by their integer base), 0 if not, negative on
  * error. HDF5 converts whatever a datatype message describes, so a
  * corrupted bit position or precision would make it convert garbage, or
  * address bits outside the element. */
@@ -467,8 +562,23 @@ int sompca_h5_type_standard(hid_t dtype)
 	H5T_order_t order = H5Tget_order(dtype);
 	if (c == H5T_NO_CLASS || size == 0 || offset < 0)
 		return -1;
+	if (c == H5T_ENUM) { /* h5py's bool: the enum's integer base must be standard */
+		hid_t base = H5Tget_super(dtype);
+		int rc;
+		if (base < 0)
+			return -1;
+		rc = sompca_h5_type_standard(base);
+		H5Tclose(base);
+		return rc;
+	}
 	if (c != H5T_INTEGER && c != H5T_FLOAT)
 		return 0;
+	if (c == H5T_FLOAT && (size == 12 || size == 16) && prec == 80) {
+		/* numpy's longdouble on x86: the 80-bit extended format, little endian, padded */
+		if (offset != 0 || order != H5T_ORDER_LE || H5Tget_fields(dtype, &spos, &epos, &esize, &mpos, &msize) < 0)
+			return offset != 0 || order != H5T_ORDER_LE ? 0 : -1;
+		return spos == 79 && epos == 64 && esize == 15 && mpos == 0 && msize == 64;
+	}
 	if (prec != 8 * size || offset != 0 || (order != H5T_ORDER_LE && order != H5T_ORDER_BE))
 		return 0;
 	if (c == H5T_INTEGER)
@@ -527,7 +637,7 @@ herr_t sompca_h5_read_block(hid_t dset, int kind, int rank, const hsize_t *start
 		goto out;
 	if ((mem = H5Screate_simple(rank, count, NULL)) < 0)
 		goto out;
-	rc = H5Dread(dset, native(kind), mem, file, H5P_DEFAULT, buf);
+	rc = sompca_h5_read(dset, kind, mem, file, buf);
 out:
 	saved = save_errors(rc < 0);
 	if (mem >= 0)

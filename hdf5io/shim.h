@@ -19,7 +19,10 @@ enum {
 	SOMPCA_H5_INT64,
 	SOMPCA_H5_UINT64,
 	SOMPCA_H5_FLOAT32,
-	SOMPCA_H5_FLOAT64
+	SOMPCA_H5_FLOAT64,
+	SOMPCA_H5_FLOAT16,    /* read as float */
+	SOMPCA_H5_LONGDOUBLE, /* read as double */
+	SOMPCA_H5_BOOL        /* h5py's bool enum, read as its 1-byte values */
 };
 
 int sompca_h5_silence(void);
@@ -27,6 +30,8 @@ size_t sompca_h5_errmsg(char *buf, size_t cap);
 void sompca_h5_clear(void);
 int sompca_h5_type_info(hid_t dtype, int *cls, size_t *size, int *is_signed);
 int sompca_h5_dataset_type(hid_t dset, int *cls, size_t *size, int *is_signed);
+int sompca_h5_dataset_flavor(hid_t dset);
+int sompca_h5_userblock(hid_t file, hsize_t *size);
 int sompca_h5_obj_type(hid_t loc, const char *name);
 int sompca_h5_link_exists(hid_t loc, const char *name);
 herr_t sompca_h5_link_delete(hid_t loc, const char *name);

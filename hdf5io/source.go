@@ -18,10 +18,18 @@ const DefaultChunkBytes = 64 << 20
 
 // Options says how Open reads a dataset.
 type Options struct {
-	// SamplesLast says the samples run along the last axis, shape
-	// (I_1, ..., I_N, M), as MATLAB and R write them; by default they run
-	// along the first, shape (M, I_1, ..., I_N).
+	// Layout says where the samples and modes are: SamplesFirst (the
+	// default), SamplesLast, or ColumnMajor for data written by MATLAB,
+	// R, Julia or Fortran.
+	Layout Layout
+	// SamplesLast is the older spelling of Layout: SamplesLast.
+	//
+	// Deprecated: set Layout.
 	SamplesLast bool
+	// Warn receives each warning about how the dataset is read, such as a
+	// MATLAB file read without ColumnMajor; nil logs them with the
+	// standard logger.
+	Warn func(message string)
 	// InMemory loads the whole dataset, converted, at Open; reads are then
 	// views of that memory. Use it when the data fits, for speed.
 	InMemory bool
@@ -47,6 +55,8 @@ type Options struct {
 type Source struct {
 	path, dataset string
 	opts          Options
+	layout        Layout
+	perm          []int // ColumnMajor: stored index of each element of a sample (reversedModes)
 
 	file  *hdf5.File
 	dset  *hdf5.Dataset
@@ -89,7 +99,10 @@ func open(path, dataset string, opts Options) (_ *Source, err error) {
 	if opts.ChunkBytes < 0 {
 		return nil, fmt.Errorf("negative ChunkBytes %d", opts.ChunkBytes)
 	}
-	s := &Source{path: path, dataset: dataset, opts: opts, rd: -1}
+	s := &Source{path: path, dataset: dataset, opts: opts, rd: -1, layout: opts.layout()}
+	if s.layout < SamplesFirst || s.layout > ColumnMajor {
+		return nil, fmt.Errorf("unknown layout %d (want SamplesFirst, SamplesLast or ColumnMajor)", int(s.layout))
+	}
 	lock()
 	defer unlock()
 	defer func() {
@@ -116,6 +129,11 @@ func open(path, dataset string, opts Options) (_ *Source, err error) {
 	if err = checkStorage(hid(s.dset), uint64(s.m)*uint64(s.size), uint64(s.kind.bytes())); err != nil {
 		return nil, err
 	}
+	if s.layout == ColumnMajor {
+		s.perm = reversedModes(s.shape)
+	} else {
+		s.warnColumnMajor()
+	}
 	bound := opts.ChunkBytes
 	if bound == 0 {
 		bound = DefaultChunkBytes
@@ -135,8 +153,14 @@ func (s *Source) setShape() error {
 		return fmt.Errorf("%w: rank %d dataset of shape %s: need at least 2 axes (samples and one mode)", ErrShape, len(s.dims), formatDims(s.dims))
 	}
 	mAxis, shapeDims := 0, s.dims[1:]
-	if s.opts.SamplesLast {
+	switch s.layout {
+	case SamplesLast:
 		mAxis, shapeDims = len(s.dims)-1, s.dims[:len(s.dims)-1]
+	case ColumnMajor: // HDF5 shows the author's modes reversed
+		shapeDims = make([]uint, len(s.dims)-1)
+		for i, d := range s.dims[1:] {
+			shapeDims[len(shapeDims)-1-i] = d
+		}
 	}
 	if s.dims[mAxis] == 0 {
 		return fmt.Errorf("%w: dataset of shape %s has zero samples along axis %d", ErrShape, formatDims(s.dims), mAxis)
@@ -213,14 +237,13 @@ func (s *Source) MaxRead() int {
 	return s.block
 }
 
-// String describes the source: file, dataset, type, shape and axis.
+// String describes the source: file, dataset, type, shape and layout.
 func (s *Source) String() string {
-	axis := "first"
-	if s.opts.SamplesLast {
-		axis = "last"
-	}
-	return fmt.Sprintf("hdf5io.Source(%q, %q: %d samples of shape %v, %s (as %s), samples %s)", s.path, s.dataset, s.m, s.shape, s.kind, s.elem, axis)
+	return fmt.Sprintf("hdf5io.Source(%q, %q: %d samples of shape %v, %s (as %s), %s)", s.path, s.dataset, s.m, s.shape, s.kind, s.elem, s.layout)
 }
+
+// Layout returns the layout the source reads the dataset with.
+func (s *Source) Layout() Layout { return s.layout }
 
 // Close releases the file. It is safe to call more than once.
 func (s *Source) Close() error {

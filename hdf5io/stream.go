@@ -58,7 +58,7 @@ func (s *Source) setStorage(readBytes int64) error {
 
 // sampleAxis returns the axis of the dataset that indexes the samples.
 func (s *Source) sampleAxis() int {
-	if s.opts.SamplesLast {
+	if s.layout == SamplesLast {
 		return len(s.dims) - 1
 	}
 	return 0
@@ -170,7 +170,7 @@ func (s *Source) PlanMemory(budget int64, minRead int) (int64, error) {
 	elem := int64(s.size) * elemBytes(s.elem) // one sample, converted
 	var raw int64                             // one sample in the raw buffer
 	if !s.direct() {
-		raw = s.sampleBytes()
+		raw = int64(s.size) * int64(s.kind.memBytes())
 	}
 	minRead = min(max(minRead, 1), s.m)
 	if whole := int64(s.m) * elem; whole+raw*int64(s.block)+s.cached <= budget {
@@ -220,9 +220,10 @@ func elemBytes(e solver.Elem) int64 {
 }
 
 // direct reports whether reads go straight into the output block: data
-// in the handed-out type and order, with nothing to convert.
+// samples first whose memory type is the handed-out type (kind.direct),
+// with nothing to convert or reorder.
 func (s *Source) direct() bool {
-	return !s.opts.SamplesLast && (s.kind == kFloat64 || s.kind == kFloat32 || s.kind == kUint8)
+	return s.layout == SamplesFirst && s.kind.direct()
 }
 
 // Read returns the samples [start, start+n) sample-major, in a block that
@@ -338,7 +339,7 @@ func (s *Source) readSlab(out solver.Block, start, k, off int) error {
 		return h5err(ErrCorrupt, fmt.Sprintf("cannot read samples [%d, %d)", start, start+k))
 	}
 	if !direct {
-		convertKind(out, off, s.raw, s.kind, s.size, k, s.opts.SamplesLast)
+		convertKind(out, off, s.raw, s.kind, s.size, k, s.layout == SamplesLast, s.perm)
 	}
 	s.bytesRead.Add(int64(n) * int64(s.kind.bytes()))
 	return nil

@@ -109,6 +109,20 @@ extern "C" {
 #define SOMPCA_FLOAT32 1 /* float */
 #define SOMPCA_UINT8   2 /* uint8_t */
 
+/*
+ * Layouts of an HDF5 dataset (the layout arguments): where its samples and
+ * modes are. 0 and 1 keep the meaning of the samples_last flag of 0.1.
+ *   SAMPLES_FIRST  (M, I_0, ..., I_{N-1}) as HDF5 shows it: numpy, h5py, C
+ *   SAMPLES_LAST   (I_0, ..., I_{N-1}, M): a row-major writer, samples last
+ *   COLUMN_MAJOR   an I_0 x ... x I_{N-1} x M array written by MATLAB -v7.3,
+ *                  R (rhdf5), Julia or Fortran, which HDF5 shows as
+ *                  (M, I_{N-1}, ..., I_0): read with the modes restored to
+ *                  the author's order, so mode n is MATLAB's dimension n+1.
+ */
+#define SOMPCA_LAYOUT_SAMPLES_FIRST 0
+#define SOMPCA_LAYOUT_SAMPLES_LAST  1
+#define SOMPCA_LAYOUT_COLUMN_MAJOR  2
+
 /* Feature orders (sompca_options.feature_order). */
 #define SOMPCA_ORDER_VARIANCE   0 /* by captured variance, descending (the paper's order) */
 #define SOMPCA_ORDER_EXTRACTION 1 /* in the order the projections were found */
@@ -195,6 +209,17 @@ const char *sompca_errstr(int code);
 const char *sompca_last_error(void);
 
 /*
+ * The warnings of the last sompca_fit_hdf5 or sompca_transform_hdf5 call
+ * on the calling thread, joined by "; ", or "" if it had none (each of
+ * those calls replaces them; other calls leave them). A warning does not
+ * make the call fail: for example, a dataset that MATLAB wrote (it has a
+ * MATLAB_class attribute, or the file a 512-byte user block) read with a
+ * layout other than SOMPCA_LAYOUT_COLUMN_MAJOR. Never NULL; valid until
+ * the next such call on the thread. Thread-safe.
+ */
+const char *sompca_last_warning(void);
+
+/*
  * Fills *opts with the defaults and sets opts->size. Does nothing if opts
  * is NULL. Thread-safe; does not change the last error.
  */
@@ -246,20 +271,22 @@ int sompca_fit(sompca_model **out, const void *data, int dtype, size_t n_samples
  * a dataset that fits is read once, at the speed of the file, and the fit
  * runs from memory; a larger one is streamed, each pass reading whole
  * chunks while the previous run of samples is processed, so memory does
- * not grow with the number of samples. The dataset's real element type is
- * read and never reinterpreted.
+ * not grow with the number of samples. The dataset's element type may be
+ * any real type: bool (h5py's), int8 ... uint64, float16, float32, float64
+ * or long double, converted exactly (long double and integers beyond 2^53
+ * are rounded to double); never reinterpreted.
  *
  * out          receives the new model (as sompca_fit); must not be NULL.
  * path         the HDF5 file, opened read-only; must not be NULL or empty.
  * dataset      the dataset's path in the file, e.g. "/train/x".
- * samples_last 0: the first axis indexes samples (n x I_0 x ... x I_{N-1});
- *              non-zero: the last axis does (I_0 x ... x I_{N-1} x n, the
- *              MATLAB layout of the paper's data sets).
+ * layout       SOMPCA_LAYOUT_SAMPLES_FIRST, SOMPCA_LAYOUT_SAMPLES_LAST or
+ *              SOMPCA_LAYOUT_COLUMN_MAJOR (MATLAB, R, Julia); see
+ *              sompca_last_warning for a MATLAB file read otherwise.
  * opts         options, or NULL for the defaults.
  *
- * Returns as sompca_fit, plus SOMPCA_EIO when the file or dataset cannot
+ * Returns as sompca_fit (SOMPCA_EINVAL also for an unknown layout), plus SOMPCA_EIO when the file or dataset cannot
  * be opened or read, SOMPCA_EFILE when its content is invalid (not HDF5,
- * corrupt, an unsupported element type), also when a read fails that way
+ * corrupt, an element type that is not real numbers: complex, string, compound), also when a read fails that way
  * in the middle of the fit (the message names file and dataset),
  * SOMPCA_ESHAPE when its shape cannot hold samples (rank below 2, an empty
  * axis), and SOMPCA_ENOMEM when opts->memory_limit cannot hold the fit's
@@ -267,7 +294,7 @@ int sompca_fit(sompca_model **out, const void *data, int dtype, size_t n_samples
  * Thread-safe for distinct out pointers (HDF5 access is serialized).
  */
 int sompca_fit_hdf5(sompca_model **out, const char *path, const char *dataset,
-                    int samples_last, const sompca_options *opts);
+                    int layout, const sompca_options *opts);
 
 /*
  * Sets *out to n_samples * P, the number of doubles that sompca_transform
@@ -302,7 +329,7 @@ int sompca_transform(const sompca_model *model, double *dst, size_t cap,
 
 /*
  * Projects every sample of an HDF5 dataset and writes the features, a
- * float64 dataset of n x P (sample-major whatever samples_last says), to
+ * float64 dataset of n x P (sample-major whatever the layout), to
  * out_dataset in out_path. The input is streamed (memory does not grow
  * with n) and never modified; out_path must be another file. The output
  * is written to a temporary file and renamed into place, so a failure
@@ -310,7 +337,7 @@ int sompca_transform(const sompca_model *model, double *dst, size_t cap,
  * kept.
  *
  * model        a fitted model.
- * in_path, in_dataset, samples_last
+ * in_path, in_dataset, layout
  *              the input, as for sompca_fit_hdf5; its samples must have the
  *              model's shape.
  * out_path, out_dataset
@@ -326,7 +353,7 @@ int sompca_transform(const sompca_model *model, double *dst, size_t cap,
  * access is serialized); do not write one file from two calls at once.
  */
 int sompca_transform_hdf5(const sompca_model *model, const char *in_path,
-                          const char *in_dataset, int samples_last,
+                          const char *in_dataset, int layout,
                           const char *out_path, const char *out_dataset, int overwrite);
 
 /*

@@ -2,9 +2,12 @@
  * fit_hdf5.c - fit a model on an HDF5 dataset, print the variance each
  * feature captures, save the model, and write the features of the data.
  *
- *   fit_hdf5 [--samples-last] [--method NAME] [--components P]
+ *   fit_hdf5 [--layout LAYOUT] [--method NAME] [--components P]
  *            DATA.h5 DATASET MODEL.h5 FEATURES.h5
  *
+ * LAYOUT is samples-first (the default), samples-last, or column-major for
+ * data written by MATLAB -v7.3, R or Julia (--samples-last is the same as
+ * --layout samples-last).
  * NAME is so-mpca-rs (the default, the paper's method), so-mpca, fo-mpca,
  * fo-mpca-rs, trod, trod-rs, umpca, umpca-rs, pca, mpca or csa. The
  * features go to dataset /features of FEATURES.h5, n_samples x P.
@@ -40,7 +43,7 @@ static void die(const char *what, int status)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fit_hdf5 [--samples-last] [--method NAME] [--components P] "
+	fprintf(stderr, "usage: fit_hdf5 [--layout samples-first|samples-last|column-major] [--method NAME] [--components P] "
 	                "DATA.h5 DATASET MODEL.h5 FEATURES.h5\n");
 	exit(2);
 }
@@ -52,10 +55,20 @@ int main(int argc, char **argv)
 	opts.method = SOMPCA_METHOD_SOMPCA;
 	opts.relaxed_start = 1;
 	const char *method_name = "so-mpca-rs";
-	int samples_last = 0, arg = 1;
+	int layout = SOMPCA_LAYOUT_SAMPLES_FIRST, arg = 1;
 	for (; arg < argc && strncmp(argv[arg], "--", 2) == 0; arg++) {
 		if (strcmp(argv[arg], "--samples-last") == 0) {
-			samples_last = 1;
+			layout = SOMPCA_LAYOUT_SAMPLES_LAST;
+		} else if (strcmp(argv[arg], "--layout") == 0 && arg + 1 < argc) {
+			const char *name = argv[++arg];
+			if (strcmp(name, "samples-first") == 0)
+				layout = SOMPCA_LAYOUT_SAMPLES_FIRST;
+			else if (strcmp(name, "samples-last") == 0)
+				layout = SOMPCA_LAYOUT_SAMPLES_LAST;
+			else if (strcmp(name, "column-major") == 0)
+				layout = SOMPCA_LAYOUT_COLUMN_MAJOR;
+			else
+				usage();
 		} else if (strcmp(argv[arg], "--method") == 0 && arg + 1 < argc) {
 			size_t k, n = sizeof methods / sizeof methods[0];
 			method_name = argv[++arg];
@@ -83,9 +96,11 @@ int main(int argc, char **argv)
 		        SOMPCA_VERSION_NUMBER, sompca_version());
 
 	sompca_model *model = NULL;
-	int status = sompca_fit_hdf5(&model, data, dataset, samples_last, &opts);
+	int status = sompca_fit_hdf5(&model, data, dataset, layout, &opts);
 	if (status != SOMPCA_OK)
 		die("fit", status);
+	if (*sompca_last_warning() != '\0')
+		fprintf(stderr, "fit_hdf5: warning: %s\n", sompca_last_warning());
 
 	/* The sizes of what the accessors copy out come from the model. */
 	size_t n_samples, order, p, shape[32];
@@ -122,7 +137,7 @@ int main(int argc, char **argv)
 	if ((status = sompca_model_save(model, model_path)) != SOMPCA_OK)
 		die("saving the model", status);
 	printf("saved the model to %s\n", model_path);
-	status = sompca_transform_hdf5(model, data, dataset, samples_last, features_path, "/features", 1);
+	status = sompca_transform_hdf5(model, data, dataset, layout, features_path, "/features", 1);
 	if (status != SOMPCA_OK)
 		die("transform", status);
 	printf("wrote %zu x %zu features to %s:/features\n", n_samples, p, features_path);

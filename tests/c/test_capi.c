@@ -806,31 +806,51 @@ static void test_hdf5(void)
 	CHECK(memcmp(va, vb, p * sizeof *va) == 0);
 	sompca_model_free(loaded);
 
-	/* The data in HDF5, samples first (float64) and last (float32). */
-	char *first = path_in(tmpdir, "first.h5"), *last = path_in(tmpdir, "last.h5");
-	hsize_t dims_first[4] = {M, I0, I1, I2}, dims_last[4] = {I0, I1, I2, M};
+	/* The data in HDF5, samples first (float64), last (float32), and as a
+	 * column-major program writes the I0 x I1 x I2 x M array: HDF5 shows
+	 * (M, I2, I1, I0), element (i0, i1, i2) of sample m at
+	 * ((m*I2 + i2)*I1 + i1)*I0 + i0. */
+	char *first = path_in(tmpdir, "first.h5"), *last = path_in(tmpdir, "last.h5"),
+	     *colmajor = path_in(tmpdir, "colmajor.h5");
+	hsize_t dims_first[4] = {M, I0, I1, I2}, dims_last[4] = {I0, I1, I2, M}, dims_col[4] = {M, I2, I1, I0};
 	CHECK(h5data_write(first, "/group/x", H5T_NATIVE_DOUBLE, 4, dims_first, data_f64) == 0);
 	float *moved = xmalloc(sizeof data_f32);
 	for (int m = 0; m < M; m++)
 		for (int e = 0; e < SIZE; e++)
 			moved[e * M + m] = data_f32[m * SIZE + e];
 	CHECK(h5data_write(last, "/x", H5T_NATIVE_FLOAT, 4, dims_last, moved) == 0);
+	double *reversed = xmalloc(sizeof data_f64);
+	for (int m = 0; m < M; m++)
+		for (int i0 = 0; i0 < I0; i0++)
+			for (int i1 = 0; i1 < I1; i1++)
+				for (int i2 = 0; i2 < I2; i2++)
+					reversed[((m * I2 + i2) * I1 + i1) * I0 + i0] =
+					    data_f64[((m * I0 + i0) * I1 + i1) * I2 + i2];
+	CHECK(h5data_write(colmajor, "/x", H5T_NATIVE_DOUBLE, 4, dims_col, reversed) == 0);
 	free(moved);
+	free(reversed);
 
 	sompca_options opts;
 	sompca_options_init(&opts);
 	opts.method = SOMPCA_METHOD_UMPCA;
-	for (int samples_last = 0; samples_last <= 1; samples_last++) {
+	const char *files[] = {first, last, colmajor}, *names[] = {"/group/x", "/x", "/x"};
+	for (int layout = SOMPCA_LAYOUT_SAMPLES_FIRST; layout <= SOMPCA_LAYOUT_COLUMN_MAJOR; layout++) {
 		sompca_model *from_file = NULL;
-		CHECK_OK(sompca_fit_hdf5(&from_file, samples_last ? last : first,
-		                         samples_last ? "/x" : "/group/x", samples_last, &opts));
+		CHECK_OK(sompca_fit_hdf5(&from_file, files[layout], names[layout], layout, &opts));
+		CHECK(strcmp(sompca_last_warning(), "") == 0);
+		size_t got_shape[3];
+		CHECK_OK(sompca_model_shape(from_file, got_shape, 3));
+		CHECK(got_shape[0] == I0 && got_shape[1] == I1 && got_shape[2] == I2);
 		double *zf = features_of(from_file, SOMPCA_FLOAT64);
 		CHECK(n_components(from_file) == p);
-		CHECK_MSG(max_abs_diff(zf, z, M * p) <= 1e-9 * max_abs(z, M * p), "samples_last %d",
-		          samples_last);
+		CHECK_MSG(max_abs_diff(zf, z, M * p) <= 1e-9 * max_abs(z, M * p), "layout %d", layout);
 		free(zf);
 		sompca_model_free(from_file);
 	}
+	sompca_model *no_model = NULL;
+	CHECK_STATUS(sompca_fit_hdf5(&no_model, first, "/group/x", 3, &opts), SOMPCA_EINVAL);
+	CHECK(strstr(sompca_last_error(), "layout is 3") != NULL && no_model == NULL);
+	free(colmajor);
 	/* A memory limit too small for one run of samples is ENOMEM, naming
 	 * the limit; the default (0) and a generous limit fit alike. */
 	opts.memory_limit = 1000;

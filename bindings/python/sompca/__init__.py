@@ -14,11 +14,14 @@ PCA       PCA of the vectorised samples (baseline)
 MPCA      multilinear PCA (baseline)
 CSA       concurrent subspace analysis (baseline)
 load      read a fitted estimator from an HDF5 model file
+HDF5      an HDF5 dataset and its layout (samples last; MATLAB, R, Julia)
 ========  ==================================================================
 
 Samples are the first axis of X, which is a numpy array of any real dtype,
 an h5py Dataset, or a string ``"file.h5:/path/to/dataset"`` that the
-library streams from disk. Errors: ValueError for bad input, OSError for
+library streams from disk; ``HDF5("file.h5:/X", layout="column-major")``
+reads data written by MATLAB, R or Julia with its modes in their order.
+Modes are numbered from 0 (numpy's axes of a sample) everywhere. Errors: ValueError for bad input, OSError for
 files, RuntimeError otherwise, each carrying the library's message.
 
 Examples
@@ -35,10 +38,11 @@ Examples
 
 from ._version import __version__
 from . import _lib  # loads libsompca and checks its version
-from ._estimators import CSA, FOMPCA, MPCA, PCA, SOMPCA, TROD, UMPCA, NotFittedError, TensorProjection, load
+from ._estimators import CSA, FOMPCA, HDF5, MPCA, PCA, SOMPCA, TROD, UMPCA, NotFittedError, TensorProjection, load
+from ._lib import LayoutWarning
 
 __all__ = ["SOMPCA", "FOMPCA", "TROD", "UMPCA", "PCA", "MPCA", "CSA", "TensorProjection", "NotFittedError",
-           "load", "library_version", "__version__"]
+           "HDF5", "LayoutWarning", "load", "library_version", "__version__"]
 
 
 def library_version():

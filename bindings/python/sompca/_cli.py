@@ -5,15 +5,19 @@ Every failure is one line on stderr and exit status 1 (130 after Ctrl-C).
 
 import argparse
 import sys
+import warnings
 
-from ._estimators import estimator_for, load, method_name, split_spec
+from ._estimators import HDF5, estimator_for, load, method_name, split_spec
+from ._lib import LAYOUTS
 from ._version import __version__
 
 _DESCRIPTION = """\
 Learn features from tensor samples with Semi-Orthogonal Multilinear PCA and its family.
 
-Data are HDF5 datasets named FILE.h5:/DATASET, samples along the first axis
-(or the last with --samples-last), streamed from disk, so they need not fit in memory.
+Data are HDF5 datasets named FILE.h5:/DATASET, streamed from disk, so they need not
+fit in memory. Samples run along the first axis; --layout samples-last puts them on the
+last, and --layout column-major reads data written by MATLAB (-v7.3), R or Julia with
+its modes in the author's order. Modes are numbered from 0.
 
 examples:
   sompca fit faces.h5:/X -m so-mpca-rs -P 50 -o model.h5
@@ -94,7 +98,7 @@ def _build_parser():
                      help="memory budget of the fit, in bytes or as 512MB, 2GiB, ...: a dataset that fits is read "
                           "once and fitted from memory, a larger one is streamed (default: a quarter of physical "
                           "memory)")
-    fit.add_argument("--samples-last", action="store_true", help="samples are the dataset's last axis")
+    _add_layout(fit)
     fit.add_argument("--quiet", action="store_true", help="no progress bar (it shows only on a terminal)")
     fit.set_defaults(run=_fit)
 
@@ -106,7 +110,7 @@ def _build_parser():
                            help="samples of the training sample shape")
     transform.add_argument("-o", "--output", required=True, metavar="OUT.h5:/DATASET", type=_data_spec,
                            help="where to write the features (the file is created or extended)")
-    transform.add_argument("--samples-last", action="store_true", help="samples are the input dataset's last axis")
+    _add_layout(transform)
     transform.add_argument("-f", "--overwrite", action="store_true",
                            help="replace the output dataset if it exists (default: refuse)")
     transform.set_defaults(run=_transform)
@@ -116,6 +120,14 @@ def _build_parser():
     info.add_argument("model", metavar="MODEL.h5", help="model file written by `sompca fit`")
     info.set_defaults(run=_info)
     return parser
+
+
+def _add_layout(parser):
+    parser.add_argument("--layout", choices=list(LAYOUTS), default="samples-first",
+                        help="where the samples and modes are: samples-first (default), samples-last, or "
+                             "column-major for data written by MATLAB -v7.3, R or Julia")
+    parser.add_argument("--samples-last", dest="layout", action="store_const", const="samples-last",
+                        help="the same as --layout samples-last")
 
 
 # Command-line option -> estimator parameter.
@@ -139,7 +151,7 @@ def _fit(args):
     if not args.quiet and sys.stderr.isatty():
         bar = _ProgressBar(f"fit {method_name(estimator)}", sys.stderr)
     try:
-        estimator._fit(args.data, progress=bar, samples_last=args.samples_last)
+        estimator._fit(HDF5(args.data, layout=args.layout), progress=bar)
     finally:
         if bar is not None:
             bar.close()
@@ -153,7 +165,7 @@ def _transform(args):
     path, dataset = split_spec(args.data)
     out_path, out_dataset = split_spec(args.output)
     estimator._fitted_model().transform_hdf5(path, dataset, out_path, out_dataset,
-                                             samples_last=args.samples_last, overwrite=args.overwrite)
+                                             layout=LAYOUTS[args.layout], overwrite=args.overwrite)
     print(f"{args.output}: {estimator.n_components_} features per sample")
 
 
@@ -185,8 +197,15 @@ def _shape(shape):
 def main(argv=None):
     """Run the command line with argv (default: sys.argv[1:]); return the exit status."""
     args = _build_parser().parse_args(argv)
+
+    def show(message, category, *rest, **kw):  # warnings as one line each, like errors
+        print(f"sompca {args.command}: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
     try:
-        args.run(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            warnings.showwarning = show
+            args.run(args)
     except KeyboardInterrupt:
         print("sompca: interrupted", file=sys.stderr)
         return 130

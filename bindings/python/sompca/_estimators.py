@@ -15,6 +15,7 @@ import re
 import os
 import sys
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -92,10 +93,53 @@ def split_spec(spec):
     return spec[:cut], spec[cut + 1:]
 
 
+class HDF5:
+    """An HDF5 dataset of samples, and how its samples and modes are laid out.
+
+    Accepted wherever an estimator accepts X (``fit``, ``transform``,
+    ``fit_transform``); the library streams it from disk.
+
+    Parameters
+    ----------
+    source : str or h5py.Dataset
+        ``"file.h5:/path/to/dataset"``, or an h5py Dataset (streamed when
+        its file is open read-only, else read into memory).
+    layout : {"samples-first", "samples-last", "column-major"}, default="samples-first"
+        ``"samples-first"``: shape (n_samples, I_0, ..., I_{N-1}) as numpy and
+        h5py write it. ``"samples-last"``: (I_0, ..., I_{N-1}, n_samples)
+        from a row-major writer. ``"column-major"``: an I_0 x ... x I_{N-1} x
+        n_samples array written by MATLAB (-v7.3), R (rhdf5), Julia or
+        Fortran, which h5py shows as (n_samples, I_{N-1}, ..., I_0); its
+        modes are restored to the author's order, so ``mode=0`` and
+        ``projections_[0]`` are MATLAB's first dimension.
+
+    Examples
+    --------
+    >>> HDF5("faces.h5:/X", layout="column-major")
+    HDF5('faces.h5:/X', layout='column-major')
+    """
+
+    def __init__(self, source, layout="samples-first"):
+        if layout not in _lib.LAYOUTS:
+            raise ValueError(f"layout={layout!r}: want one of {', '.join(map(repr, _lib.LAYOUTS))}")
+        if isinstance(source, str):
+            split_spec(source)  # checks the form now
+        elif isinstance(source, HDF5):
+            source = source.source
+        self.source = source
+        self.layout = layout
+
+    def __repr__(self):
+        return f"HDF5({self.source!r}, layout={self.layout!r})"
+
+
 def _hdf5_location(X):
-    """Return (file, dataset) if X names or is an HDF5 dataset the library can stream, else None."""
+    """Return (file, dataset, LAYOUT_* code) if X names or is an HDF5 dataset the library can stream, else None."""
+    layout = _lib.LAYOUT_SAMPLES_FIRST
+    if isinstance(X, HDF5):
+        X, layout = X.source, _lib.LAYOUTS[X.layout]
     if isinstance(X, str):
-        return split_spec(X)
+        return (*split_spec(X), layout)
     if isinstance(X, (bytes, os.PathLike)):
         raise ValueError(f"X = {X!r}: give an HDF5 dataset as the string 'FILE.h5:/DATASET'")
     h5py = sys.modules.get("h5py")  # an h5py object implies h5py is imported
@@ -104,8 +148,32 @@ def _hdf5_location(X):
         # Stream from disk only when the library would read what h5py sees:
         # a file on disk, opened read-only (no unflushed writes, no lock).
         if file.mode == "r" and file.driver != "core" and os.path.isfile(file.filename):
-            return file.filename, X.name
+            return file.filename, X.name, layout
     return None
+
+
+def _read_hdf5(X):
+    """The samples of an HDF5 object not streamed (an h5py Dataset, or HDF5 of one), read in their layout.
+
+    Anything else is returned as it is.
+    """
+    layout = "samples-first"
+    if isinstance(X, HDF5):
+        X, layout = X.source, X.layout
+    h5py = sys.modules.get("h5py")
+    if h5py is not None and isinstance(X, h5py.Dataset):
+        if layout != "column-major" and ("MATLAB_class" in X.attrs or X.file.userblock_size == 512):
+            warnings.warn(f"{X.file.filename}:{X.name} looks written by MATLAB (MATLAB_class attribute or a 512-byte "
+                          f"user block), which writes column-major: read as {layout} its modes are reversed; "
+                          "pass sompca.HDF5(dataset, layout=\"column-major\")", _lib.LayoutWarning, stacklevel=5)
+        X = X[()]
+        if X.ndim >= 2 and layout == "samples-last":
+            X = np.moveaxis(X, -1, 0)
+        elif X.ndim >= 2 and layout == "column-major":
+            X = X.transpose([0, *range(X.ndim - 1, 0, -1)])
+    elif layout != "samples-first":
+        raise ValueError(f"HDF5(..., layout={layout!r}) needs an HDF5 dataset, got {type(X).__name__}")
+    return X
 
 
 _REAL_KINDS = "biuf"  # bool, signed and unsigned integers, floats
@@ -171,13 +239,13 @@ def as_samples(X):
     return np.ascontiguousarray(array), dtype
 
 
-def _read_features(model, path, dataset):
+def _read_features(model, path, dataset, layout):
     """Features of an HDF5 dataset, streamed through a temporary file."""
     import h5py
 
     with tempfile.TemporaryDirectory(prefix="sompca-") as tmp:
         out = os.path.join(tmp, "features.h5")
-        model.transform_hdf5(path, dataset, out, "/features")
+        model.transform_hdf5(path, dataset, out, "/features", layout=layout)
         with h5py.File(out, "r") as file:
             return file["/features"][()]
 
@@ -198,7 +266,7 @@ def _check_features(Z, n_components, name):
     return Z
 
 
-def _check_hdf5_sample_shape(path, dataset, shape, samples_last):
+def _check_hdf5_sample_shape(path, dataset, layout, shape):
     """A streamed dataset must already have the estimator's sample_shape: the library reads it as it is."""
     import h5py
 
@@ -207,7 +275,7 @@ def _check_hdf5_sample_shape(path, dataset, shape, samples_last):
             stored = file[dataset].shape
     except (OSError, KeyError):
         return  # the library reports a missing file or dataset
-    found = stored[:-1] if samples_last else stored[1:]
+    found = {_lib.LAYOUT_SAMPLES_LAST: stored[:-1], _lib.LAYOUT_COLUMN_MAJOR: stored[:0:-1]}.get(layout, stored[1:])
     if found != shape:
         raise ValueError(f"{path}:{dataset} holds samples of shape {found}, but sample_shape={shape}; "
                          "sample_shape reshapes in-memory arrays only: read the data (dataset[()]) to view it "
@@ -314,7 +382,9 @@ class TensorProjection(_Mixin, _Base):
             dtype (C-contiguous float64, float32 and uint8 are used without
             a copy); an h5py Dataset (streamed from disk by the library when
             its file is open read-only, else read into memory); a string
-            ``"file.h5:/path/to/dataset"``, streamed from disk; or a
+            ``"file.h5:/path/to/dataset"``, streamed from disk;
+            ``sompca.HDF5(dataset, layout=...)`` for samples last or data
+            from MATLAB, R and Julia (``layout="column-major"``); or a
             ``dask.array.Array`` chunked along axis 0, fitted where its
             blocks live: on the workers of the active
             ``dask.distributed.Client``, else by Dask's local scheduler
@@ -332,7 +402,7 @@ class TensorProjection(_Mixin, _Base):
         """
         return self._fit(X)
 
-    def _fit(self, X, progress=None, samples_last=False):
+    def _fit(self, X, progress=None):
         """Fit; ``progress(done, total, variance)`` is called after each unit of work.
 
         The estimator's state changes only when the fit succeeds.
@@ -340,8 +410,6 @@ class TensorProjection(_Mixin, _Base):
         options = self._options()
         sample_shape = self._sample_shape()
         if _dask.is_dask_array(X):
-            if samples_last:
-                raise ValueError("samples_last applies only to HDF5 datasets; a dask array has samples on axis 0")
             model = _dask.fit(_dask.with_sample_shape(X, sample_shape), options, report=progress)
             self._set_model(model)
             if hasattr(self, "feature_names_in_"):
@@ -349,12 +417,11 @@ class TensorProjection(_Mixin, _Base):
             return self
         location = _hdf5_location(X)
         if location is not None:
+            path, dataset, layout = location
             if sample_shape is not None:
-                _check_hdf5_sample_shape(*location, sample_shape, samples_last)
-            model = _lib.Model.fit_hdf5(*location, options, samples_last=samples_last, report=progress)
+                _check_hdf5_sample_shape(path, dataset, layout, sample_shape)
+            model = _lib.Model.fit_hdf5(path, dataset, options, layout=layout, report=progress)
         else:
-            if samples_last:
-                raise ValueError("samples_last applies only to HDF5 datasets")
             array, dtype, matrix = self._samples(X)
             model = _lib.Model.fit_array(array, dtype, options, report=progress)
         self._set_model(model)
@@ -387,10 +454,7 @@ class TensorProjection(_Mixin, _Base):
         h5py Datasets are read; 2-D input is viewed with ``sample_shape``;
         when ``fitted``, the sample shape must be the fitted model's.
         """
-        h5py = sys.modules.get("h5py")
-        if h5py is not None and isinstance(X, h5py.Dataset):
-            X = X[()]
-        array, dtype = as_samples(X)
+        array, dtype = as_samples(_read_hdf5(X))
         matrix = array.ndim == 2
         if fitted:
             if matrix and _validate_data is not None:

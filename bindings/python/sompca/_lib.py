@@ -40,6 +40,9 @@ OK, EINVAL, ESHAPE, ERANGE, ENOTFITTED, EIO, ENOMEM, EDATA, ECANCELED, EINTERNAL
 EHANDLE, ENUMERICAL, EFILE = 10, 12, 13
 METHOD_SOMPCA, METHOD_FOMPCA, METHOD_TROD, METHOD_UMPCA, METHOD_PCA, METHOD_MPCA, METHOD_CSA = range(7)
 FLOAT64, FLOAT32, UINT8 = range(3)
+LAYOUT_SAMPLES_FIRST, LAYOUT_SAMPLES_LAST, LAYOUT_COLUMN_MAJOR = range(3)
+LAYOUTS = {"samples-first": LAYOUT_SAMPLES_FIRST, "samples-last": LAYOUT_SAMPLES_LAST,
+           "column-major": LAYOUT_COLUMN_MAJOR}
 ORDER_VARIANCE, ORDER_EXTRACTION = range(2)
 BLOCK_MULTIPLE = 64  # SOMPCA_BLOCK_MULTIPLE
 
@@ -79,6 +82,7 @@ _SIGNATURES = {
     "sompca_version": (c_char_p, []),
     "sompca_errstr": (c_char_p, [c_int]),
     "sompca_last_error": (c_char_p, []),
+    "sompca_last_warning": (c_char_p, []),
     "sompca_options_init": (None, [POINTER(Options)]),
     "sompca_options_defaults": (c_int, [c_int, POINTER(Options)]),
     "sompca_fit": (c_int, [POINTER(_model_p), c_void_p, c_int, c_size_t, c_size_t, POINTER(c_size_t), POINTER(Options)]),
@@ -215,6 +219,19 @@ def new_options(**fields):
     return options
 
 
+class LayoutWarning(UserWarning):
+    """An HDF5 dataset is probably read with the wrong layout (e.g. a MATLAB file without "column-major")."""
+
+
+def _warn(said):
+    """Issue the library's warnings (sompca_last_warning texts) as LayoutWarning."""
+    import warnings
+
+    for text in said:
+        if text:
+            warnings.warn(text.decode(errors="replace"), LayoutWarning, stacklevel=4)
+
+
 def method_defaults(method):
     """Return the library's default ``sompca_options`` of a ``SOMPCA_METHOD_*`` code.
 
@@ -336,14 +353,20 @@ class Model:
         return cls(_run_fit(call, options, report))
 
     @classmethod
-    def fit_hdf5(cls, path, dataset, options, samples_last=False, report=None):
-        """Fit on an HDF5 dataset, streamed from disk by the library."""
+    def fit_hdf5(cls, path, dataset, options, layout=LAYOUT_SAMPLES_FIRST, report=None):
+        """Fit on an HDF5 dataset, streamed from disk by the library (layout: a LAYOUT_* code)."""
         path, dataset = _path(path), _name(dataset)
+        said = []
 
         def call(out, opts):
-            return lib.sompca_fit_hdf5(out, path, dataset, int(samples_last), opts)
+            status = lib.sompca_fit_hdf5(out, path, dataset, layout, opts)
+            said.append(lib.sompca_last_warning())  # on the thread that called
+            return status
 
-        return cls(_run_fit(call, options, report))
+        try:
+            return cls(_run_fit(call, options, report))
+        finally:
+            _warn(said)
 
     @classmethod
     def load(cls, path):
@@ -387,10 +410,14 @@ class Model:
                                    array.ctypes.data_as(c_void_p), dtype, n_samples))
         return features
 
-    def transform_hdf5(self, in_path, in_dataset, out_path, out_dataset, samples_last=False, overwrite=False):
-        """Stream the features of an HDF5 dataset into another HDF5 file."""
-        check(lib.sompca_transform_hdf5(self._handle, _path(in_path), _name(in_dataset), int(samples_last),
-                                        _path(out_path), _name(out_dataset), int(overwrite)))
+    def transform_hdf5(self, in_path, in_dataset, out_path, out_dataset, layout=LAYOUT_SAMPLES_FIRST,
+                       overwrite=False):
+        """Stream the features of an HDF5 dataset into another HDF5 file (layout: a LAYOUT_* code)."""
+        status = lib.sompca_transform_hdf5(self._handle, _path(in_path), _name(in_dataset), layout,
+                                           _path(out_path), _name(out_dataset), int(overwrite))
+        said = [lib.sompca_last_warning()]
+        check(status)
+        _warn(said)
 
     # Accessors ----------------------------------------------------------
 

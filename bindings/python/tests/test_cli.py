@@ -137,7 +137,7 @@ def test_progress_bar_on_a_terminal_only(tmp_path, h5file):
 
 
 def test_samples_last(tmp_path, X2):
-    # The MATLAB layout (I_1 x I_2 x M) read with --samples-last gives the samples-first model.
+    # A row-major file with samples last (I_1 x I_2 x M) read with --samples-last gives the samples-first model.
     data = tmp_path / "last.h5"
     with h5py.File(data, "w") as f:
         f["X"] = np.moveaxis(X2, 0, -1)
