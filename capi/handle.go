@@ -61,6 +61,9 @@ func freeHandle(p *C.sompca_model) bool {
 	if !ok {
 		return false
 	}
+	if m, ok := cgo.Handle(p.handle).Value().(*solver.Model); ok {
+		modelFiles.Delete(m)
+	}
 	cgo.Handle(p.handle).Delete()
 	p.magic = 0
 	p.handle = 0

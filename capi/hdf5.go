@@ -5,7 +5,9 @@ import "C"
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/sompca/sompca/hdf5io"
@@ -144,6 +146,7 @@ func sompca_transform_hdf5(model *C.sompca_cmodel, inPath, inDataset *C.sompca_c
 		if err != nil {
 			return err
 		}
+		ro.ModelFile = modelFile(m)
 		err = offThread(func(func(func())) error {
 			return hdf5io.TransformFile(m, names[0], names[1], ro, names[2], names[3], overwrite != 0)
 		})
@@ -162,8 +165,32 @@ func sompca_model_save(model *C.sompca_cmodel, path *C.sompca_cchar) C.int {
 		if err != nil {
 			return err
 		}
-		return hdf5Error(hdf5io.SaveModel(file, m))
+		if err := hdf5io.SaveModel(file, m); err != nil {
+			return hdf5Error(err)
+		}
+		rememberFile(m, file)
+		return nil
 	})
+}
+
+// modelFiles maps each live model to the file it was last loaded from or
+// saved to (absolute), recorded in the provenance of the features that
+// sompca_transform_hdf5 writes.
+var modelFiles sync.Map // *solver.Model -> string
+
+func rememberFile(m *solver.Model, file string) {
+	if abs, err := filepath.Abs(file); err == nil {
+		file = abs
+	}
+	modelFiles.Store(m, file)
+}
+
+// modelFile returns the file a model was loaded from or saved to, or "".
+func modelFile(m *solver.Model) string {
+	if f, ok := modelFiles.Load(m); ok {
+		return f.(string)
+	}
+	return ""
 }
 
 //export sompca_model_load
@@ -188,6 +215,10 @@ func sompca_model_load(out **C.sompca_model, path *C.sompca_cchar) C.int {
 		if err := m.Validate(); err != nil {
 			return errorf(C.SOMPCA_EFILE, "%s: not a valid sompca model: %w", file, err)
 		}
-		return boxInto(out, m)
+		if err := boxInto(out, m); err != nil {
+			return err
+		}
+		rememberFile(m, file)
+		return nil
 	})
 }

@@ -157,6 +157,14 @@
 // caller passes overwrite (a group of that name never is). HDF5 does not
 // reclaim the space of a replaced dataset; h5repack does.
 //
+// A features dataset written by TransformFile carries its provenance as
+// string attributes: sompca_version, method ("so-mpca-rs", ...),
+// model_file (the absolute path, when Options.ModelFile gives it; the C
+// API and the command line pass the file a model was loaded from or saved
+// to), model_checksum (the model's content checksum, equal to the checksum
+// attribute of its model file), source_file (absolute), source_dataset and
+// layout ("samples-first", "samples-last" or "column-major").
+//
 // # Nothing is lost on failure
 //
 // An input file is only ever opened read-only. Every file hdf5io writes is

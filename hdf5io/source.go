@@ -30,6 +30,9 @@ type Options struct {
 	// MATLAB file read without ColumnMajor; nil logs them with the
 	// standard logger.
 	Warn func(message string)
+	// ModelFile, for TransformFile only, names the file the model was
+	// loaded from, recorded in the features' provenance attributes.
+	ModelFile string
 	// InMemory loads the whole dataset, converted, at Open; reads are then
 	// views of that memory. Use it when the data fits, for speed.
 	InMemory bool

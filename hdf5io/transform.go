@@ -84,6 +84,9 @@ func TransformFile(model *solver.Model, inPath, inDataset string, in Options, ou
 				return nil
 			})
 		}
+		if err == nil && transformErr == nil {
+			err = withLock(func() error { return writeProvenance(d, provenance(model, src, in.ModelFile)) })
+		}
 		cerr := withLock(func() error { return closeDataset(d, outDataset) })
 		return errors.Join(err, cerr)
 	})

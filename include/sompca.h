@@ -334,7 +334,10 @@ int sompca_transform(const sompca_model *model, double *dst, size_t cap,
  * with n) and never modified; out_path must be another file. The output
  * is written to a temporary file and renamed into place, so a failure
  * leaves no half-written file; if out_path exists, its other objects are
- * kept.
+ * kept. The features dataset carries string attributes saying where it
+ * comes from: sompca_version, method, model_file (the file the model was
+ * loaded from or last saved to, if any), model_checksum (equal to that
+ * model file's checksum attribute), source_file, source_dataset, layout.
  *
  * model        a fitted model.
  * in_path, in_dataset, layout

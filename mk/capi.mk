@@ -6,7 +6,8 @@
 #   make test-capi              the C test program (also against a library built with
 #                               GOEXPERIMENT=cgocheck2) and the C examples, checked
 #   make install PREFIX=/opt/x  header, library and sompca.pc (default PREFIX=/usr/local;
-#                               DESTDIR is honoured)
+#                               DESTDIR is honoured): lib/libsompca.so.MAJOR.MINOR.PATCH with
+#                               the symlinks libsompca.so.MAJOR (the SONAME) and libsompca.so
 
 CC       ?= cc
 PREFIX   ?= /usr/local
@@ -22,8 +23,11 @@ SOMPCA_LIB      := $(BUILD)/libsompca.so
 SOMPCA_LIB_CHK  := $(BUILD)/cgocheck2/libsompca.so
 CAPI_GO_SOURCES := $(wildcard capi/*.go capi/*.c capi/*.h solver/*.go solver/*.s hdf5io/*.go hdf5io/*.c hdf5io/*.h) \
                    capi/libsompca.map include/sompca.h go.mod go.sum
-# Export only the functions of sompca.h (see capi/libsompca.map).
-CAPI_LDFLAGS    := -ldflags=-extldflags=-Wl,--version-script=$(CURDIR)/capi/libsompca.map
+# Export only the functions of sompca.h (see capi/libsompca.map); the SONAME
+# libsompca.so.MAJOR names the ABI (a program linked with -lsompca records it).
+SOMPCA_MAJOR    = $(shell awk '/define SOMPCA_VERSION_MAJOR /{print $$3}' include/sompca.h)
+SOMPCA_SONAME   = libsompca.so.$(SOMPCA_MAJOR)
+CAPI_LDFLAGS     = -ldflags=-extldflags=-Wl,--version-script=$(CURDIR)/capi/libsompca.map,-soname,$(SOMPCA_SONAME)
 C_EXAMPLES      := $(BUILD)/examples/c/fit_hdf5 $(BUILD)/examples/c/fit_memory
 CTEST_DIR       := $(BUILD)/tests/c
 
@@ -40,6 +44,7 @@ $(SOMPCA_LIB): $(CAPI_GO_SOURCES) | deps-system
 	@mkdir -p $(@D)
 	$(GO) build -buildmode=c-shared $(CAPI_LDFLAGS) -o $@ ./capi
 	rm -f $(@:.so=.h)
+	ln -sf libsompca.so $(@D)/$(SOMPCA_SONAME)   # what programs linked in the tree load
 
 # The same library with cgo's full pointer checks (Go pointers stored in C
 # memory, and so on), for the tests only.
@@ -47,6 +52,7 @@ $(SOMPCA_LIB_CHK): $(CAPI_GO_SOURCES) | deps-system
 	@mkdir -p $(@D)
 	GOEXPERIMENT=cgocheck2 $(GO) build -buildmode=c-shared $(CAPI_LDFLAGS) -o $@ ./capi
 	rm -f $(@:.so=.h)
+	ln -sf libsompca.so $(@D)/$(SOMPCA_SONAME)
 
 examples: examples-c
 
@@ -85,7 +91,7 @@ $(CTEST_DIR)/header.stamp: include/sompca.h
 	printf '#include "sompca.h"\nint main(void) { return sompca_version_number() == 0; }\n' > $(CTEST_DIR)/header.c
 	$(CC) $(C_WARN) -std=c99 -pedantic -I include -fsyntax-only $(CTEST_DIR)/header.c
 	cp $(CTEST_DIR)/header.c $(CTEST_DIR)/header.cc
-	c++ $(C_WARN) -std=c++11 -pedantic -I include -fsyntax-only $(CTEST_DIR)/header.cc
+	c++ $(C_WARN) -std=c++17 -pedantic -I include -fsyntax-only $(CTEST_DIR)/header.cc
 	touch $@
 
 test-capi: $(CTEST_DIR)/test_capi $(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/mkdata $(CTEST_DIR)/test_dlopen \
@@ -107,17 +113,21 @@ test-capi: $(CTEST_DIR)/test_capi $(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/
 	$(MAKE) --no-print-directory install PREFIX=$(abspath $(CTEST_DIR))/prefix
 	PKG_CONFIG_PATH=$(abspath $(CTEST_DIR))/prefix/lib/pkgconfig sh -c \
 	  '$(CC) $(C_WARN) -std=c99 -o $(CTEST_DIR)/fit_memory_installed examples/c/fit_memory.c $$(pkg-config --cflags --libs sompca)'
-	$(CTEST_DIR)/fit_memory_installed > $(CTEST_DIR)/fit_memory_installed.out
+	sh tests/c/check_install.sh $(CTEST_DIR)/prefix $(SOMPCA_VERSION) $(CTEST_DIR)/fit_memory_installed
+	LD_LIBRARY_PATH=$(abspath $(CTEST_DIR))/prefix/lib $(CTEST_DIR)/fit_memory_installed > $(CTEST_DIR)/fit_memory_installed.out
 	cmp $(CTEST_DIR)/fit_memory_installed.out $(CTEST_DIR)/examples/fit_memory.out
 	@echo "test-capi: passed"
 
 install: $(SOMPCA_LIB)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PCDIR)
-	install -m 755 $(SOMPCA_LIB) $(DESTDIR)$(LIBDIR)/libsompca.so
+	install -m 755 $(SOMPCA_LIB) $(DESTDIR)$(LIBDIR)/libsompca.so.$(SOMPCA_VERSION)
+	ln -sf libsompca.so.$(SOMPCA_VERSION) $(DESTDIR)$(LIBDIR)/$(SOMPCA_SONAME)
+	ln -sf $(SOMPCA_SONAME) $(DESTDIR)$(LIBDIR)/libsompca.so
 	install -m 644 include/sompca.h $(DESTDIR)$(INCDIR)/sompca.h
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
 	    -e 's|@VERSION@|$(SOMPCA_VERSION)|g' sompca.pc.in > $(DESTDIR)$(PCDIR)/sompca.pc
 	chmod 644 $(DESTDIR)$(PCDIR)/sompca.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libsompca.so $(DESTDIR)$(INCDIR)/sompca.h $(DESTDIR)$(PCDIR)/sompca.pc
+	rm -f $(DESTDIR)$(LIBDIR)/libsompca.so $(DESTDIR)$(LIBDIR)/$(SOMPCA_SONAME) \
+	      $(DESTDIR)$(LIBDIR)/libsompca.so.$(SOMPCA_VERSION) $(DESTDIR)$(INCDIR)/sompca.h $(DESTDIR)$(PCDIR)/sompca.pc

@@ -38,7 +38,7 @@
 // features are the entries of the projected tensor (see fitTucker).
 //
 // Choices the paper leaves open, made here and checked against an
-// independent implementation (shared/fixtures, agreement 1e-12 or
+// independent implementation (solver/testdata/fixtures.json, agreement 1e-10 or
 // better):
 //   - the data are centred by the training mean (not TROD, CSA);
 //   - eigenvector signs: the entry of largest magnitude is positive (the

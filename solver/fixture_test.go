@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The expected values in this file come from shared/fixtures: reference
+// The expected values in this file come from solver/testdata/fixtures.json: reference
 // fits of every method by an independent NumPy implementation of the
 // paper (K = 20 sweeps, tol = 0, P = min(6, bound), nu = argmax_n I_n,
 // uniform starts), converted to JSON by testdata/convert_fixtures.py.

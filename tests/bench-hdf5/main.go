@@ -66,7 +66,10 @@ func run(op, file, dataset string, samplesLast bool, method string, p, k, thread
 		return err
 	}
 	opts := solver.Options{Method: m, RelaxedStart: rs, Components: p, MaxIter: k, Threads: threads, MemoryLimit: limit}
-	in := hdf5io.Options{SamplesLast: samplesLast, InMemory: op == "memfit"}
+	in := hdf5io.Options{InMemory: op == "memfit"}
+	if samplesLast {
+		in.Layout = hdf5io.SamplesLast
+	}
 	start := time.Now()
 	src, err := hdf5io.Open(file, dataset, in)
 	if err != nil {
