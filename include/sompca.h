@@ -180,7 +180,9 @@ typedef struct sompca_options {
 	                          and the fit runs from memory; one that does not is streamed in
 	                          runs that fit) and the cache that spares order >= 3 fits passes
 	                          (kept only if it fits). The model is the same, bit for bit,
-	                          whatever the budget. Arrays the caller passes to sompca_fit are
+	                          whatever the budget, as long as it holds the M x max I_n partial
+	                          projections of the TVP methods (8 bytes each; below that the fit
+	                          agrees to about 1e-13). Arrays the caller passes to sompca_fit are
 	                          not counted. A budget too small for the workspaces and one run
 	                          of samples is SOMPCA_ENOMEM, with both sizes in the message. */
 } sompca_options;

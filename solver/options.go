@@ -151,7 +151,10 @@ type Options struct {
 	// does not in runs that do; see MemoryPlanner) and the cache of
 	// partial contractions that lets a sweep over samples of order N >= 3
 	// read the data twice rather than N times, kept only if it fits. The
-	// fitted model is the same, bit for bit, whatever the limit. Samples
+	// fitted model is the same, bit for bit, whatever the limit, as long
+	// as it holds the TVP methods' M x max_n I_n partial projections
+	// (served right after the workspaces); below that a mode update forms
+	// the scatter instead and agrees to about 1e-13. Samples
 	// the caller holds in memory (SliceSource) are not counted. A limit
 	// too small for the workspaces and one run of samples is ErrMemory.
 	MemoryLimit int64

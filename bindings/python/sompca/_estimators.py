@@ -648,7 +648,8 @@ _MEMORY_LIMIT = """    memory_limit : int, str or None, default=None
         None is the library's default, a quarter of physical memory. An
         HDF5 dataset that fits is read once and fitted from memory, a larger
         one is streamed in runs that fit; the model is the same bit for bit
-        whatever the budget. A budget too small for one run of samples
+        whatever the budget if it holds the M x max I_n partial projections
+        (else to about 1e-13). A budget too small for one run of samples
         raises MemoryError naming both sizes.
 """
 
