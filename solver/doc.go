@@ -68,7 +68,32 @@
 // than SO-MPCA) or nil (Options.Mode, Python's None), which selects
 // argmax_n I_n for SO-MPCA. Model files of format_version 1 (sompca
 // 0.1.0) counted from 1 (attribute nu, /projections/U1 ..); hdf5io
-// converts them on load.
+// converts them on load. "All modes" is AllModes = -2 (Go, C
+// SOMPCA_MODE_ALL, model files) or "all" (Python, the command line); see
+// "Feature fusion".
+//
+// # Feature fusion
+//
+// Options.Mode = OrthogonalMode(AllModes) answers the paper's closing
+// question (Sec. 5) at the feature level: SO-MPCA (with or without
+// relaxed start) is fitted once per mode n = 0..N-1 and the N fits'
+// features are concatenated and sorted by captured variance (descending,
+// stable: ties keep mode order, then extraction order), up to
+// I_0 + ... + I_{N-1} features; Model.Mode is AllModes and
+// Model.FeatureModes[j] the mode of feature j's fit. Extraction indices
+// count mode 0's EMPs first, then mode 1's, and so on. With
+// Options.Components = P > 0, each mode's fit extracts its first
+// min(P, I_n) EMPs and the P of largest variance are kept. Every feature is
+// bit for bit the one the single-mode fit with Mode n gives (fusion_test.go).
+//
+// What is shared: the two statistics passes (mean, then total scatter)
+// run once for the N fits, and the workspaces and memory plan are reused.
+// The EMPs themselves are not shared: each mode's fit makes its own
+// passes, so an all-modes fit reads the data about N times as often as
+// one single-mode fit (the passes of different modes need vectors that
+// only the previous sweep of the same mode gives, so they cannot be
+// merged without changing the result). Transform needs nothing special:
+// a feature is an EMP whatever its mode.
 //
 // # Defaults
 //

@@ -71,7 +71,11 @@ func (m *Model) fit(f *fitter) error {
 	var err error
 	switch f.opts.Method {
 	case SOMPCA, FOMPCA, TROD, UMPCA:
-		res, err = f.fitTVP()
+		if f.mode == AllModes {
+			res, err = f.fitAllModes()
+		} else {
+			res, err = f.fitTVP()
+		}
 	case PCA:
 		res, err = f.fitPCA()
 	case MPCA, CSA:
@@ -173,8 +177,8 @@ func newFitterFor(shape []int, m int, opts Options) (*fitter, error) {
 		mode = 0
 		if opts.Mode != nil {
 			mode = *opts.Mode
-			if mode < 0 || mode >= len(shape) {
-				return nil, errorf(ErrInvalid, "solver: orthogonal mode %d outside 0..%d (0-based) for sample shape %v (nil selects argmax_n I_n)", mode, len(shape)-1, shape)
+			if (mode < 0 || mode >= len(shape)) && mode != AllModes {
+				return nil, errorf(ErrInvalid, "solver: orthogonal mode %d outside 0..%d (0-based) for sample shape %v (nil selects argmax_n I_n, AllModes = %d fits every mode)", mode, len(shape)-1, shape, AllModes)
 			}
 		} else {
 			for n, d := range shape {
@@ -283,6 +287,13 @@ func (m *Model) sortFeatures(order FeatureOrder, byEnergy bool) {
 	m.Extraction, m.Iterations = ext, it
 	if hist != nil {
 		m.History = hist
+	}
+	if m.FeatureModes != nil {
+		fm := make([]int, p)
+		for j, i := range idx {
+			fm[j] = m.FeatureModes[i]
+		}
+		m.FeatureModes = fm
 	}
 	for k, U := range m.Projections {
 		r, _ := U.Dims()

@@ -18,6 +18,10 @@ type Model struct {
 	// "Mode numbering" in the package documentation); -1 for other
 	// methods.
 	Mode int
+	// FeatureModes, for a model fitted with Options.Mode = AllModes
+	// (Mode == AllModes), is the 0-based orthogonal mode of each
+	// feature's SO-MPCA fit; nil for every other model.
+	FeatureModes []int
 	// Shape is the sample shape I_1, ..., I_N the model was fitted on.
 	Shape []int
 	// Samples is the number M of training samples.
@@ -110,8 +114,20 @@ func (m *Model) Validate() error {
 	if len(m.Extraction) != p || len(m.Iterations) != p {
 		return errorf(ErrShape, "solver: model has %d features but %d extraction indices and %d iteration counts", p, len(m.Extraction), len(m.Iterations))
 	}
-	if m.Method == SOMPCA && (m.Mode < 0 || m.Mode >= len(m.Shape)) {
-		return errorf(ErrInvalid, "solver: so-mpca model has orthogonal mode %d, want 0..%d (0-based)", m.Mode, len(m.Shape)-1)
+	if m.Method == SOMPCA && (m.Mode < 0 || m.Mode >= len(m.Shape)) && m.Mode != AllModes {
+		return errorf(ErrInvalid, "solver: so-mpca model has orthogonal mode %d, want 0..%d (0-based) or %d (all modes)", m.Mode, len(m.Shape)-1, AllModes)
+	}
+	if m.Mode == AllModes {
+		if len(m.FeatureModes) != p {
+			return errorf(ErrShape, "solver: all-modes so-mpca model has %d features but %d feature modes", p, len(m.FeatureModes))
+		}
+		for j, n := range m.FeatureModes {
+			if n < 0 || n >= len(m.Shape) {
+				return errorf(ErrInvalid, "solver: feature %d of an all-modes so-mpca model has mode %d, want 0..%d (0-based)", j, n, len(m.Shape)-1)
+			}
+		}
+	} else if m.FeatureModes != nil {
+		return errorf(ErrInvalid, "solver: model of orthogonal mode %d has per-feature modes (only an all-modes so-mpca model has them)", m.Mode)
 	}
 	if m.Method != SOMPCA && m.Mode != -1 {
 		return errorf(ErrInvalid, "solver: %v model has orthogonal mode %d, want -1 (only so-mpca has one)", m.Method, m.Mode)

@@ -173,17 +173,6 @@ func rankForShare(vals []float64, q float64) int {
 	return len(vals)
 }
 
-// truncate keeps the first p features.
-func (m *Model) truncate(p int) {
-	m.Variance = m.Variance[:p]
-	m.Extraction = m.Extraction[:p]
-	m.Iterations = m.Iterations[:p]
-	for n, U := range m.Projections {
-		r, _ := U.Dims()
-		m.Projections[n] = mat.DenseCopyOf(U.Slice(0, r, 0, p))
-	}
-}
-
 // projectModes sets out = x x_k U_k^T for every k with proj[k] != nil and
 // returns out's shape. tmp is scratch of at least len(x); sc holds
 // scratch for the transposes of modeProduct, grown as needed.
