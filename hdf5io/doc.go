@@ -81,7 +81,8 @@
 //	  library_version  string  the sompca version that wrote the file (Version)
 //	  method           string  "so-mpca", "fo-mpca", "trod", "umpca", "pca", "mpca" or "csa"
 //	  relaxed_start    int64   1 if fitted with relaxed start, else 0
-//	  mode             int64   SO-MPCA's orthogonal mode, 0-based; -1 for other methods
+//	  mode             int64   SO-MPCA's orthogonal mode, 0-based; -1 for other methods;
+//	                           -2 for all modes (solver.AllModes, see /feature_modes)
 //	  max_iter         int64   sweeps per EMP (MPCA, CSA: in total)
 //	  tol              float64 relative-change tolerance of the fit (0: all sweeps)
 //	  q                float64 MPCA/CSA kept-variance fraction
@@ -106,6 +107,9 @@
 //	/history_lengths   int64 (H)    length of each history row (Iterations[j]+1
 //	                           for the successive-EMP methods)
 //	/ranks             int64 (N)    mode ranks P_n (MPCA and CSA only)
+//	/feature_modes     int64 (P)    orthogonal mode (0-based) of each feature's fit
+//	                           (all-modes SO-MPCA only, mode = -2; readers before
+//	                           it refuse such a file for its mode)
 //
 // Modes are numbered from 0 here as everywhere in sompca (see "Mode
 // numbering" in package solver). Format version 1, written by sompca

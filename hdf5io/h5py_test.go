@@ -122,6 +122,7 @@ type modelJSON struct {
 	Iterations     []int         `json:"iterations"`
 	History        [][]float64   `json:"history"`
 	Ranks          []int         `json:"ranks"`
+	FeatureModes   []int         `json:"feature_modes"`
 	Output         [][]float64   `json:"features"`
 }
 
@@ -132,11 +133,16 @@ type modelJSON struct {
 func TestH5pyReadsModel(t *testing.T) {
 	py := h5pyPython(t)
 	dir := t.TempDir()
-	for _, method := range []solver.Method{solver.SOMPCA, solver.PCA, solver.MPCA} {
-		t.Run(method.String(), func(t *testing.T) {
-			m := handModel(t, method, []int{3, 4, 2}, 3)
+	for _, c := range []struct {
+		method solver.Method
+		p      int
+	}{{solver.SOMPCA, 3}, {solver.SOMPCA, 4}, {solver.PCA, 3}, {solver.MPCA, 3}} {
+		method := c.method
+		name := fmt.Sprintf("%v-%d", method, c.p) // so-mpca-4: all modes
+		t.Run(name, func(t *testing.T) {
+			m := handModel(t, method, []int{3, 4, 2}, c.p)
 			tame(m)
-			path := filepath.Join(dir, method.String()+".h5")
+			path := filepath.Join(dir, name+".h5")
 			if err := SaveModel(path, m); err != nil {
 				t.Fatal(err)
 			}
@@ -144,7 +150,7 @@ func TestH5pyReadsModel(t *testing.T) {
 			if err := WriteArray(data, "/X", []int{5, 3, 4, 2}, make([]float64, 5*24), true); err != nil {
 				t.Fatal(err)
 			}
-			features := filepath.Join(dir, method.String()+".features.h5")
+			features := filepath.Join(dir, name+".features.h5")
 			if err := TransformFile(m, data, "/X", Options{}, features, "/out/features", false); err != nil {
 				t.Fatal(err)
 			}
@@ -183,6 +189,7 @@ func TestH5pyReadsModel(t *testing.T) {
 			check("iterations", got.Iterations, m.Iterations)
 			check("history", got.History, m.History)
 			check("ranks", got.Ranks, m.Ranks)
+			check("feature_modes", got.FeatureModes, m.FeatureModes)
 			var flat []float64
 			for _, row := range got.Output {
 				flat = append(flat, row...)

@@ -93,6 +93,9 @@ func writeModel(f *hdf5.File, m *solver.Model, version int64) error {
 	if !ok {
 		return fmt.Errorf("%w: unknown feature order %d", ErrFormat, int(m.Order))
 	}
+	if version == 1 && m.Mode == solver.AllModes {
+		return fmt.Errorf("%w: model format version 1 cannot hold an all-modes so-mpca model", ErrFormat)
+	}
 	relaxed := int64(0)
 	if m.RelaxedStart {
 		relaxed = 1
@@ -159,6 +162,11 @@ func writeModel(f *hdf5.File, m *solver.Model, version int64) error {
 			return err
 		}
 		if err := writeArray(f, "/history_lengths", []int{rows}, toInt64(lengths), true); err != nil {
+			return err
+		}
+	}
+	if m.FeatureModes != nil {
+		if err := writeArray(f, "/feature_modes", []int{p}, toInt64(m.FeatureModes), true); err != nil {
 			return err
 		}
 	}
@@ -279,7 +287,7 @@ func loadModel(path string) (_ *solver.Model, obj string, err error) {
 	if version == 1 {
 		mode--
 	}
-	if mode < -1 || mode > math.MaxInt32 {
+	if (mode < -1 && !(mode == solver.AllModes && version >= 2)) || mode > math.MaxInt32 {
 		return nil, "", fmt.Errorf("%w: attribute %q is %d, out of range", ErrFormat, modeAttr, mode)
 	}
 	m.Mode, m.MaxIter, m.Samples = int(mode), int(maxIter), int(samples)
@@ -322,6 +330,11 @@ func loadModel(path string) (_ *solver.Model, obj string, err error) {
 	}
 	if m.History, err = readHistory(f); err != nil {
 		return nil, "/history", err
+	}
+	if exists(f, "/feature_modes") {
+		if m.FeatureModes, err = readInts(f, "/feature_modes", int(p)); err != nil {
+			return nil, "/feature_modes", err
+		}
 	}
 	if exists(f, "/ranks") {
 		if m.Ranks, err = readInts(f, "/ranks", len(m.Shape)); err != nil {
@@ -514,6 +527,13 @@ func modelChecksum(m *solver.Model) string {
 	}
 	num(map[bool]uint64{false: 0, true: 1}[m.Ranks != nil])
 	ints(m.Ranks)
+	// Added with all-modes so-mpca (same format version, which older
+	// readers refuse by its mode -2): only present then, so every
+	// other model's checksum is unchanged.
+	if m.FeatureModes != nil {
+		str("feature_modes")
+		ints(m.FeatureModes)
+	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 

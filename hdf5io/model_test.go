@@ -2,6 +2,7 @@ package hdf5io
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -62,6 +63,14 @@ func handModel(t testing.TB, method solver.Method, shape []int, p int) *solver.M
 		if method == solver.SOMPCA {
 			m.Mode = len(shape) - 1
 		}
+		if method == solver.SOMPCA && p > len(shape) {
+			// More features than modes: an all-modes model whose
+			// features come from every mode, in no particular order.
+			m.Mode = solver.AllModes
+			for j := range p {
+				m.FeatureModes = append(m.FeatureModes, (j*7+1)%len(shape))
+			}
+		}
 		for j := range p {
 			m.History = append(m.History, vec(m.Iterations[j]+1))
 		}
@@ -85,8 +94,8 @@ func TestModelFieldCount(t *testing.T) {
 			n++
 		}
 	}
-	if n != 17 {
-		t.Fatalf("solver.Model has %d exported fields; the model file format (hdf5io/model.go) knows 17", n)
+	if n != 18 {
+		t.Fatalf("solver.Model has %d exported fields; the model file format (hdf5io/model.go) knows 18", n)
 	}
 }
 
@@ -97,15 +106,16 @@ func TestModelRoundTrip(t *testing.T) {
 		shape  []int
 		p      int
 	}{
-		{solver.SOMPCA, []int{5, 4, 3}, 5},
+		{solver.SOMPCA, []int{5, 4, 3}, 3},
+		{solver.SOMPCA, []int{5, 4, 3}, 5}, // all modes
 		{solver.UMPCA, []int{6, 4}, 3},
 		{solver.PCA, []int{3, 4}, 6},
 		{solver.MPCA, []int{3, 4, 2}, 6},
 		{solver.CSA, []int{4, 4}, 2},
 	} {
-		t.Run(c.method.String(), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%v-%d", c.method, c.p), func(t *testing.T) {
 			want := handModel(t, c.method, c.shape, c.p)
-			path := filepath.Join(dir, c.method.String()+".h5")
+			path := filepath.Join(dir, fmt.Sprintf("%v-%d.h5", c.method, c.p))
 			// Saved twice to the same path: the second save replaces
 			// the file as a whole.
 			for range 2 {

@@ -58,6 +58,11 @@ def main(path, features=None, dataset=None):
             out["history"] = [row[:n].tolist() for row, n in zip(h, lengths)]
         if "ranks" in f:
             out["ranks"] = f["ranks"][()].tolist()
+        if "feature_modes" in f:
+            d = f["feature_modes"]
+            assert d.shape == (p,) and d.dtype == np.int64, (d.shape, d.dtype)
+            assert out["mode"] == -2, out["mode"]
+            out["feature_modes"] = d[()].tolist()
     if features is not None:
         with h5py.File(features, "r") as f:
             d = f[dataset]
