@@ -83,6 +83,20 @@ func sompca_model_mode(model *C.sompca_cmodel, out *C.int) C.int {
 	})
 }
 
+//export sompca_model_feature_modes
+func sompca_model_feature_modes(model *C.sompca_cmodel, dst *C.int64_t, capacity C.size_t) C.int {
+	return accessor("sompca_model_feature_modes", model, unsafe.Pointer(dst), func(m *solver.Model) error {
+		modes := m.FeatureModes
+		if modes == nil {
+			modes = make([]int, m.Components())
+			for j := range modes {
+				modes[j] = m.Mode // the single mode, or -1
+			}
+		}
+		return copyOut(dst, capacity, modes, "the feature modes")
+	})
+}
+
 //export sompca_model_n_samples
 func sompca_model_n_samples(model *C.sompca_cmodel, out *C.size_t) C.int {
 	return accessor("sompca_model_n_samples", model, unsafe.Pointer(out), func(m *solver.Model) error {

@@ -45,6 +45,12 @@ func sompca_options_defaults(method C.int, out *C.sompca_options) C.int {
 // cOptions converts solver options to C options with the given 0-based
 // mode (-1: automatic or not applicable); n_components is
 // o.Components, n_threads 0 and progress NULL.
+// SOMPCA_MODE_ALL is solver.AllModes (either differing fails to compile).
+const (
+	_ = uint(solver.AllModes - C.SOMPCA_MODE_ALL)
+	_ = uint(C.SOMPCA_MODE_ALL - solver.AllModes)
+)
+
 func cOptions(s solver.Options, mode int) C.sompca_options {
 	o := defaultOptions()
 	o.method = C.int(s.Method)
@@ -108,11 +114,12 @@ func goOptions(p *C.sompca_coptions, order int) (solver.Options, error) {
 		return s, errorf(C.SOMPCA_EINVAL, "opts->n_components is %d: want 0 (the method's maximum) or a positive count", int(o.n_components))
 	}
 	s.Components = int(o.n_components)
-	// Modes are 0-based here as in solver; -1 = automatic is solver's nil.
-	if o.mode < -1 || int(o.mode) >= order {
-		return s, errorf(C.SOMPCA_EINVAL, "opts->mode is %d: want -1 (automatic) or a mode 0..%d of the order-%d samples", int(o.mode), order-1, order)
+	// Modes are 0-based here as in solver; -1 = automatic is solver's nil;
+	// SOMPCA_MODE_ALL is solver.AllModes.
+	if (o.mode < -1 && o.mode != C.SOMPCA_MODE_ALL) || int(o.mode) >= order {
+		return s, errorf(C.SOMPCA_EINVAL, "opts->mode is %d: want -1 (automatic), SOMPCA_MODE_ALL (%d, every mode) or a mode 0..%d of the order-%d samples", int(o.mode), int(C.SOMPCA_MODE_ALL), order-1, order)
 	}
-	if o.mode >= 0 {
+	if o.mode >= 0 || o.mode == C.SOMPCA_MODE_ALL {
 		s.Mode = solver.OrthogonalMode(int(o.mode))
 	}
 	if o.max_iter < 0 {

@@ -104,6 +104,14 @@ extern "C" {
 #define SOMPCA_METHOD_MPCA   5 /* multilinear PCA; features are entries of the projected tensor */
 #define SOMPCA_METHOD_CSA    6 /* concurrent subspace analysis (uncentred MPCA) */
 
+/* opts.mode (and sompca_model_mode) for SO-MPCA in every mode with
+ * feature-level fusion: one SO-MPCA fit per mode 0..N-1, the features
+ * concatenated and sorted by captured variance, up to I_0 + ... + I_{N-1}
+ * of them (n_components = P > 0: each mode extracts min(P, I_n) and the P
+ * of largest variance are kept); sompca_model_feature_modes says which
+ * mode each feature came from. See "Feature fusion" in solver/doc.go. */
+#define SOMPCA_MODE_ALL (-2)
+
 /* Element types of input arrays (the dtype arguments). */
 #define SOMPCA_FLOAT64 0 /* double */
 #define SOMPCA_FLOAT32 1 /* float */
@@ -162,8 +170,9 @@ typedef struct sompca_options {
 	                          UMPCA min(min I_n, M-1), PCA min(M-1, prod I_n), MPCA and CSA prod P_n,
 	                          TROD max I_n (TROD accepts up to prod I_n) */
 	int mode;              /* SO-MPCA's orthogonal mode nu, 0-based; -1 (default) = the largest
-	                          mode, the first on ties; other methods ignore it but it must be
-	                          -1..N-1 */
+	                          mode, the first on ties; SOMPCA_MODE_ALL = every mode, features
+	                          fused; other methods ignore it but it must be SOMPCA_MODE_ALL
+	                          or -1..N-1 */
 	int max_iter;          /* sweeps K per EMP (MPCA, CSA: in total); 0 (default) = 20 */
 	double tol;            /* > 0: stop an EMP's sweeps once the relative change of its captured
 	                          variance is at most tol; 0 (default) = run all max_iter sweeps */
@@ -384,8 +393,14 @@ int sompca_model_order(const sompca_model *model, size_t *out);
 int sompca_model_shape(const sompca_model *model, size_t *dst, size_t cap);
 
 /* *out = SO-MPCA's orthogonal mode nu, 0-based (the one chosen when the
- * fit asked for -1); -1 for the other methods. */
+ * fit asked for -1), or SOMPCA_MODE_ALL; -1 for the other methods. */
 int sompca_model_mode(const sompca_model *model, int *out);
+
+/* Copies the orthogonal mode (0-based) of each feature's SO-MPCA fit
+ * (P values) into dst: for a SOMPCA_MODE_ALL model the mode each feature
+ * came from, for a single-mode SO-MPCA model its mode, -1 for the other
+ * methods. */
+int sompca_model_feature_modes(const sompca_model *model, int64_t *dst, size_t cap);
 
 /* *out = M, the number of training samples. */
 int sompca_model_n_samples(const sompca_model *model, size_t *out);

@@ -1251,6 +1251,71 @@ static void test_session(void)
 	sompca_session_free(NULL);
 }
 
+/* SOMPCA_MODE_ALL: I0+I1+I2 features; those of mode n are, in order and
+ * bit for bit, the single-mode fit's (solver/doc.go, "Feature fusion");
+ * the per-feature modes survive a save and load; transform works. */
+static void test_mode_all(void)
+{
+	sompca_options opts;
+	sompca_options_init(&opts);
+	opts.mode = SOMPCA_MODE_ALL;
+	sompca_model *all = NULL;
+	CHECK_OK(sompca_fit(&all, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts));
+	size_t p = n_components(all);
+	CHECK(p == I0 + I1 + I2);
+	int mode = 0;
+	CHECK_OK(sompca_model_mode(all, &mode));
+	CHECK(mode == SOMPCA_MODE_ALL);
+	int64_t modes[I0 + I1 + I2];
+	double var[I0 + I1 + I2];
+	CHECK_OK(sompca_model_feature_modes(all, modes, p));
+	CHECK_OK(sompca_model_variance(all, var, p));
+	for (int n = 0; n < 3; n++) {
+		opts.mode = n;
+		sompca_model *one = NULL;
+		CHECK_OK(sompca_fit(&one, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts));
+		size_t q = n_components(one);
+		CHECK(q == shape3[n]);
+		double v1[I0];
+		int64_t m1[I0];
+		CHECK_OK(sompca_model_variance(one, v1, q));
+		CHECK_OK(sompca_model_feature_modes(one, m1, q));
+		size_t k = 0;
+		for (size_t j = 0; j < p; j++) {
+			if (modes[j] == n) {
+				CHECK_MSG(k < q && var[j] == v1[k] && m1[k] == n, "mode %d feature %zu", n, k);
+				k++;
+			}
+		}
+		CHECK(k == q);
+		sompca_model_free(one);
+	}
+	char *path = path_in(tmpdir, "mode_all.h5");
+	CHECK_OK(sompca_model_save(all, path));
+	sompca_model *back = NULL;
+	CHECK_OK(sompca_model_load(&back, path));
+	int64_t modes2[I0 + I1 + I2];
+	CHECK_OK(sompca_model_feature_modes(back, modes2, p));
+	CHECK(memcmp(modes, modes2, sizeof modes) == 0);
+	double *z1 = features_of(all, SOMPCA_FLOAT64), *z2 = features_of(back, SOMPCA_FLOAT64);
+	CHECK(memcmp(z1, z2, M * p * sizeof *z1) == 0);
+	free(z1);
+	free(z2);
+	free(path);
+	sompca_model_free(back);
+	sompca_model_free(all);
+
+	/* PCA ignores the mode (-1 per feature); SOMPCA_MODE_ALL - 1 is refused. */
+	sompca_model *pca = fit_with(SOMPCA_METHOD_PCA, 0, 2, SOMPCA_FLOAT64);
+	CHECK_OK(sompca_model_feature_modes(pca, modes, 2));
+	CHECK(modes[0] == -1 && modes[1] == -1);
+	sompca_model_free(pca);
+	opts.mode = SOMPCA_MODE_ALL - 1;
+	sompca_model *bad = NULL;
+	CHECK_STATUS(sompca_fit(&bad, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts), SOMPCA_EINVAL);
+	CHECK(contains(sompca_last_error(), "SOMPCA_MODE_ALL"));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "--panic") == 0) {
@@ -1294,6 +1359,7 @@ int main(int argc, char **argv)
 	test_read_failure();
 	test_threads();
 	test_session();
+	test_mode_all();
 	check_report();
 	return 0;
 }
