@@ -591,7 +591,7 @@ static void test_errors(void)
 	BAD_OPTION(method, 7, "opts->method is 7");
 	BAD_OPTION(n_components, -2, "opts->n_components is -2");
 	BAD_OPTION(mode, 3, "opts->mode is 3");
-	BAD_OPTION(mode, -2, "opts->mode is -2");
+	BAD_OPTION(mode, -3, "opts->mode is -3"); /* -2 is SOMPCA_MODE_ALL */
 	BAD_OPTION(max_iter, -1, "opts->max_iter is -1");
 	BAD_OPTION(tol, -1e-3, "opts->tol is");
 	BAD_OPTION(tol, NAN, "opts->tol is");

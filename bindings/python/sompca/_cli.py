@@ -7,6 +7,8 @@ import argparse
 import sys
 import warnings
 
+import numpy as np
+
 from ._estimators import HDF5, estimator_for, load, method_name, split_spec
 from ._lib import LAYOUTS
 from ._version import __version__
@@ -63,6 +65,16 @@ def _data_spec(text):
     return text
 
 
+def _mode_arg(text):
+    """--mode: a 0-based mode number or "all"."""
+    if text == "all":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want a 0-based mode number or 'all', got {text!r}") from None
+
+
 def _build_parser():
     parser = _Parser(prog="sompca", description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"sompca {__version__}")
@@ -80,8 +92,9 @@ def _build_parser():
                      help="number of features (default: the method's bound, e.g. I_nu for so-mpca)")
     fit.add_argument("-o", "--output", required=True, metavar="MODEL.h5",
                      help="model file to write (written atomically)")
-    fit.add_argument("--mode", type=int, metavar="NU",
-                     help="so-mpca only: the orthogonal mode, 0-based (default: the largest mode)")
+    fit.add_argument("--mode", type=_mode_arg, metavar="NU",
+                     help="so-mpca only: the orthogonal mode, 0-based, or 'all' (one fit per mode, features fused "
+                          "by captured variance) (default: the largest mode)")
     fit.add_argument("--max-iter", type=int, metavar="K",
                      help="alternating sweeps per EMP; mpca/csa: in total (default: 20)")
     fit.add_argument("--tol", type=float,
@@ -178,7 +191,11 @@ def _info(args):
         ("training samples", estimator.n_samples_fit_),
         ("features", estimator.n_components_),
     ]
-    if estimator.mode_ is not None:
+    if estimator.mode_ == "all":
+        counts = np.bincount(estimator.feature_modes_, minlength=len(estimator.shape_in_))
+        rows.append(("orthogonal mode", "all (features per mode, 0-based: "
+                                        + ", ".join(f"{n}: {c}" for n, c in enumerate(counts)) + ")"))
+    elif estimator.mode_ is not None:
         rows.append(("orthogonal mode", f"{estimator.mode_} (0-based; nu = {estimator.mode_ + 1} in the paper)"))
     rows.append(("explained variance", f"{ratio.sum():.4f} of the total (first features: "
                                        + " ".join(f"{r:.4f}" for r in ratio[:5]) + ")"))

@@ -494,6 +494,8 @@ class TensorProjection(_Mixin, _Base):
         self.n_components_ = model.n_components()
         self.n_samples_fit_ = model.n_samples()
         self.mode_ = model.mode()
+        if self._method == _lib.METHOD_SOMPCA:
+            self.feature_modes_ = model.feature_modes()
         self.mean_ = model.mean().reshape(self.shape_in_)
         self.projections_ = model.projections()
         self.explained_variance_ = model.variance()
@@ -730,10 +732,21 @@ class SOMPCA(_TVP):
 
     Parameters
     ----------""" + _TVP_PARAMETERS.format(bound=", I_nu", relaxed=_default(_lib.METHOD_SOMPCA, "relaxed_start")).replace(
-        "    sort_features", """    mode : int or None, default=None
+        "    sort_features", """    mode : int, "all" or None, default=None
         The orthogonal mode nu, 0-based like every mode number in sompca
         (the paper's nu = 1 is mode 0); None selects argmax_n I_n (eq. 9).
-    sort_features""") + _ATTRIBUTES + """
+        "all" fits SO-MPCA once per mode and fuses the features: the N
+        fits' features concatenated and sorted by captured variance, up to
+        I_1 + ... + I_N of them (``n_components=P`` keeps, of each mode's
+        first min(P, I_n), the P of largest variance); ``feature_modes_``
+        says which mode each came from.
+    sort_features""") + _ATTRIBUTES.replace("""    mode_ : int or None
+        SO-MPCA's orthogonal mode nu, 0-based; None for other methods.
+""", """    mode_ : int or "all"
+        The orthogonal mode nu, 0-based, or "all" when fitted in every mode.
+    feature_modes_ : ndarray of shape (P,)
+        The orthogonal mode (0-based) of each feature's SO-MPCA fit.
+""") + """
     Examples
     --------
     >>> import numpy as np
@@ -754,7 +767,13 @@ class SOMPCA(_TVP):
 
     def _options(self):
         options = super()._options()
-        mode = _int_param("mode", self.mode, 0)
+        if isinstance(self.mode, str) and self.mode == "all":
+            options.mode = _lib.MODE_ALL
+            return options
+        try:
+            mode = _int_param("mode", self.mode, 0)
+        except ValueError:
+            raise ValueError(f"mode must be an integer >= 0, 'all' or None, got {self.mode!r}") from None
         options.mode = -1 if mode is None else mode
         return options
 

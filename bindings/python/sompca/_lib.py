@@ -44,6 +44,7 @@ LAYOUT_SAMPLES_FIRST, LAYOUT_SAMPLES_LAST, LAYOUT_COLUMN_MAJOR = range(3)
 LAYOUTS = {"samples-first": LAYOUT_SAMPLES_FIRST, "samples-last": LAYOUT_SAMPLES_LAST,
            "column-major": LAYOUT_COLUMN_MAJOR}
 ORDER_VARIANCE, ORDER_EXTRACTION = range(2)
+MODE_ALL = -2  # SOMPCA_MODE_ALL: SO-MPCA in every mode, features fused
 BLOCK_MULTIPLE = 64  # SOMPCA_BLOCK_MULTIPLE
 
 _VALUE_ERRORS = frozenset({EINVAL, ESHAPE, ERANGE, EDATA})
@@ -95,6 +96,7 @@ _SIGNATURES = {
     "sompca_model_order": (c_int, [_model_p, POINTER(c_size_t)]),
     "sompca_model_shape": (c_int, [_model_p, POINTER(c_size_t), c_size_t]),
     "sompca_model_mode": (c_int, [_model_p, POINTER(c_int)]),
+    "sompca_model_feature_modes": (c_int, [_model_p, _int64s, c_size_t]),
     "sompca_model_n_samples": (c_int, [_model_p, POINTER(c_size_t)]),
     "sompca_model_mean": (c_int, [_model_p, _doubles, c_size_t]),
     "sompca_model_projection": (c_int, [_model_p, c_size_t, _doubles, c_size_t]),
@@ -445,10 +447,17 @@ class Model:
         return tuple(shape)
 
     def mode(self):
-        """SO-MPCA's orthogonal mode nu (0-based), or None for other methods."""
+        """SO-MPCA's orthogonal mode nu (0-based), "all" for a model fitted in
+        every mode (MODE_ALL), or None for other methods."""
         mode = c_int()
         check(lib.sompca_model_mode(self._handle, byref(mode)))
+        if mode.value == MODE_ALL:
+            return "all"
         return mode.value if mode.value >= 0 else None
+
+    def feature_modes(self):
+        """The orthogonal mode (0-based) of each feature's SO-MPCA fit; -1 for other methods."""
+        return self._int64s(lib.sompca_model_feature_modes, self.n_components())
 
     def options(self):
         """The options the model was fitted with (an :class:`Options`)."""
