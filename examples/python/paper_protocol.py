@@ -22,9 +22,25 @@ Two protocols, one subcommand each:
     the probe subjects.
 
 Methods (Sec. 4): PCA, CSA, MPCA, TROD, UMPCA, SO-MPCA and SO-MPCA-RS with
-nu = 1 (mode 0), TROD-RS and UMPCA-RS, K = 20 sweeps. The top two results of
-each row are marked (bold in Markdown, '*' on the terminal). The table is
-printed and written as ``table.md`` and ``table.csv`` under ``--out``; for
+nu = 1 (mode 0), TROD-RS and UMPCA-RS, K = 20 sweeps. Beyond the paper
+(its Sec. 5 question), two fusions of SO-MPCA-RS over every mode, chosen
+with ``--methods``:
+
+``SO-MPCA-RS-FF`` (feature-level fusion)
+    ``SOMPCA(mode="all")``: one SO-MPCA-RS fit per mode, the features
+    concatenated and sorted by captured variance; the top P feed 1-NN.
+``SO-MPCA-RS-SF`` (score-level fusion)
+    One SO-MPCA-RS fit per mode; for each mode, the distances computed on
+    its top P features (1-NN: Euclidean distance from a test sample to each
+    training sample; gallery: the set distance from a probe subject to each
+    gallery subject) are divided by their mean over the training samples
+    (gallery subjects) for that test sample (probe subject), so each mode's
+    distances average 1 for every query whatever its scale, and the modes'
+    normalised distances are summed; the nearest by that sum wins. '-'
+    where a mode gives fewer than P features.
+
+The top two results of each row are marked (bold in Markdown, '*' on the
+terminal). The table is printed and written as ``table.md`` and ``table.csv`` under ``--out``; for
 ``splits`` the pictures of ``plots.py`` are written there too.
 
 Data files are HDF5 with a dataset ``X`` (samples x I_1 x ... x I_N, any
@@ -57,6 +73,9 @@ from atomic import atomic_output, write_text
 
 # The methods of the paper's tables, in the paper's column order.
 TABLE_METHODS = ("PCA", "CSA", "MPCA", "TROD", "UMPCA", "SO-MPCA", "SO-MPCA-RS", "TROD-RS", "UMPCA-RS")
+# Beyond the paper: feature- and score-level fusion of SO-MPCA-RS over every
+# mode (see the module docstring), chosen with --methods.
+FUSION_METHODS = ("SO-MPCA-RS-FF", "SO-MPCA-RS-SF")
 # The methods of the paper's variance study (Fig. 2).
 VARIANCE_METHODS = ("PCA", "UMPCA", "FO-MPCA", "SO-MPCA", "SO-MPCA-RS")
 # Fashion-MNIST images are 28 x 28, so SO-MPCA with nu = 1 gives I_1 = 28
@@ -97,7 +116,23 @@ def sompca_methods(max_iter=20):
         "TROD-RS": lambda: sompca.TROD(relaxed_start=True, max_iter=k),
         "UMPCA-RS": lambda: sompca.UMPCA(relaxed_start=True, max_iter=k),
         "FO-MPCA": lambda: sompca.FOMPCA(relaxed_start=False, max_iter=k),
+        "SO-MPCA-RS-FF": lambda: sompca.SOMPCA(mode="all", relaxed_start=True, max_iter=k),
+        "SO-MPCA-RS-SF": ScoreFusion(lambda n: sompca.SOMPCA(mode=n, relaxed_start=True, max_iter=k)),
     }
+
+
+class ScoreFusion:
+    """A score-level fusion method: one estimator per mode of the samples.
+
+    Parameters
+    ----------
+    make_for_mode : callable
+        ``make_for_mode(n)`` returns an unfitted estimator for mode n
+        (0-based), whose features are sorted by captured variance.
+    """
+
+    def __init__(self, make_for_mode):
+        self.make_for_mode = make_for_mode
 
 
 # ---------------------------------------------------------------- data
@@ -281,6 +316,69 @@ def nearest_neighbour(train_features, train_labels, test_features):
     return out
 
 
+def normalised_distances(A, B):
+    """Euclidean distances between the rows of A and of B, each row divided
+    by its mean (a row of zeros stays zero), so that every row averages 1.
+
+    This is how score-level fusion puts the modes on one scale: for each
+    query (row), a mode's distances to all candidates are divided by their
+    mean before the modes are summed.
+
+    Parameters
+    ----------
+    A : array, shape (m, P)
+    B : array, shape (n, P)
+
+    Returns
+    -------
+    numpy.ndarray, shape (m, n)
+
+    Examples
+    --------
+    >>> normalised_distances([[0.0]], [[1.0], [3.0]])
+    array([[0.5, 1.5]])
+    """
+    return _normalise_rows(np.sqrt(squared_distances(A, B)))
+
+
+def _normalise_rows(D):
+    mean = D.mean(axis=1, keepdims=True)
+    return D / np.where(mean > 0, mean, 1.0)
+
+
+def fused_nearest_neighbour(train_features, train_labels, test_features):
+    """Label each test sample by score-level fusion of several feature sets.
+
+    For each feature set (one per mode) the test-to-training Euclidean
+    distances are normalised by :func:`normalised_distances`; the label is
+    that of the training sample with the smallest sum. Ties go to the
+    training sample that comes first.
+
+    Parameters
+    ----------
+    train_features : list of arrays, shapes (M, P_k)
+    train_labels : array, shape (M,)
+    test_features : list of arrays, shapes (T, P_k)
+
+    Returns
+    -------
+    numpy.ndarray, shape (T,)
+
+    Examples
+    --------
+    >>> fused_nearest_neighbour([[[0.0], [10.0]], [[5.0], [0.0]]], [3, 7], [[[4.0]], [[1.0]]])
+    array([7])
+    """
+    train_labels = np.asarray(train_labels)
+    T = len(test_features[0])
+    out = np.empty(T, dtype=train_labels.dtype)
+    for start in range(0, T, 2048):
+        D = sum(normalised_distances(np.asarray(test, dtype=np.float64)[start:start + 2048], train)
+                for train, test in zip(train_features, test_features))
+        out[start:start + len(D)] = train_labels[np.argmin(D, axis=1)]
+    return out
+
+
 def set_distance(A, B):
     """Distance between two sets of feature vectors, as sequences.
 
@@ -331,18 +429,44 @@ def subject_ranks(gallery_features, gallery_subjects, probe_features, probe_subj
     ValueError
         If a probe subject is not in the gallery.
     """
+    return fused_subject_ranks([gallery_features], gallery_subjects, [probe_features], probe_subjects,
+                               normalise=False)
+
+
+def fused_subject_ranks(gallery_features, gallery_subjects, probe_features, probe_subjects, normalise=True):
+    """:func:`subject_ranks` with score-level fusion of several feature sets.
+
+    For each feature set (one per mode) the set distances from each probe
+    subject to every gallery subject are computed and, with ``normalise``,
+    divided by their mean over the gallery subjects; the sums over the
+    feature sets rank the gallery subjects.
+
+    Parameters
+    ----------
+    gallery_features : list of arrays, shapes (G, P_k)
+    gallery_subjects : array, shape (G,)
+    probe_features : list of arrays, shapes (Q, P_k)
+    probe_subjects : array, shape (Q,)
+    normalise : bool
+
+    Returns
+    -------
+    subjects, ranks : numpy.ndarray
+        As :func:`subject_ranks`.
+    """
     gallery_ids = np.unique(gallery_subjects)
     probe_ids = np.unique(probe_subjects)
     missing = np.setdiff1d(probe_ids, gallery_ids)
     if len(missing):
         raise ValueError(f"probe subjects {missing.tolist()} are not in the gallery")
-    gallery_sets = [gallery_features[gallery_subjects == g] for g in gallery_ids]
-    ranks = np.empty(len(probe_ids), dtype=np.int64)
-    for i, s in enumerate(probe_ids):
-        probe_set = probe_features[probe_subjects == s]
-        d = np.array([set_distance(probe_set, g) for g in gallery_sets])
-        ranks[i] = 1 + np.count_nonzero(d < d[np.searchsorted(gallery_ids, s)])
-    return probe_ids, ranks
+    total = np.zeros((len(probe_ids), len(gallery_ids)))
+    for g_features, p_features in zip(gallery_features, probe_features):
+        gallery_sets = [g_features[gallery_subjects == g] for g in gallery_ids]
+        D = np.array([[set_distance(p_features[probe_subjects == s], g) for g in gallery_sets] for s in probe_ids])
+        total += _normalise_rows(D) if normalise else D
+    true = total[np.arange(len(probe_ids)), np.searchsorted(gallery_ids, probe_ids)]
+    ranks = 1 + np.count_nonzero(total < true[:, None], axis=1)
+    return probe_ids, ranks.astype(np.int64)
 
 
 # ---------------------------------------------------------------- fitting
@@ -369,10 +493,42 @@ def fit_features(make_estimator, X_train, X_tests, max_p):
         The training features, then those of each array of ``X_tests``,
         each with min(max_p, n_components_) columns.
     """
+    if isinstance(make_estimator, ScoreFusion):
+        fits = [fit_features(lambda: make_estimator.make_for_mode(n), X_train, X_tests, max_p)
+                for n in range(np.ndim(X_train) - 1)]
+        return [est for est, _ in fits], [_Modes(f) for f in zip(*(features for _, features in fits))]
     est = make_estimator().fit(X_train)
     p = min(max_p, est.n_components_)
     features = [est.transform(X)[:, :p] for X in [X_train, *X_tests]]
     return est, features
+
+
+class _Modes(tuple):
+    """The features of one data set under a :class:`ScoreFusion` method: one
+    array per mode. ``shape[1]`` is the fewest features of any mode and
+    ``[:, :P]`` keeps the top P of each, so the protocols treat it as one
+    feature array."""
+
+    @property
+    def shape(self):
+        return (len(self[0]), min(f.shape[1] for f in self))
+
+    def __getitem__(self, key):
+        if isinstance(key, tuple):
+            return _Modes(f[key] for f in self)
+        return tuple.__getitem__(self, key)
+
+
+def _nearest(train, labels, test):
+    if isinstance(train, _Modes):
+        return fused_nearest_neighbour(train, labels, test)
+    return nearest_neighbour(train, labels, test)
+
+
+def _ranks(gallery, gallery_subjects, probe, probe_subjects):
+    if isinstance(gallery, _Modes):
+        return fused_subject_ranks(gallery, gallery_subjects, probe, probe_subjects)
+    return subject_ranks(gallery, gallery_subjects, probe, probe_subjects)
 
 
 def run_splits(X, y, methods, Ls, Ps, n_splits, seed, progress=None):
@@ -414,7 +570,7 @@ def run_splits(X, y, methods, Ls, Ps, n_splits, seed, progress=None):
                     raise RuntimeError(f"{name}, L = {L}, split {r}: {err}") from err
                 for i, P in enumerate(Ps):
                     if f_train.shape[1] >= P:
-                        predicted = nearest_neighbour(f_train[:, :P], y[train], f_test[:, :P])
+                        predicted = _nearest(f_train[:, :P], y[train], f_test[:, :P])
                         table[i, r] = 100.0 * np.mean(predicted == y[test])
             for i, P in enumerate(Ps):
                 rates[name, L, P] = table[i]
@@ -456,7 +612,7 @@ def run_gallery(gallery, probes, methods, Ps, ranks=RANKS, progress=None):
         for probe, f_probe in zip(names, f_probes):
             for P in Ps:
                 if f_gallery.shape[1] >= P:
-                    _, r = subject_ranks(f_gallery[:, :P], gallery_subjects, f_probe[:, :P], probes[probe][1])
+                    _, r = _ranks(f_gallery[:, :P], gallery_subjects, f_probe[:, :P], probes[probe][1])
                     for k in ranks:
                         rates[name, k, probe, P] = np.array([100.0 * np.mean(r <= k)])
                 else:
@@ -659,7 +815,7 @@ def _int_list(text):
 
 def _method_list(text):
     names = [v.strip().upper() for v in text.split(",") if v.strip()]
-    known = (*TABLE_METHODS, "FO-MPCA")
+    known = (*TABLE_METHODS, "FO-MPCA", *FUSION_METHODS)
     bad = [n for n in names if n not in known]
     if bad or not names:
         raise argparse.ArgumentTypeError(f"unknown methods {bad}; choose from {', '.join(known)}")
@@ -677,7 +833,8 @@ def _parser():
         p.add_argument("--P", type=_int_list, default=list(default_p),
                        help=f"numbers of features (default {','.join(map(str, default_p))})")
         p.add_argument("--methods", type=_method_list, default=list(TABLE_METHODS),
-                       help="comma-separated methods (default: the paper's nine)")
+                       help="comma-separated methods (default: the paper's nine; also FO-MPCA and the fusions "
+                            "SO-MPCA-RS-FF, SO-MPCA-RS-SF)")
         p.add_argument("--max-iter", type=int, default=20, help="sweeps K per EMP (default 20, as the paper)")
 
     s = sub.add_parser("splits", help="random splits with L training samples per class (Table 1)")

@@ -292,3 +292,46 @@ def test_main_reports_bad_input(tmp_path, stand_in_methods, capsys):
     assert "class 0 has 2 samples: too few to train on L = 2" in capsys.readouterr().err
     assert pp.main(["gallery", data, "--out", str(tmp_path / "o")], methods=stand_in_methods) == 1
     assert "no probe groups" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- fusion
+
+
+def test_normalised_distances_hand_computed():
+    # From 0: distances 1 and 3, mean 2; from 5: 4 and 2, mean 3; a query at distance 0 from all stays 0.
+    np.testing.assert_allclose(pp.normalised_distances([[0.0], [5.0]], [[1.0], [3.0]]), [[0.5, 1.5], [4 / 3, 2 / 3]])
+    np.testing.assert_array_equal(pp.normalised_distances([[1.0]], [[1.0], [1.0]]), [[0.0, 0.0]])
+
+
+def test_fused_nearest_neighbour_one_mode_is_nearest_neighbour():
+    # Dividing a row by a positive constant and taking square roots keep its argmin.
+    rng = np.random.default_rng(5)
+    train, test, labels = rng.normal(size=(40, 3)), rng.normal(size=(25, 3)), rng.integers(0, 4, 40)
+    np.testing.assert_array_equal(pp.fused_nearest_neighbour([train], labels, [test]),
+                                  pp.nearest_neighbour(train, labels, test))
+
+
+def test_fused_nearest_neighbour_hand_made():
+    # Mode 0 (scale 10): test 4 is 4 from A and 6 from B -> 0.8, 1.2.
+    # Mode 1 (scale 1): test 1 is 4 from A and 1 from B -> 1.6, 0.4.
+    # Sums 2.4 (A) and 1.6 (B): B, though mode 0's raw distances dominate a plain sum.
+    train = [np.array([[0.0], [10.0]]), np.array([[5.0], [0.0]])]
+    assert pp.fused_nearest_neighbour(train, ["A", "B"], [np.array([[4.0]]), np.array([[1.0]])])[0] == "B"
+    assert pp.nearest_neighbour(np.hstack(train), ["A", "B"], np.array([[4.0, 1.0]]))[0] == "A"
+
+
+def test_fused_subject_ranks():
+    rng = np.random.default_rng(3)
+    subjects = np.repeat(np.arange(5), 3)
+    gallery = rng.normal(size=(15, 2)) + 5 * subjects[:, None]
+    probe = gallery + 0.01 * rng.normal(size=(15, 2))
+    # One feature set, normalised or not, is subject_ranks (row scaling keeps the order).
+    want = pp.subject_ranks(gallery, subjects, probe, subjects)
+    for normalise in (True, False):
+        got = pp.fused_subject_ranks([gallery], subjects, [probe], subjects, normalise=normalise)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+    # Two copies of the same features: the same ranks (every row doubled).
+    got = pp.fused_subject_ranks([gallery, gallery], subjects, [probe, probe], subjects)
+    np.testing.assert_array_equal(got[1], want[1])
+    assert np.all(want[1] == 1)
