@@ -20,10 +20,6 @@ import (
 	"github.com/sompca/sompca/solver"
 )
 
-// Version is the version of the sompca library, written into every model
-// file as its library_version attribute.
-const Version = "0.1.0"
-
 // Model file format: the value of the format attribute, and the newest
 // format_version this package reads and the one it writes. Version 2
 // numbers modes from 0, as every surface of sompca does (attribute mode,

@@ -71,7 +71,9 @@ extern "C" {
 
 /*
  * Version of this header. Compare SOMPCA_VERSION_NUMBER with
- * sompca_version_number() to check that header and library match.
+ * sompca_version_number() to check that header and library match. These
+ * three macros are the one place the version is written: the library, its
+ * model files, sompca.pc and the Python package take it from here.
  */
 #define SOMPCA_VERSION_MAJOR 0
 #define SOMPCA_VERSION_MINOR 1
@@ -248,6 +250,28 @@ void sompca_options_init(sompca_options *opts);
  * Thread-safe.
  */
 int sompca_options_defaults(int method, sompca_options *out);
+
+/*
+ * The library's method table by name, so that programs need not parse
+ * method names themselves. Sets *out_method to the SOMPCA_METHOD_* of
+ * name and, if out_relaxed_start is not NULL, *out_relaxed_start to 1 for
+ * a relaxed-start name ("so-mpca-rs"), else 0. Names: so-mpca, fo-mpca,
+ * trod and umpca, each also with "-rs", then pca, mpca and csa; case does
+ * not matter, '_' may stand for '-', and "sompca"/"fompca" are accepted.
+ *
+ * Returns SOMPCA_OK; SOMPCA_EINVAL for a NULL argument or an unknown name
+ * (the message lists the known names). Thread-safe.
+ */
+int sompca_method_from_name(const char *name, int *out_method, int *out_relaxed_start);
+
+/*
+ * The canonical name of method with (relaxed_start non-zero) or without
+ * relaxed start, as sompca_method_from_name reads it back: a static string
+ * such as "so-mpca-rs" or "pca". For a method without relaxed start
+ * (pca, mpca, csa) relaxed_start is ignored. NULL for an unknown method. Never fails otherwise;
+ * thread-safe; does not change the last error.
+ */
+const char *sompca_method_name(int method, int relaxed_start);
 
 /*
  * Fits a model to n_samples samples held in memory.

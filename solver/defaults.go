@@ -1,7 +1,8 @@
 package solver
 
 // Defaults are the values a fit uses, per method, for the options a caller
-// leaves unset. This table is the one place they are written: Go reads it
+// leaves unset. The method table (method.go) is the one place they are
+// written: Go reads it
 // through DefaultOptions, the C API through sompca_options_init (whose
 // relaxed_start = -1 means "the method's default") and
 // sompca_options_defaults, the Python estimators take their keyword
@@ -25,24 +26,13 @@ type Defaults struct {
 	Order FeatureOrder
 }
 
-// defaults is indexed by Method.
-var defaults = [...]Defaults{
-	SOMPCA: {RelaxedStart: true, MaxIter: 20, Q: 0.97},
-	FOMPCA: {RelaxedStart: true, MaxIter: 20, Q: 0.97},
-	TROD:   {MaxIter: 20, Q: 0.97},
-	UMPCA:  {MaxIter: 20, Q: 0.97},
-	PCA:    {MaxIter: 20, Q: 0.97},
-	MPCA:   {MaxIter: 20, Q: 0.97},
-	CSA:    {MaxIter: 20, Q: 0.97},
-}
-
 // MethodDefaults returns the defaults of method m (those of SOMPCA for an
 // unknown method).
 func MethodDefaults(m Method) Defaults {
-	if m < 0 || int(m) >= len(defaults) {
+	if m.spec() == nil {
 		m = SOMPCA
 	}
-	return defaults[m]
+	return m.spec().defaults
 }
 
 // DefaultOptions returns the options every surface of sompca uses for

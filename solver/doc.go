@@ -177,6 +177,28 @@
 // Options.Progress returning false cancels after the EMP or sweep it
 // reports. Either way Fit returns ErrCanceled and the model is unchanged.
 //
+// # Adding a method
+//
+// A method is one entry of the method table (method.go), not branches in
+// the engine. To add a successive-EMP method:
+//
+//  1. append a Method constant (and the same number as a SOMPCA_METHOD_*
+//     macro in include/sompca.h; capi fails to compile if they differ);
+//  2. append its methodSpec to methods: its name (files, C, Python and
+//     ParseMethod all read it from there), family familyTVP, whether it
+//     centres the data, its constraint (a new kind of constraint is one
+//     more case where tvpFit.emp builds the constraint matrix C), whether
+//     it deflates, its bound on P with the reason shown in errors, and its
+//     Defaults;
+//  3. add its reference fits to shared/fixtures and testdata, and its
+//     expectations to the table-driven tests (TestInvariants' tvpCases,
+//     the C test's method names, Python's test_methods).
+//
+// A method of another family (a new kind of fit rather than a new
+// constraint) adds a family and its fitting function, which makes its
+// passes through fitter.pass with the Ops of pass.go (or a new Op: its
+// Partial, its combine, and its PartialLen).
+//
 // # Contract
 //
 // Inputs are never modified. Fit reports bad input (P above the method's

@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -69,16 +70,16 @@ func (m *Model) fit(f *fitter) error {
 	}
 	var res *Model
 	var err error
-	switch f.opts.Method {
-	case SOMPCA, FOMPCA, TROD, UMPCA:
+	switch f.spec.family {
+	case familyTVP:
 		if f.mode == AllModes {
 			res, err = f.fitAllModes()
 		} else {
 			res, err = f.fitTVP()
 		}
-	case PCA:
+	case familyPCA:
 		res, err = f.fitPCA()
-	case MPCA, CSA:
+	case familyTucker:
 		res, err = f.fitTucker()
 	}
 	if err != nil {
@@ -97,7 +98,7 @@ func (m *Model) fit(f *fitter) error {
 	if res.Mean == nil {
 		res.Mean = make([]float64, f.size)
 	}
-	res.sortFeatures(f.opts.Order, f.opts.Method == CSA)
+	res.sortFeatures(f.opts.Order, f.spec.rankByEnergy)
 	*m = *res
 	return nil
 }
@@ -105,7 +106,8 @@ func (m *Model) fit(f *fitter) error {
 // fitter holds what every method needs during one fit.
 type fitter struct {
 	opts  Options
-	mode  int // SO-MPCA's orthogonal mode, 0-based; -1 for other methods
+	spec  *methodSpec // opts.Method's entry in the method table
+	mode  int         // SO-MPCA's orthogonal mode, 0-based; -1 for other methods
 	shape []int
 	n     int // order N
 	size  int // elements per sample
@@ -142,11 +144,12 @@ func newFitterFor(shape []int, m int, opts Options) (*fitter, error) {
 	if m < 2 {
 		return nil, errorf(ErrData, "solver: %d samples: a fit needs at least 2", m)
 	}
-	if opts.Method < 0 || int(opts.Method) >= len(methodNames) {
+	spec := opts.Method.spec()
+	if spec == nil {
 		return nil, errorf(ErrInvalid, "solver: unknown method %d", int(opts.Method))
 	}
-	if opts.RelaxedStart && !opts.Method.IsTVP() {
-		return nil, errorf(ErrInvalid, "solver: relaxed start applies only to the TVP methods (so-mpca, fo-mpca, trod, umpca), not %v", opts.Method)
+	if opts.RelaxedStart && spec.family != familyTVP {
+		return nil, errorf(ErrInvalid, "solver: relaxed start applies only to the TVP methods (%s), not %v", strings.Join(tvpNames(), ", "), opts.Method)
 	}
 	if opts.MaxIter < 0 {
 		return nil, errorf(ErrInvalid, "solver: MaxIter = %d: want >= 0 (0 means %d)", opts.MaxIter, MethodDefaults(opts.Method).MaxIter)
@@ -173,7 +176,7 @@ func newFitterFor(shape []int, m int, opts Options) (*fitter, error) {
 		return nil, errorf(ErrInvalid, "solver: unknown feature order %d", int(opts.Order))
 	}
 	mode := -1
-	if opts.Method == SOMPCA {
+	if spec.constraint == orthogonalNu {
 		mode = 0
 		if opts.Mode != nil {
 			mode = *opts.Mode
@@ -190,6 +193,7 @@ func newFitterFor(shape []int, m int, opts Options) (*fitter, error) {
 	}
 	f := &fitter{
 		opts:  opts,
+		spec:  spec,
 		mode:  mode,
 		shape: append([]int(nil), shape...),
 		n:     len(shape),
@@ -212,7 +216,7 @@ func (f *fitter) stats() error {
 	}
 	f.mean = sum[:f.size:f.size]
 	floats.Scale(1/float64(f.m), f.mean)
-	if f.opts.Method.centred() {
+	if f.spec.centred {
 		f.meanUsed = f.mean
 	}
 	var total [1]float64

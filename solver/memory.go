@@ -96,8 +96,8 @@ func (f *fitter) workspaceBytes(threads int) int64 {
 	const g = grain
 	var floats int64
 	partial := size + 1 // the largest partial result of a pass
-	switch f.opts.Method {
-	case PCA:
+	switch f.spec.family {
+	case familyPCA:
 		// The D x D scatter (its partials too), or with M < D the M x D
 		// data and its M x M Gram matrix.
 		if p == 0 {
@@ -107,7 +107,7 @@ func (f *fitter) workspaceBytes(threads int) int64 {
 		if m >= size {
 			partial = max(partial, size*size)
 		}
-	case MPCA, CSA:
+	case familyTucker:
 		// Per thread: a leaf's samples, two projection buffers and two
 		// transposes (see modeScattersLeaf), and the core's rows.
 		floats = th*(6*g*size) + 2*scatter + 4*size

@@ -91,15 +91,18 @@ func (m *Model) Validate() error {
 	if p == 0 {
 		return errorf(ErrShape, "solver: model has no features")
 	}
+	spec := m.Method.spec()
 	switch {
-	case m.Method == PCA:
+	case spec == nil:
+		return errorf(ErrInvalid, "solver: unknown method %d", int(m.Method))
+	case spec.family == familyPCA:
 		if len(m.Projections) != 1 {
 			return errorf(ErrShape, "solver: pca model has %d projection matrices, want 1", len(m.Projections))
 		}
 		if r, c := m.Projections[0].Dims(); r != size || c != p {
 			return errorf(ErrShape, "solver: pca projection is %dx%d, want %dx%d", r, c, size, p)
 		}
-	case m.Method >= 0 && int(m.Method) < len(methodNames):
+	default:
 		if len(m.Projections) != len(m.Shape) {
 			return errorf(ErrShape, "solver: model has %d projection matrices for %d modes", len(m.Projections), len(m.Shape))
 		}
@@ -108,13 +111,12 @@ func (m *Model) Validate() error {
 				return errorf(ErrShape, "solver: mode-%d projection is %dx%d, want %dx%d", n, r, c, m.Shape[n], p)
 			}
 		}
-	default:
-		return errorf(ErrInvalid, "solver: unknown method %d", int(m.Method))
 	}
 	if len(m.Extraction) != p || len(m.Iterations) != p {
 		return errorf(ErrShape, "solver: model has %d features but %d extraction indices and %d iteration counts", p, len(m.Extraction), len(m.Iterations))
 	}
-	if m.Method == SOMPCA && (m.Mode < 0 || m.Mode >= len(m.Shape)) && m.Mode != AllModes {
+	hasMode := spec.constraint == orthogonalNu
+	if hasMode && (m.Mode < 0 || m.Mode >= len(m.Shape)) && m.Mode != AllModes {
 		return errorf(ErrInvalid, "solver: so-mpca model has orthogonal mode %d, want 0..%d (0-based) or %d (all modes)", m.Mode, len(m.Shape)-1, AllModes)
 	}
 	if m.Mode == AllModes {
@@ -129,7 +131,7 @@ func (m *Model) Validate() error {
 	} else if m.FeatureModes != nil {
 		return errorf(ErrInvalid, "solver: model of orthogonal mode %d has per-feature modes (only an all-modes so-mpca model has them)", m.Mode)
 	}
-	if m.Method != SOMPCA && m.Mode != -1 {
+	if !hasMode && m.Mode != -1 {
 		return errorf(ErrInvalid, "solver: %v model has orthogonal mode %d, want -1 (only so-mpca has one)", m.Method, m.Mode)
 	}
 	return nil

@@ -2,79 +2,7 @@ package solver
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 )
-
-// Method selects the algorithm a Model is fitted with.
-type Method int
-
-const (
-	// SOMPCA is semi-orthogonal multilinear PCA (Shi and Lu 2015, Sec. 3):
-	// successive EMPs, orthogonal in mode nu only. With RelaxedStart it is
-	// SO-MPCA-RS, the paper's proposed method.
-	SOMPCA Method = iota
-	// FOMPCA is full-orthogonal multilinear PCA (Sec. 3.1): successive EMPs
-	// orthogonal in every mode.
-	FOMPCA
-	// TROD is the tensor rank-one decomposition (Shashua and Levin 2001):
-	// successive rank-one EMPs of the uncentred, deflated residual.
-	TROD
-	// UMPCA is uncorrelated multilinear PCA (Lu, Plataniotis and
-	// Venetsanopoulos 2009): successive EMPs whose training features are
-	// mutually uncorrelated.
-	UMPCA
-	// PCA is ordinary PCA of the vectorised samples.
-	PCA
-	// MPCA is multilinear PCA (Lu, Plataniotis and Venetsanopoulos 2008), a
-	// tensor-to-tensor projection whose projected entries are the features.
-	MPCA
-	// CSA is concurrent subspace analysis (Xu et al. 2005): MPCA's shape on
-	// uncentred data, ranked by energy.
-	CSA
-)
-
-var methodNames = [...]string{"so-mpca", "fo-mpca", "trod", "umpca", "pca", "mpca", "csa"}
-
-// String returns the method's lower-case name, as used in model files
-// ("so-mpca", "fo-mpca", "trod", "umpca", "pca", "mpca", "csa").
-func (m Method) String() string {
-	if m >= 0 && int(m) < len(methodNames) {
-		return methodNames[m]
-	}
-	return fmt.Sprintf("Method(%d)", int(m))
-}
-
-// IsTVP reports whether the method is one of the successive-EMP
-// (tensor-to-vector projection) methods, which support RelaxedStart.
-func (m Method) IsTVP() bool { return m == SOMPCA || m == FOMPCA || m == TROD || m == UMPCA }
-
-// centred reports whether the method works on data centred by the
-// training mean.
-func (m Method) centred() bool { return m != TROD && m != CSA }
-
-// ParseMethod parses a method name such as "so-mpca-rs", "SO-MPCA", "umpca"
-// or "trod-rs" (case and '_' for '-' do not matter); a "-rs" suffix sets
-// relaxed start, which only the TVP methods accept.
-func ParseMethod(name string) (m Method, relaxedStart bool, err error) {
-	s := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "_", "-")
-	if t, ok := strings.CutSuffix(s, "-rs"); ok {
-		s, relaxedStart = t, true
-	}
-	if alias, ok := map[string]string{"sompca": "so-mpca", "fompca": "fo-mpca"}[s]; ok {
-		s = alias
-	}
-	for i, n := range methodNames {
-		if s == n {
-			m = Method(i)
-			if relaxedStart && !m.IsTVP() {
-				return 0, false, errorf(ErrInvalid, "solver: method %q: relaxed start applies only to so-mpca, fo-mpca, trod and umpca", name)
-			}
-			return m, relaxedStart, nil
-		}
-	}
-	return 0, false, errorf(ErrInvalid, "solver: unknown method %q (want one of so-mpca, so-mpca-rs, fo-mpca, fo-mpca-rs, trod, trod-rs, umpca, umpca-rs, pca, mpca, csa)", name)
-}
 
 // FeatureOrder says how a fitted model orders its features.
 type FeatureOrder int

@@ -16,10 +16,10 @@ import (
 // usual for faces (Turk and Pentland's trick), which holds the data in
 // memory.
 func (f *fitter) fitPCA() (*Model, error) {
-	bound := min(f.m-1, f.size)
+	bound, def, _ := f.spec.bound(f)
 	P := f.opts.Components
 	if P == 0 {
-		P = bound
+		P = def
 	}
 	if P > bound {
 		return nil, errorf(ErrInvalid, "solver: %d features requested, but pca on %d samples of %d values gives at most min(M-1, prod_n I_n) = %d", P, f.m, f.size, bound)

@@ -41,7 +41,7 @@ func (f *fitter) fitTucker() (*Model, error) {
 			return nil, err
 		}
 		ranks[n] = rankForShare(vals, f.opts.Q)
-		if f.opts.Method == CSA {
+		if f.spec.start == identityStart {
 			// Xu et al. start CSA from the identity: the first P_n unit
 			// vectors. (The reference fits agree to 1e-15 with this start;
 			// from the eigenvectors they differ by 1e-9 after K = 20.)
@@ -141,9 +141,9 @@ func (f *fitter) fitTucker() (*Model, error) {
 		m.Iterations[e] = f.opts.MaxIter
 	}
 	// Keep the top P by the ranking key; Fit then orders them as asked.
-	m.sortFeatures(ByVariance, f.opts.Method == CSA)
+	m.sortFeatures(ByVariance, f.spec.rankByEnergy)
 	m.truncate(P)
-	if f.opts.Method == CSA {
+	if f.spec.rankByEnergy {
 		m.energy = make([]float64, P)
 		for j, e := range m.Extraction {
 			m.energy[j] = energy[e]

@@ -39,39 +39,13 @@ type tvpFit struct {
 	hint []int // per mode: Krylov products of its last update (see topGram)
 }
 
-// tvpBound returns the largest number of EMPs the method can give and
-// the default number.
-func (f *fitter) tvpBound() (bound, def int) {
-	minI, maxI := f.shape[0], f.shape[0]
-	for _, d := range f.shape {
-		minI, maxI = min(minI, d), max(maxI, d)
-	}
-	switch f.opts.Method {
-	case SOMPCA:
-		bound = f.shape[f.mode]
-	case FOMPCA:
-		bound = minI
-	case UMPCA:
-		bound = min(minI, f.m-1)
-	case TROD:
-		return f.size, min(maxI, f.size)
-	}
-	return bound, bound
-}
-
 func (f *fitter) fitTVP() (*Model, error) {
-	bound, def := f.tvpBound()
+	bound, def, why := f.spec.bound(f)
 	P := f.opts.Components
 	if P == 0 {
 		P = def
 	}
 	if P > bound {
-		why := map[Method]string{
-			SOMPCA: fmt.Sprintf("I_nu = %d (the size of orthogonal mode %d)", bound, f.mode),
-			FOMPCA: fmt.Sprintf("min_n I_n = %d", bound),
-			UMPCA:  fmt.Sprintf("min(min_n I_n, M-1) = %d", bound),
-			TROD:   fmt.Sprintf("prod_n I_n = %d", bound),
-		}[f.opts.Method]
 		return nil, errorf(ErrInvalid, "solver: %d features requested, but %v on samples of shape %v gives at most %s", P, f.opts.Method, f.shape, why)
 	}
 	t := &tvpFit{fitter: f, p: P, nu: f.mode}
@@ -122,7 +96,7 @@ func (t *tvpFit) emp(p int) error {
 		vs[n] = uniform(d)
 	}
 	t.u[p] = vs
-	needFeatures := t.opts.Method == UMPCA || t.opts.Method == TROD
+	needFeatures := t.spec.keepsFeatures()
 	if t.opts.RelaxedStart && p == 0 {
 		obj, err := t.evaluate(p)
 		t.hist[p] = []float64{obj}
@@ -141,7 +115,7 @@ func (t *tvpFit) emp(p int) error {
 				h = append(h, t.quad(vs[0]))
 			}
 			C := fixed[n]
-			if t.opts.Method == UMPCA && p > 0 {
+			if t.spec.constraint == uncorrelated && p > 0 {
 				C = orthonormalRange(A)
 			}
 			lambda, err = t.eig.topGram(vs[n], t.ys[:t.m*t.shape[n]], C, vs[n], &t.hint[n])
@@ -175,7 +149,7 @@ func (t *tvpFit) fixedConstraints(p int) []*mat.Dense {
 		return C
 	}
 	for n, d := range t.shape {
-		if t.opts.Method == FOMPCA || (t.opts.Method == SOMPCA && n == t.nu) {
+		if t.spec.orthogonalIn(n, t.nu) {
 			c := mat.NewDense(d, p, nil)
 			for q := range p {
 				c.SetCol(q, t.u[q][n])
@@ -216,7 +190,7 @@ func (t *tvpFit) partials(p, n int, vs [][]float64) (*mat.Dense, error) {
 	// TROD deflation: the partial projection of the residual
 	// X_m - sum_q r_mq u_q^(1) o ... o u_q^(N) is that of X_m minus
 	// sum_q r_mq (prod_{k != n} <u_q^(k), vs[k]>) u_q^(n).
-	if t.opts.Method == TROD && p > 0 {
+	if t.spec.deflate && p > 0 {
 		ps.Deflate = grow(ps.Deflate, In*p)
 		ps.Coef = t.y[:p]
 		for q := range p {
@@ -233,7 +207,7 @@ func (t *tvpFit) partials(p, n int, vs [][]float64) (*mat.Dense, error) {
 	} else {
 		ps.Deflate = nil
 	}
-	umpca := t.opts.Method == UMPCA && p > 0
+	umpca := t.spec.constraint == uncorrelated && p > 0
 	// The rows themselves (OpModeRows); their scatter is left to topGram.
 	ps.Op = OpModeRows
 	Y := t.ys[:t.m*In]
@@ -267,7 +241,7 @@ func (t *tvpFit) evaluate(p int) (float64, error) {
 	if err := t.fitter.pass(&Pass{Op: OpProject, Shape: t.shape, Samples: t.m, Vectors: vs, Offset: []float64{meanProj}}, y); err != nil {
 		return 0, err
 	}
-	trod := t.opts.Method == TROD
+	trod := t.spec.deflate
 	if trod {
 		// The projections of the undeflated data are the features; those
 		// of the residual, the deflation coefficients.

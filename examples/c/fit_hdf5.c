@@ -8,7 +8,8 @@
  * LAYOUT is samples-first (the default), samples-last, or column-major for
  * data written by MATLAB -v7.3, R or Julia (--samples-last is the same as
  * --layout samples-last).
- * NAME is so-mpca-rs (the default, the paper's method), so-mpca, fo-mpca,
+ * NAME is any name sompca_method_from_name reads: so-mpca-rs (the default,
+ * the paper's method), so-mpca, fo-mpca,
  * fo-mpca-rs, trod, trod-rs, umpca, umpca-rs, pca, mpca or csa. The
  * features go to dataset /features of FEATURES.h5, n_samples x P.
  *
@@ -20,18 +21,6 @@
 #include <string.h>
 
 #include "sompca.h"
-
-static const struct {
-	const char *name;
-	int method, relaxed_start;
-} methods[] = {
-    {"so-mpca-rs", SOMPCA_METHOD_SOMPCA, 1}, {"so-mpca", SOMPCA_METHOD_SOMPCA, 0},
-    {"fo-mpca-rs", SOMPCA_METHOD_FOMPCA, 1}, {"fo-mpca", SOMPCA_METHOD_FOMPCA, 0},
-    {"trod-rs", SOMPCA_METHOD_TROD, 1},      {"trod", SOMPCA_METHOD_TROD, 0},
-    {"umpca-rs", SOMPCA_METHOD_UMPCA, 1},    {"umpca", SOMPCA_METHOD_UMPCA, 0},
-    {"pca", SOMPCA_METHOD_PCA, 0},           {"mpca", SOMPCA_METHOD_MPCA, 0},
-    {"csa", SOMPCA_METHOD_CSA, 0},
-};
 
 /* Prints a failed call's status and message, and exits. */
 static void die(const char *what, int status)
@@ -54,7 +43,6 @@ int main(int argc, char **argv)
 	sompca_options_init(&opts);
 	opts.method = SOMPCA_METHOD_SOMPCA;
 	opts.relaxed_start = 1;
-	const char *method_name = "so-mpca-rs";
 	int layout = SOMPCA_LAYOUT_SAMPLES_FIRST, arg = 1;
 	for (; arg < argc && strncmp(argv[arg], "--", 2) == 0; arg++) {
 		if (strcmp(argv[arg], "--samples-last") == 0) {
@@ -70,16 +58,12 @@ int main(int argc, char **argv)
 			else
 				usage();
 		} else if (strcmp(argv[arg], "--method") == 0 && arg + 1 < argc) {
-			size_t k, n = sizeof methods / sizeof methods[0];
-			method_name = argv[++arg];
-			for (k = 0; k < n && strcmp(methods[k].name, method_name) != 0; k++)
-				;
-			if (k == n) {
-				fprintf(stderr, "fit_hdf5: unknown method %s\n", method_name);
+			/* The library parses method names: no table of our own. */
+			int status = sompca_method_from_name(argv[++arg], &opts.method, &opts.relaxed_start);
+			if (status != SOMPCA_OK) {
+				fprintf(stderr, "fit_hdf5: %s\n", sompca_last_error());
 				usage();
 			}
-			opts.method = methods[k].method;
-			opts.relaxed_start = methods[k].relaxed_start;
 		} else if (strcmp(argv[arg], "--components") == 0 && arg + 1 < argc) {
 			opts.n_components = atoi(argv[++arg]);
 		} else {
@@ -104,14 +88,16 @@ int main(int argc, char **argv)
 
 	/* The sizes of what the accessors copy out come from the model. */
 	size_t n_samples, order, p, shape[32];
-	int mode;
-	if ((status = sompca_model_n_samples(model, &n_samples)) != SOMPCA_OK ||
+	int mode, method, relaxed_start;
+	if ((status = sompca_model_method(model, &method, &relaxed_start)) != SOMPCA_OK ||
+	    (status = sompca_model_n_samples(model, &n_samples)) != SOMPCA_OK ||
 	    (status = sompca_model_order(model, &order)) != SOMPCA_OK ||
 	    (status = sompca_model_shape(model, shape, 32)) != SOMPCA_OK ||
 	    (status = sompca_model_n_components(model, &p)) != SOMPCA_OK ||
 	    (status = sompca_model_mode(model, &mode)) != SOMPCA_OK)
 		die("reading the model", status);
-	printf("sompca %s: fitted %s on %zu samples of shape ", sompca_version(), method_name, n_samples);
+	printf("sompca %s: fitted %s on %zu samples of shape ", sompca_version(),
+	       sompca_method_name(method, relaxed_start), n_samples);
 	for (size_t k = 0; k < order; k++)
 		printf("%s%zu", k ? " x " : "", shape[k]);
 	printf(" from %s:%s", data, dataset);

@@ -22,10 +22,13 @@ y = digits.target
 X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
 
 # Fit SO-MPCA with relaxed start (the paper's method) and extract 8 features per image.
+# A method can also be named as the C API and the command line name it:
+# sompca.estimator_for("so-mpca-rs", n_components=8) is the same estimator.
 model = sompca.SOMPCA(n_components=8).fit(X_train)
+assert sompca.method_name(model) == "so-mpca-rs"
 train_features = model.transform(X_train)  # shape (n_train, 8), float64
 test_features = model.transform(X_test)
-print(f"SO-MPCA-RS: {model.n_components_} features, orthogonal mode {model.mode_}, "
+print(f"{sompca.method_name(model)}: {model.n_components_} features, orthogonal mode {model.mode_}, "
       f"{model.explained_variance_ratio_.sum():.1%} of the training variance")
 
 # Each feature is an elementary multilinear projection: one vector per mode.

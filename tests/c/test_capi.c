@@ -239,6 +239,49 @@ static void test_options_defaults(void)
 	CHECK(strstr(sompca_last_error(), "opts->relaxed_start is -2") != NULL);
 }
 
+/*
+ * The method names of sompca.h's comment, each read back to its method
+ * and relaxed start, and written out again by sompca_method_name.
+ */
+static void test_method_names(void)
+{
+	static const struct {
+		const char *name;
+		int method, relaxed_start;
+	} names[] = {
+	    {"so-mpca", SOMPCA_METHOD_SOMPCA, 0}, {"so-mpca-rs", SOMPCA_METHOD_SOMPCA, 1},
+	    {"fo-mpca", SOMPCA_METHOD_FOMPCA, 0}, {"fo-mpca-rs", SOMPCA_METHOD_FOMPCA, 1},
+	    {"trod", SOMPCA_METHOD_TROD, 0},      {"trod-rs", SOMPCA_METHOD_TROD, 1},
+	    {"umpca", SOMPCA_METHOD_UMPCA, 0},    {"umpca-rs", SOMPCA_METHOD_UMPCA, 1},
+	    {"pca", SOMPCA_METHOD_PCA, 0},        {"mpca", SOMPCA_METHOD_MPCA, 0},
+	    {"csa", SOMPCA_METHOD_CSA, 0},
+	};
+	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+		int method = -1, rs = -1;
+		CHECK_OK(sompca_method_from_name(names[k].name, &method, &rs));
+		CHECK_MSG(method == names[k].method && rs == names[k].relaxed_start, "%s: %d %d", names[k].name,
+		          method, rs);
+		const char *back = sompca_method_name(method, rs);
+		CHECK_MSG(back != NULL && strcmp(back, names[k].name) == 0, "%s: named back %s", names[k].name,
+		          back ? back : "NULL");
+	}
+	/* Case, '_' and the aliases; out_relaxed_start may be NULL. */
+	int method = -1, rs = -1;
+	CHECK_OK(sompca_method_from_name("SO_MPCA_RS", &method, &rs));
+	CHECK(method == SOMPCA_METHOD_SOMPCA && rs == 1);
+	CHECK_OK(sompca_method_from_name("fompca", &method, NULL));
+	CHECK(method == SOMPCA_METHOD_FOMPCA);
+	/* A method without relaxed start ignores it when named. */
+	CHECK(strcmp(sompca_method_name(SOMPCA_METHOD_PCA, 1), "pca") == 0);
+	/* Unknown: EINVAL naming the known names; no name for a bad code. */
+	CHECK_STATUS(sompca_method_from_name("mpca-rs", &method, &rs), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_method_from_name("tucker", &method, &rs), SOMPCA_EINVAL);
+	CHECK(contains(sompca_last_error(), "tucker") && contains(sompca_last_error(), "so-mpca-rs"));
+	CHECK_STATUS(sompca_method_from_name(NULL, &method, &rs), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_method_from_name("pca", NULL, &rs), SOMPCA_EINVAL);
+	CHECK(sompca_method_name(-1, 0) == NULL && sompca_method_name(SOMPCA_METHOD_CSA + 1, 0) == NULL);
+}
+
 /* Mean and total variance of the test data, computed here by hand. */
 static void data_moments(double mean[SIZE], double *total_variance)
 {
@@ -487,10 +530,14 @@ static void test_go_equality(const char *godir)
 static int cancel_at;
 static int progress_calls;
 static double progress_variance[16];
+static pthread_t progress_caller; /* the thread that called the fit */
 
 static int progress(void *user, int done, int total, double variance)
 {
 	CHECK(user == (void *)&cancel_at);
+	/* sompca.h: the callback runs on the thread that called the fit (the
+	 * fit itself runs on the library's own threads). */
+	CHECK(pthread_equal(pthread_self(), progress_caller));
 	CHECK(done == progress_calls + 1 && done <= total && total == I0);
 	if (done <= 16)
 		progress_variance[done - 1] = variance;
@@ -509,6 +556,7 @@ static void test_progress(void)
 	opts.feature_order = SOMPCA_ORDER_EXTRACTION;
 	opts.progress = progress;
 	opts.progress_user = &cancel_at;
+	progress_caller = pthread_self();
 
 	/* Called after each EMP with the variance the model then reports. */
 	cancel_at = 0;
@@ -1349,6 +1397,7 @@ int main(int argc, char **argv)
 	test_errstr();
 	test_options_init();
 	test_options_defaults();
+	test_method_names();
 	test_accessors();
 	test_dtypes();
 	test_go_equality(argv[1]);

@@ -38,11 +38,12 @@ Examples
 
 from ._version import __version__
 from . import _lib  # loads libsompca and checks its version
-from ._estimators import CSA, FOMPCA, HDF5, MPCA, PCA, SOMPCA, TROD, UMPCA, NotFittedError, TensorProjection, load
+from ._estimators import (CSA, FOMPCA, HDF5, MPCA, PCA, SOMPCA, TROD, UMPCA, NotFittedError, TensorProjection,
+                          estimator_for, load, method_name)
 from ._lib import LayoutWarning
 
 __all__ = ["SOMPCA", "FOMPCA", "TROD", "UMPCA", "PCA", "MPCA", "CSA", "TensorProjection", "NotFittedError",
-           "HDF5", "LayoutWarning", "load", "library_version", "__version__"]
+           "HDF5", "LayoutWarning", "estimator_for", "method_name", "load", "library_version", "__version__"]
 
 
 def library_version():

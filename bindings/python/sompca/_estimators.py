@@ -916,47 +916,38 @@ ESTIMATORS = {
     _lib.METHOD_CSA: CSA,
 }
 
-METHOD_NAMES = {
-    "so-mpca": SOMPCA,
-    "fo-mpca": FOMPCA,
-    "trod": TROD,
-    "umpca": UMPCA,
-    "pca": PCA,
-    "mpca": MPCA,
-    "csa": CSA,
-}
+# Method names, from the library's method table.
+METHOD_NAMES = {_lib.method_name(code): cls for code, cls in ESTIMATORS.items()}
 
 
 def estimator_for(name, **params):
     """Return an unfitted estimator for a method name such as ``"so-mpca-rs"``.
 
-    Names follow the library's (case and ``'_'`` for ``'-'`` do not matter):
-    so-mpca, fo-mpca, trod and umpca, each with an optional ``-rs`` suffix
-    for relaxed start, then pca, mpca and csa.
+    The library reads the name (case and ``'_'`` for ``'-'`` do not
+    matter): so-mpca, fo-mpca, trod and umpca, each with an optional
+    ``-rs`` suffix for relaxed start, then pca, mpca and csa.
 
     Examples
     --------
     >>> estimator_for("SO-MPCA", n_components=5)
     SOMPCA(n_components=5, relaxed_start=False)
     """
-    key = name.strip().lower().replace("_", "-")
-    relaxed = key.endswith("-rs")
-    if relaxed:
-        key = key[:-3]
-    key = {"sompca": "so-mpca", "fompca": "fo-mpca"}.get(key, key)
-    cls = METHOD_NAMES.get(key)
-    if cls is None or (relaxed and not issubclass(cls, _TVP)):
-        raise ValueError(f"unknown method {name!r} (want one of so-mpca, so-mpca-rs, fo-mpca, fo-mpca-rs, trod, "
-                         "trod-rs, umpca, umpca-rs, pca, mpca, csa)")
+    method, relaxed = _lib.method_from_name(name)
+    cls = ESTIMATORS[method]
     if issubclass(cls, _TVP):
         params["relaxed_start"] = relaxed
     return cls(**params)
 
 
 def method_name(estimator):
-    """The library's method name of an estimator, such as ``"so-mpca-rs"``."""
-    name = {cls: key for key, cls in METHOD_NAMES.items()}[type(estimator)]
-    return name + ("-rs" if getattr(estimator, "relaxed_start", False) else "")
+    """The library's method name of an estimator, such as ``"so-mpca-rs"``.
+
+    Examples
+    --------
+    >>> method_name(SOMPCA(relaxed_start=True))
+    'so-mpca-rs'
+    """
+    return _lib.method_name(type(estimator)._method, bool(getattr(estimator, "relaxed_start", False)))
 
 
 def load(path):

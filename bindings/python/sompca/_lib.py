@@ -86,6 +86,8 @@ _SIGNATURES = {
     "sompca_last_warning": (c_char_p, []),
     "sompca_options_init": (None, [POINTER(Options)]),
     "sompca_options_defaults": (c_int, [c_int, POINTER(Options)]),
+    "sompca_method_from_name": (c_int, [c_char_p, POINTER(c_int), POINTER(c_int)]),
+    "sompca_method_name": (c_char_p, [c_int, c_int]),
     "sompca_fit": (c_int, [POINTER(_model_p), c_void_p, c_int, c_size_t, c_size_t, POINTER(c_size_t), POINTER(Options)]),
     "sompca_fit_hdf5": (c_int, [POINTER(_model_p), c_char_p, c_char_p, c_int, POINTER(Options)]),
     "sompca_transform_size": (c_int, [_model_p, c_size_t, POINTER(c_size_t)]),
@@ -243,6 +245,30 @@ def method_defaults(method):
     options = Options()
     check(lib.sompca_options_defaults(method, byref(options)))
     return options
+
+
+def method_from_name(name):
+    """Return ``(SOMPCA_METHOD_* code, relaxed_start)`` for a method name.
+
+    The library parses the name (``sompca_method_from_name``: case and
+    ``'_'`` for ``'-'`` do not matter, ``-rs`` sets relaxed start); an
+    unknown name raises ValueError with the library's list of names.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"method name must be a str, not {type(name).__name__}")
+    if "\0" in name:
+        raise ValueError(f"method name {name!r} contains a NUL character")
+    method, relaxed = c_int(), c_int()
+    check(lib.sompca_method_from_name(name.encode(), byref(method), byref(relaxed)))
+    return method.value, bool(relaxed.value)
+
+
+def method_name(method, relaxed_start=False):
+    """Return the library's canonical name of a ``SOMPCA_METHOD_*`` code, such as ``"so-mpca-rs"``."""
+    name = lib.sompca_method_name(method, 1 if relaxed_start else 0)
+    if name is None:
+        raise ValueError(f"unknown method code {method}")
+    return name.decode()
 
 
 class _Progress:
