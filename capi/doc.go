@@ -33,6 +33,11 @@
 //     _Thread_local array: static TLS and dlopen). A cgo call from C runs
 //     its Go code on the calling OS thread, so the message lands in the
 //     caller's buffer even when several threads call the library at once.
+//   - Fork: the Go runtime does not survive fork(), so the functions of
+//     sompca.h that run Go code are C functions (guard.c) that return
+//     SOMPCA_EFORK in a child forked after the library was loaded, and
+//     otherwise call the Go export of the same name with sompca_go_ for
+//     sompca_ (hidden from the library's exports).
 //   - Codes: SOMPCA_EINVAL for NULL pointers and bad option values,
 //     SOMPCA_ESHAPE for bad or disagreeing sizes, SOMPCA_ERANGE for a
 //     caller buffer that is too small, SOMPCA_ENOTFITTED for a NULL

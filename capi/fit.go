@@ -5,8 +5,8 @@ import "C"
 
 import "github.com/sompca/sompca/solver"
 
-//export sompca_fit
-func sompca_fit(out **C.sompca_model, data *C.sompca_cvoid, dtype C.int, nSamples C.size_t,
+//export sompca_go_fit
+func sompca_go_fit(out **C.sompca_model, data *C.sompca_cvoid, dtype C.int, nSamples C.size_t,
 	order C.size_t, shape *C.sompca_csize, opts *C.sompca_coptions) C.int {
 	return run("sompca_fit", func() error {
 		if out == nil {

@@ -71,8 +71,8 @@ func freeHandle(p *C.sompca_model) bool {
 	return true
 }
 
-//export sompca_model_free
-func sompca_model_free(model *C.sompca_model) {
+//export sompca_go_model_free
+func sompca_go_model_free(model *C.sompca_model) {
 	if model == nil {
 		return
 	}

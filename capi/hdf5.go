@@ -81,8 +81,8 @@ func setWarnings(warnings []string) {
 	C.sompca_capi_set_warning((*C.char)(unsafe.Pointer(unsafe.StringData(msg))), C.size_t(len(msg)))
 }
 
-//export sompca_fit_hdf5
-func sompca_fit_hdf5(out **C.sompca_model, path, dataset *C.sompca_cchar, layout C.int,
+//export sompca_go_fit_hdf5
+func sompca_go_fit_hdf5(out **C.sompca_model, path, dataset *C.sompca_cchar, layout C.int,
 	opts *C.sompca_coptions) C.int {
 	var warnings []string
 	defer func() { setWarnings(warnings) }()
@@ -123,8 +123,8 @@ func sompca_fit_hdf5(out **C.sompca_model, path, dataset *C.sompca_cchar, layout
 	})
 }
 
-//export sompca_transform_hdf5
-func sompca_transform_hdf5(model *C.sompca_cmodel, inPath, inDataset *C.sompca_cchar, layout C.int,
+//export sompca_go_transform_hdf5
+func sompca_go_transform_hdf5(model *C.sompca_cmodel, inPath, inDataset *C.sompca_cchar, layout C.int,
 	outPath, outDataset *C.sompca_cchar, overwrite C.int) C.int {
 	var warnings []string
 	defer func() { setWarnings(warnings) }()
@@ -154,8 +154,8 @@ func sompca_transform_hdf5(model *C.sompca_cmodel, inPath, inDataset *C.sompca_c
 	})
 }
 
-//export sompca_model_save
-func sompca_model_save(model *C.sompca_cmodel, path *C.sompca_cchar) C.int {
+//export sompca_go_model_save
+func sompca_go_model_save(model *C.sompca_cmodel, path *C.sompca_cchar) C.int {
 	return run("sompca_model_save", func() error {
 		m, err := modelOf(model)
 		if err != nil {
@@ -193,8 +193,8 @@ func modelFile(m *solver.Model) string {
 	return ""
 }
 
-//export sompca_model_load
-func sompca_model_load(out **C.sompca_model, path *C.sompca_cchar) C.int {
+//export sompca_go_model_load
+func sompca_go_model_load(out **C.sompca_model, path *C.sompca_cchar) C.int {
 	return run("sompca_model_load", func() error {
 		if out == nil {
 			return errorf(C.SOMPCA_EINVAL, "out is NULL")

@@ -100,6 +100,8 @@ const char *sompca_errstr(int code)
 		return "bad data (NaN or Inf, zero variance, too few samples)";
 	case SOMPCA_ECANCELED:
 		return "fit canceled by the progress callback";
+	case SOMPCA_EFORK:
+		return "library used in a forked child (use it in the parent, or fork+exec)";
 	case SOMPCA_EINTERNAL:
 		return "internal error in sompca (please report it)";
 	case SOMPCA_EHANDLE:

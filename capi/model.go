@@ -37,8 +37,8 @@ func copyOut[E, T C.double | C.size_t | C.int64_t | float64 | int](dst *E, capac
 	return nil
 }
 
-//export sompca_model_method
-func sompca_model_method(model *C.sompca_cmodel, out *C.int, outRelaxedStart *C.int) C.int {
+//export sompca_go_model_method
+func sompca_go_model_method(model *C.sompca_cmodel, out *C.int, outRelaxedStart *C.int) C.int {
 	return accessor("sompca_model_method", model, unsafe.Pointer(out), func(m *solver.Model) error {
 		*out = C.int(m.Method)
 		if outRelaxedStart != nil {
@@ -51,31 +51,31 @@ func sompca_model_method(model *C.sompca_cmodel, out *C.int, outRelaxedStart *C.
 	})
 }
 
-//export sompca_model_n_components
-func sompca_model_n_components(model *C.sompca_cmodel, out *C.size_t) C.int {
+//export sompca_go_model_n_components
+func sompca_go_model_n_components(model *C.sompca_cmodel, out *C.size_t) C.int {
 	return accessor("sompca_model_n_components", model, unsafe.Pointer(out), func(m *solver.Model) error {
 		*out = C.size_t(m.Components())
 		return nil
 	})
 }
 
-//export sompca_model_order
-func sompca_model_order(model *C.sompca_cmodel, out *C.size_t) C.int {
+//export sompca_go_model_order
+func sompca_go_model_order(model *C.sompca_cmodel, out *C.size_t) C.int {
 	return accessor("sompca_model_order", model, unsafe.Pointer(out), func(m *solver.Model) error {
 		*out = C.size_t(len(m.Shape))
 		return nil
 	})
 }
 
-//export sompca_model_shape
-func sompca_model_shape(model *C.sompca_cmodel, dst *C.size_t, capacity C.size_t) C.int {
+//export sompca_go_model_shape
+func sompca_go_model_shape(model *C.sompca_cmodel, dst *C.size_t, capacity C.size_t) C.int {
 	return accessor("sompca_model_shape", model, unsafe.Pointer(dst), func(m *solver.Model) error {
 		return copyOut(dst, capacity, m.Shape, "the shape")
 	})
 }
 
-//export sompca_model_mode
-func sompca_model_mode(model *C.sompca_cmodel, out *C.int) C.int {
+//export sompca_go_model_mode
+func sompca_go_model_mode(model *C.sompca_cmodel, out *C.int) C.int {
 	return accessor("sompca_model_mode", model, unsafe.Pointer(out), func(m *solver.Model) error {
 		*out = C.int(m.Mode) // 0-based, -1 = not so-mpca, in both
 
@@ -83,8 +83,8 @@ func sompca_model_mode(model *C.sompca_cmodel, out *C.int) C.int {
 	})
 }
 
-//export sompca_model_feature_modes
-func sompca_model_feature_modes(model *C.sompca_cmodel, dst *C.int64_t, capacity C.size_t) C.int {
+//export sompca_go_model_feature_modes
+func sompca_go_model_feature_modes(model *C.sompca_cmodel, dst *C.int64_t, capacity C.size_t) C.int {
 	return accessor("sompca_model_feature_modes", model, unsafe.Pointer(dst), func(m *solver.Model) error {
 		modes := m.FeatureModes
 		if modes == nil {
@@ -97,23 +97,23 @@ func sompca_model_feature_modes(model *C.sompca_cmodel, dst *C.int64_t, capacity
 	})
 }
 
-//export sompca_model_n_samples
-func sompca_model_n_samples(model *C.sompca_cmodel, out *C.size_t) C.int {
+//export sompca_go_model_n_samples
+func sompca_go_model_n_samples(model *C.sompca_cmodel, out *C.size_t) C.int {
 	return accessor("sompca_model_n_samples", model, unsafe.Pointer(out), func(m *solver.Model) error {
 		*out = C.size_t(m.Samples)
 		return nil
 	})
 }
 
-//export sompca_model_mean
-func sompca_model_mean(model *C.sompca_cmodel, dst *C.double, capacity C.size_t) C.int {
+//export sompca_go_model_mean
+func sompca_go_model_mean(model *C.sompca_cmodel, dst *C.double, capacity C.size_t) C.int {
 	return accessor("sompca_model_mean", model, unsafe.Pointer(dst), func(m *solver.Model) error {
 		return copyOut(dst, capacity, m.Mean, "the mean")
 	})
 }
 
-//export sompca_model_projection
-func sompca_model_projection(model *C.sompca_cmodel, mode C.size_t, dst *C.double, capacity C.size_t) C.int {
+//export sompca_go_model_projection
+func sompca_go_model_projection(model *C.sompca_cmodel, mode C.size_t, dst *C.double, capacity C.size_t) C.int {
 	return accessor("sompca_model_projection", model, unsafe.Pointer(dst), func(m *solver.Model) error {
 		if uint64(mode) >= uint64(len(m.Projections)) {
 			return errorf(C.SOMPCA_EINVAL, "mode is %d: the %s model has projection matrices for modes 0..%d", uint64(mode), m.Method, len(m.Projections)-1)
@@ -132,15 +132,15 @@ func sompca_model_projection(model *C.sompca_cmodel, mode C.size_t, dst *C.doubl
 	})
 }
 
-//export sompca_model_variance
-func sompca_model_variance(model *C.sompca_cmodel, dst *C.double, capacity C.size_t) C.int {
+//export sompca_go_model_variance
+func sompca_go_model_variance(model *C.sompca_cmodel, dst *C.double, capacity C.size_t) C.int {
 	return accessor("sompca_model_variance", model, unsafe.Pointer(dst), func(m *solver.Model) error {
 		return copyOut(dst, capacity, m.Variance, "the captured variances")
 	})
 }
 
-//export sompca_model_variance_ratio
-func sompca_model_variance_ratio(model *C.sompca_cmodel, dst *C.double, capacity C.size_t) C.int {
+//export sompca_go_model_variance_ratio
+func sompca_go_model_variance_ratio(model *C.sompca_cmodel, dst *C.double, capacity C.size_t) C.int {
 	return accessor("sompca_model_variance_ratio", model, unsafe.Pointer(dst), func(m *solver.Model) error {
 		if !(m.TotalVariance > 0) {
 			return errorf(C.SOMPCA_EDATA, "the model's total variance is %g: no ratio", m.TotalVariance)
@@ -156,22 +156,22 @@ func sompca_model_variance_ratio(model *C.sompca_cmodel, dst *C.double, capacity
 	})
 }
 
-//export sompca_model_extraction
-func sompca_model_extraction(model *C.sompca_cmodel, dst *C.int64_t, capacity C.size_t) C.int {
+//export sompca_go_model_extraction
+func sompca_go_model_extraction(model *C.sompca_cmodel, dst *C.int64_t, capacity C.size_t) C.int {
 	return accessor("sompca_model_extraction", model, unsafe.Pointer(dst), func(m *solver.Model) error {
 		return copyOut(dst, capacity, m.Extraction, "the extraction indices")
 	})
 }
 
-//export sompca_model_iterations
-func sompca_model_iterations(model *C.sompca_cmodel, dst *C.int64_t, capacity C.size_t) C.int {
+//export sompca_go_model_iterations
+func sompca_go_model_iterations(model *C.sompca_cmodel, dst *C.int64_t, capacity C.size_t) C.int {
 	return accessor("sompca_model_iterations", model, unsafe.Pointer(dst), func(m *solver.Model) error {
 		return copyOut(dst, capacity, m.Iterations, "the iteration counts")
 	})
 }
 
-//export sompca_model_history
-func sompca_model_history(model *C.sompca_cmodel, feature C.size_t, dst *C.double, capacity C.size_t, outLen *C.size_t) C.int {
+//export sompca_go_model_history
+func sompca_go_model_history(model *C.sompca_cmodel, feature C.size_t, dst *C.double, capacity C.size_t, outLen *C.size_t) C.int {
 	return accessor("sompca_model_history", model, unsafe.Pointer(outLen), func(m *solver.Model) error {
 		if uint64(feature) >= uint64(m.Components()) {
 			return errorf(C.SOMPCA_EINVAL, "feature is %d: the model has features 0..%d", uint64(feature), m.Components()-1)
@@ -188,8 +188,8 @@ func sompca_model_history(model *C.sompca_cmodel, feature C.size_t, dst *C.doubl
 	})
 }
 
-//export sompca_model_options
-func sompca_model_options(model *C.sompca_cmodel, out *C.sompca_options) C.int {
+//export sompca_go_model_options
+func sompca_go_model_options(model *C.sompca_cmodel, out *C.sompca_options) C.int {
 	return accessor("sompca_model_options", model, unsafe.Pointer(out), func(m *solver.Model) error {
 		o := cOptions(solver.Options{Method: m.Method, RelaxedStart: m.RelaxedStart, Components: m.Components(),
 			MaxIter: m.MaxIter, Tol: m.Tol, Q: m.Q, Order: m.Order}, m.Mode)
@@ -198,8 +198,8 @@ func sompca_model_options(model *C.sompca_cmodel, out *C.sompca_options) C.int {
 	})
 }
 
-//export sompca_model_ranks
-func sompca_model_ranks(model *C.sompca_cmodel, dst *C.size_t, capacity C.size_t) C.int {
+//export sompca_go_model_ranks
+func sompca_go_model_ranks(model *C.sompca_cmodel, dst *C.size_t, capacity C.size_t) C.int {
 	return accessor("sompca_model_ranks", model, unsafe.Pointer(dst), func(m *solver.Model) error {
 		if m.Ranks == nil {
 			return errorf(C.SOMPCA_EINVAL, "a %v model has no mode ranks (only mpca and csa have)", m.Method)

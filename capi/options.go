@@ -14,8 +14,8 @@ import (
 // a size beyond this is garbage, not a newer struct.
 const maxOptionsSize = 1 << 16
 
-//export sompca_options_init
-func sompca_options_init(opts *C.sompca_options) {
+//export sompca_go_options_init
+func sompca_go_options_init(opts *C.sompca_options) {
 	if opts == nil {
 		return
 	}
@@ -28,8 +28,8 @@ func sompca_options_init(opts *C.sompca_options) {
 	opts.feature_order = C.SOMPCA_ORDER_VARIANCE
 }
 
-//export sompca_options_defaults
-func sompca_options_defaults(method C.int, out *C.sompca_options) C.int {
+//export sompca_go_options_defaults
+func sompca_go_options_defaults(method C.int, out *C.sompca_options) C.int {
 	return run("sompca_options_defaults", func() error {
 		if out == nil {
 			return errorf(C.SOMPCA_EINVAL, "out is NULL")
@@ -74,7 +74,7 @@ func cOptions(s solver.Options, mode int) C.sompca_options {
 // sompca_options_init.
 func defaultOptions() C.sompca_options {
 	var o C.sompca_options
-	sompca_options_init(&o)
+	sompca_go_options_init(&o)
 	return o
 }
 

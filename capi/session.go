@@ -58,8 +58,8 @@ func sessionCall(name string, session *C.sompca_session, body func(s *solver.Ses
 	})
 }
 
-//export sompca_session_begin
-func sompca_session_begin(out **C.sompca_session, nSamples C.size_t, order C.size_t, shape *C.sompca_csize, opts *C.sompca_coptions) C.int {
+//export sompca_go_session_begin
+func sompca_go_session_begin(out **C.sompca_session, nSamples C.size_t, order C.size_t, shape *C.sompca_csize, opts *C.sompca_coptions) C.int {
 	return run("sompca_session_begin", func() error {
 		if out == nil {
 			return errorf(C.SOMPCA_EINVAL, "out is NULL")
@@ -90,8 +90,8 @@ func sompca_session_begin(out **C.sompca_session, nSamples C.size_t, order C.siz
 	})
 }
 
-//export sompca_session_next
-func sompca_session_next(session *C.sompca_session, outMore *C.int) C.int {
+//export sompca_go_session_next
+func sompca_go_session_next(session *C.sompca_session, outMore *C.int) C.int {
 	return sessionCall("sompca_session_next", session, func(s *solver.Session) error {
 		if outMore == nil {
 			return errorf(C.SOMPCA_EINVAL, "out_more is NULL")
@@ -108,8 +108,8 @@ func sompca_session_next(session *C.sompca_session, outMore *C.int) C.int {
 	})
 }
 
-//export sompca_session_request
-func sompca_session_request(session *C.sompca_session, first, nSamples C.size_t, dst unsafe.Pointer, capacity C.size_t, outLen *C.size_t) C.int {
+//export sompca_go_session_request
+func sompca_go_session_request(session *C.sompca_session, first, nSamples C.size_t, dst unsafe.Pointer, capacity C.size_t, outLen *C.size_t) C.int {
 	return sessionCall("sompca_session_request", session, func(s *solver.Session) error {
 		if outLen == nil {
 			return errorf(C.SOMPCA_EINVAL, "out_len is NULL")
@@ -139,8 +139,8 @@ func copyBytes(dst unsafe.Pointer, capacity C.size_t, src []byte, what string) e
 	return nil
 }
 
-//export sompca_pass_info
-func sompca_pass_info(request *C.sompca_cvoid, requestLen C.size_t, outPartial, outCache, outFirst, outN *C.size_t) C.int {
+//export sompca_go_pass_info
+func sompca_go_pass_info(request *C.sompca_cvoid, requestLen C.size_t, outPartial, outCache, outFirst, outN *C.size_t) C.int {
 	return run("sompca_pass_info", func() error {
 		req, err := requestBytes(request, requestLen)
 		if err != nil {
@@ -174,8 +174,8 @@ func requestBytes(request *C.sompca_cvoid, n C.size_t) ([]byte, error) {
 	return unsafe.Slice((*byte)(unsafe.Pointer(request)), int(n)), nil
 }
 
-//export sompca_pass_partial
-func sompca_pass_partial(dst unsafe.Pointer, capacity C.size_t, outLen *C.size_t, request *C.sompca_cvoid, requestLen C.size_t,
+//export sompca_go_pass_partial
+func sompca_go_pass_partial(dst unsafe.Pointer, capacity C.size_t, outLen *C.size_t, request *C.sompca_cvoid, requestLen C.size_t,
 	data *C.sompca_cvoid, dtype C.int, cache *C.double, cacheCap C.size_t) C.int {
 	return run("sompca_pass_partial", func() error {
 		if outLen == nil || dst == nil {
@@ -216,8 +216,8 @@ func sompca_pass_partial(dst unsafe.Pointer, capacity C.size_t, outLen *C.size_t
 	})
 }
 
-//export sompca_session_feed
-func sompca_session_feed(session *C.sompca_session, first, nSamples C.size_t, partial *C.sompca_cvoid, n C.size_t) C.int {
+//export sompca_go_session_feed
+func sompca_go_session_feed(session *C.sompca_session, first, nSamples C.size_t, partial *C.sompca_cvoid, n C.size_t) C.int {
 	return sessionCall("sompca_session_feed", session, func(s *solver.Session) error {
 		if partial == nil {
 			return errorf(C.SOMPCA_EINVAL, "partial is NULL")
@@ -230,8 +230,8 @@ func sompca_session_feed(session *C.sompca_session, first, nSamples C.size_t, pa
 	})
 }
 
-//export sompca_session_finish
-func sompca_session_finish(session *C.sompca_session, out **C.sompca_model) C.int {
+//export sompca_go_session_finish
+func sompca_go_session_finish(session *C.sompca_session, out **C.sompca_model) C.int {
 	return sessionCall("sompca_session_finish", session, func(s *solver.Session) error {
 		if out == nil {
 			return errorf(C.SOMPCA_EINVAL, "out is NULL")
@@ -245,8 +245,8 @@ func sompca_session_finish(session *C.sompca_session, out **C.sompca_model) C.in
 	})
 }
 
-//export sompca_session_free
-func sompca_session_free(session *C.sompca_session) {
+//export sompca_go_session_free
+func sompca_go_session_free(session *C.sompca_session) {
 	if session == nil {
 		return
 	}

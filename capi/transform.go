@@ -17,8 +17,8 @@ func transformLen(n C.size_t, p int) (int, error) {
 	return int(lo), nil
 }
 
-//export sompca_transform_size
-func sompca_transform_size(model *C.sompca_cmodel, nSamples C.size_t, out *C.size_t) C.int {
+//export sompca_go_transform_size
+func sompca_go_transform_size(model *C.sompca_cmodel, nSamples C.size_t, out *C.size_t) C.int {
 	return run("sompca_transform_size", func() error {
 		if out == nil {
 			return errorf(C.SOMPCA_EINVAL, "out is NULL")
@@ -36,8 +36,8 @@ func sompca_transform_size(model *C.sompca_cmodel, nSamples C.size_t, out *C.siz
 	})
 }
 
-//export sompca_transform
-func sompca_transform(model *C.sompca_cmodel, dst *C.double, capacity C.size_t,
+//export sompca_go_transform
+func sompca_go_transform(model *C.sompca_cmodel, dst *C.double, capacity C.size_t,
 	data *C.sompca_cvoid, dtype C.int, nSamples C.size_t) C.int {
 	return run("sompca_transform", func() error {
 		m, err := modelOf(model)

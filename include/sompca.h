@@ -50,6 +50,18 @@
  *   library, so HDF5 work from several threads is safe but does not run in
  *   parallel. A fit uses its own worker threads (see n_threads).
  *
+ * Fork
+ *   The Go runtime inside libsompca does not survive fork(): in the child
+ *   only the forking thread exists, so entering the runtime could hang.
+ *   In a process forked (without exec) after libsompca was loaded, every
+ *   function except sompca_version_number, sompca_version, sompca_errstr
+ *   and sompca_last_error therefore fails at once with SOMPCA_EFORK and a
+ *   message saying so; sompca_options_init and sompca_model_free do
+ *   nothing there. Models of the parent cannot be used in the child. Use
+ *   sompca in the parent, or start workers that exec a new program
+ *   (posix_spawn, fork+exec), which load the library afresh. (The Python
+ *   binding loads a fresh copy of the library in a forked child itself.)
+ *
  * Handles
  *   A model is an opaque pointer made by sompca_fit, sompca_fit_hdf5,
  *   sompca_session_finish or sompca_model_load and released by
@@ -93,6 +105,7 @@ extern "C" {
 #define SOMPCA_ECANCELED  8 /* the progress callback cancelled the fit */
 #define SOMPCA_EINTERNAL  9 /* a bug in sompca (a recovered panic): please report it */
 #define SOMPCA_EHANDLE    10 /* misuse: a freed or foreign model handle (not made by sompca, or freed) */
+#define SOMPCA_EFORK     11 /* called in a child forked after the library was loaded: see "Fork" */
 #define SOMPCA_ENUMERICAL 12 /* the numerics failed (an eigensolver did not converge) on data that passed every check */
 #define SOMPCA_EFILE      13 /* a file's content is invalid: not HDF5, corrupt (checksum mismatch), unsupported
                                element type or layout, not a readable sompca model; the message names file and object */

@@ -101,6 +101,9 @@ test-capi: $(CTEST_DIR)/test_capi $(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/
 	nm -D --defined-only $(SOMPCA_LIB) | awk '$$2 == "T" {print $$3}' | sort > $(CTEST_DIR)/exports.txt
 	sed -n 's/^[a-z].*[ *]\(sompca_[a-z0-9_]*\)(.*/\1/p' include/sompca.h | sort > $(CTEST_DIR)/declared.txt
 	diff $(CTEST_DIR)/declared.txt $(CTEST_DIR)/exports.txt
+	@# Go exports are named sompca_go_*, reached through the fork guard of capi/guard.c.
+	@! grep -n '^//export sompca_' capi/*.go | grep -v '//export sompca_go_' || \
+	  { echo "error: export Go functions as sompca_go_NAME and add sompca_NAME to capi/guard.c" >&2; exit 1; }
 	@test -z "$$(gofmt -l capi tests/c)" || { gofmt -l capi tests/c; echo "error: gofmt needed" >&2; exit 1; }
 	$(CTEST_DIR)/test_dlopen $(SOMPCA_LIB)
 	rm -rf $(CTEST_DIR)/go $(CTEST_DIR)/tmp && mkdir -p $(CTEST_DIR)/tmp

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "h5data.h"
@@ -149,6 +151,7 @@ static void test_errstr(void)
 			CHECK_MSG(strcmp(s, sompca_errstr(codes[j])) != 0, "codes %d and %d share a text", codes[i],
 			          codes[j]);
 	}
+	CHECK(contains(sompca_errstr(SOMPCA_EFORK), "fork"));
 	CHECK(strcmp(sompca_errstr(SOMPCA_OK), "success") == 0);
 	CHECK(strcmp(sompca_errstr(-1), "unknown status code") == 0);
 	CHECK(strcmp(sompca_errstr(1000), "unknown status code") == 0);
@@ -1364,6 +1367,56 @@ static void test_mode_all(void)
 	CHECK(contains(sompca_last_error(), "SOMPCA_MODE_ALL"));
 }
 
+/* Fits in a loop until *stop, to keep the Go runtime's threads busy while
+ * the main thread forks. */
+static void *fit_until(void *stop)
+{
+	while (!atomic_load((atomic_int *)stop))
+		sompca_model_free(fit_with(SOMPCA_METHOD_UMPCA, 0, 3, SOMPCA_FLOAT64));
+	return NULL;
+}
+
+/* In a child forked after the library was loaded (here while another
+ * thread fits), every call fails at once with SOMPCA_EFORK instead of
+ * entering the Go runtime, which would hang; the parent goes on working. */
+static void test_fork(void)
+{
+	sompca_model *model = fit_with(SOMPCA_METHOD_SOMPCA, 1, 3, SOMPCA_FLOAT64);
+	atomic_int stop = 0;
+	pthread_t busy;
+	CHECK(pthread_create(&busy, NULL, fit_until, &stop) == 0);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		alarm(10); /* a hang ends the child by SIGALRM, which the parent reports */
+		sompca_model *out = model; /* set to NULL by the failing fit */
+		sompca_options opts;
+		memset(&opts, 0, sizeof opts);
+		sompca_options_init(&opts); /* does nothing in the child */
+		int ok = opts.size == 0;
+		ok = ok && sompca_fit(&out, data_f64, SOMPCA_FLOAT64, M, 3, shape3, NULL) == SOMPCA_EFORK;
+		ok = ok && out == NULL && contains(sompca_last_error(), "sompca_fit: the process forked") &&
+		     contains(sompca_last_error(), "'spawn'");
+		size_t p = 0;
+		ok = ok && sompca_model_n_components(model, &p) == SOMPCA_EFORK && p == 0;
+		ok = ok && sompca_model_save(model, "never-written.h5") == SOMPCA_EFORK;
+		ok = ok && sompca_model_load(&out, "never-read.h5") == SOMPCA_EFORK && out == NULL;
+		sompca_model_free(model);
+		ok = ok && contains(sompca_last_error(), "sompca_model_free: the process forked");
+		ok = ok && sompca_version_number() == SOMPCA_VERSION_NUMBER;
+		_exit(ok ? 0 : 3);
+	}
+	int status = 0;
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "forked child: %s %d",
+	          WIFEXITED(status) ? "exit status" : "killed by signal",
+	          WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	atomic_store(&stop, 1);
+	CHECK(pthread_join(busy, NULL) == 0);
+	CHECK(n_components(model) == 3); /* the parent is unaffected */
+	sompca_model_free(model);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "--panic") == 0) {
@@ -1409,6 +1462,7 @@ int main(int argc, char **argv)
 	test_threads();
 	test_session();
 	test_mode_all();
+	test_fork();
 	check_report();
 	return 0;
 }

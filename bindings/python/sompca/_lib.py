@@ -37,7 +37,7 @@ from ._version import __version__
 
 # Status codes, methods, element types and feature orders of sompca.h.
 OK, EINVAL, ESHAPE, ERANGE, ENOTFITTED, EIO, ENOMEM, EDATA, ECANCELED, EINTERNAL = range(10)
-EHANDLE, ENUMERICAL, EFILE = 10, 12, 13
+EHANDLE, EFORK, ENUMERICAL, EFILE = 10, 11, 12, 13
 METHOD_SOMPCA, METHOD_FOMPCA, METHOD_TROD, METHOD_UMPCA, METHOD_PCA, METHOD_MPCA, METHOD_CSA = range(7)
 FLOAT64, FLOAT32, UINT8 = range(3)
 LAYOUT_SAMPLES_FIRST, LAYOUT_SAMPLES_LAST, LAYOUT_COLUMN_MAJOR = range(3)
@@ -145,26 +145,91 @@ def _find():
     )
 
 
-def _load():
-    path = _find()
+def _open(path, shown=None):
+    """Load the library at path, declare its functions and check its version."""
+    shown = shown or path
     try:
-        lib = ctypes.CDLL(str(path))
+        cdll = ctypes.CDLL(str(path))
     except OSError as err:
-        raise ImportError(f"sompca: cannot load {path}: {err}") from err
+        raise ImportError(f"sompca: cannot load {shown}: {err}") from err
     for name, (restype, argtypes) in _SIGNATURES.items():
         try:
-            function = getattr(lib, name)
+            function = getattr(cdll, name)
         except AttributeError as err:
-            raise ImportError(f"sompca: {path} does not export {name}: wrong or outdated library") from err
+            raise ImportError(f"sompca: {shown} does not export {name}: wrong or outdated library") from err
         function.restype = restype
         function.argtypes = argtypes
-    version = lib.sompca_version().decode()
+    version = cdll.sompca_version().decode()
     if version != __version__:
         raise ImportError(
-            f"sompca: the Python package is version {__version__} but {path} is version {version}; "
+            f"sompca: the Python package is version {__version__} but {shown} is version {version}; "
             "rebuild the library (`make lib`) and reinstall the package (`make python-package`)"
         )
-    return lib, path
+    return cdll
+
+
+FORK_REMEDY = ("use the 'spawn' or 'forkserver' start method (multiprocessing.get_context('spawn'), "
+               "joblib's default 'loky' backend) or fit in the child")
+
+
+class _Library:
+    """The loaded libsompca: ``lib.sompca_fit(...)`` and so on.
+
+    The Go runtime inside the library does not survive ``fork()`` (the child
+    keeps only the forking thread; the C library then refuses every call
+    with SOMPCA_EFORK). So in a child forked after the library was loaded,
+    the first call loads a fresh copy of the library, from an anonymous
+    in-memory file holding the library file's bytes (``dlopen`` of the same
+    path would return the parent's copy). ``generation`` counts the forks
+    seen, so that a :class:`Model` knows when its handle belongs to an
+    earlier copy.
+    """
+
+    def __init__(self, path):
+        self.path = path
+        self.generation = 0
+        self._cdll = _open(path)
+        self._stale = False
+        self._lock = threading.Lock()
+        self._fds = []  # the in-memory copies stay open, so their /proc/self/fd names stay unique
+
+    def __getattr__(self, name):  # only for names not set in __init__: the library's functions
+        if self._stale:
+            self._reload()
+        return getattr(self._cdll, name)
+
+    def _forked(self):
+        """In the child, right after fork (os.register_at_fork)."""
+        self._stale = True
+        self.generation += 1
+        self._lock = threading.Lock()  # the parent's may have been held by a thread the child lacks
+
+    def _reload(self):
+        with self._lock:
+            if not self._stale:
+                return
+            try:
+                fd = os.memfd_create(LIBRARY_NAME)
+                try:
+                    with open(self.path, "rb") as file:
+                        os.write(fd, file.read())
+                    cdll = _open(f"/proc/self/fd/{fd}", shown=f"a copy of {self.path}")
+                except BaseException:
+                    os.close(fd)
+                    raise
+            except (OSError, ImportError, AttributeError) as err:
+                raise RuntimeError(
+                    f"sompca: this process was forked from one that had loaded libsompca, whose Go runtime does not "
+                    f"survive fork, and a fresh copy of {self.path} could not be loaded ({err}); {FORK_REMEDY}"
+                ) from err
+            self._fds.append(fd)
+            self._cdll = cdll
+            self._stale = False
+
+
+def _load():
+    path = _find()
+    return _Library(path), path
 
 
 lib, library_path = _load()
@@ -351,20 +416,61 @@ def _run_fit(call, options, report):
     raise error_for(status, result["message"])
 
 
-def _free(handle):
-    lib.sompca_model_free(handle)
+def _free(generation, handle):
+    if generation == lib.generation:  # a handle of an earlier copy (before a fork) is left alone
+        lib.sompca_model_free(handle)
+
+
+# The live models, whose file bytes the parent keeps before a fork so that
+# the child can load them into its own copy of the library.
+_models = weakref.WeakSet()
+
+
+def _before_fork():
+    if lib._stale:
+        return
+    for model in list(_models):
+        if model._bytes is None:
+            try:
+                model._bytes = model.to_bytes()
+            except Exception:  # noqa: BLE001 - the child then explains that this model is lost
+                model._bytes = False
+
+
+os.register_at_fork(before=_before_fork, after_in_child=lambda: lib._forked())
 
 
 class Model:
     """One fitted ``sompca_model`` handle, freed when this object is collected.
 
     A fitted model is read-only, so copies share the handle; pickling goes
-    through the HDF5 model format.
+    through the HDF5 model format. In a child forked after the model was
+    made, the model is loaded again, from the file bytes the parent kept at
+    the fork, into the child's own copy of the library.
     """
 
     def __init__(self, handle):
-        self._handle = handle
-        weakref.finalize(self, _free, handle)
+        self._own(handle)
+        self._bytes = None  # the model file's bytes, kept at the first fork (False: could not)
+        _models.add(self)
+
+    def _own(self, handle):
+        self._current = handle
+        self._generation = lib.generation
+        weakref.finalize(self, _free, lib.generation, handle)
+
+    @property
+    def _handle(self):
+        if self._generation != lib.generation:
+            self._reload_after_fork()
+        return self._current
+
+    def _reload_after_fork(self):
+        if not self._bytes:
+            raise RuntimeError(
+                "sompca: this model was made before the process forked and could not be carried into the child "
+                f"(the library's Go runtime does not survive fork); fit or load it again in the child, or {FORK_REMEDY}")
+        self._own(_load_bytes(self._bytes))
 
     # Construction -------------------------------------------------------
 
@@ -418,6 +524,8 @@ class Model:
 
     def to_bytes(self):
         """Return the model file's bytes."""
+        if self._bytes:
+            return self._bytes
         with tempfile.TemporaryDirectory(prefix="sompca-") as tmp:
             path = os.path.join(tmp, "model.h5")
             self.save(path)
@@ -568,7 +676,7 @@ class Session:
         out = _session_p()
         check(lib.sompca_session_begin(byref(out), n_samples, len(shape), dims, byref(options)))
         self._handle = out
-        self._finalizer = weakref.finalize(self, lib.sompca_session_free, out)
+        self._finalizer = weakref.finalize(self, _free_session, lib.generation, out)
 
     def next(self):
         """Run the fit to its next pass (True) or to its end (False)."""
@@ -605,6 +713,11 @@ class Session:
         self._finalizer()
 
 
+def _free_session(generation, handle):
+    if generation == lib.generation:  # a session of an earlier copy (before a fork) is left alone
+        lib.sompca_session_free(handle)
+
+
 def pass_info(request):
     """(first, n_samples, partial size in bytes, cache size in doubles) of a pass request."""
     partial, cache, first, n = c_size_t(), c_size_t(), c_size_t(), c_size_t()
@@ -628,9 +741,16 @@ def pass_partial(request, array, dtype, cache=None, size=None):
     return buffer.raw[:length.value]
 
 
-def _model_from_bytes(data):
+def _load_bytes(data):
+    """A new model handle read from a model file's bytes."""
     with tempfile.TemporaryDirectory(prefix="sompca-") as tmp:
         path = os.path.join(tmp, "model.h5")
         with open(path, "wb") as file:
             file.write(data)
-        return Model.load(path)
+        out = _model_p()
+        check(lib.sompca_model_load(byref(out), _path(path)))
+        return out
+
+
+def _model_from_bytes(data):
+    return Model(_load_bytes(data))

@@ -43,3 +43,22 @@ def make_samples(shape, seed=0):
             outer = np.multiply.outer(outer, f)
         X += strength * rng.normal(size=m)[(slice(None),) + (None,) * len(dims)] * outer
     return X + 1.5  # a non-zero mean, so centring matters
+
+
+def run_child(code, timeout=60, **kwargs):
+    """Run Python code as a script in a fresh interpreter (the tests' own); return its CompletedProcess.
+
+    The code is a file's __main__ (so that multiprocessing's spawn and
+    forkserver can import it). A child that hangs fails the calling test
+    after ``timeout`` seconds (subprocess kills it); its output is text.
+    """
+    import subprocess
+    import sys
+    import tempfile
+    import textwrap
+
+    with tempfile.TemporaryDirectory(prefix="sompca-test-") as tmp:
+        script = f"{tmp}/child.py"
+        with open(script, "w") as file:
+            file.write(textwrap.dedent(code))
+        return subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=timeout, **kwargs)
