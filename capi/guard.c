@@ -79,6 +79,7 @@ GUARDED_NEW(fit_hdf5, (sompca_model **out, const char *path, const char *dataset
             (out, path, dataset, samples_last, opts))
 GUARDED_NEW(model_load, (sompca_model **out, const char *path), (out, path))
 
+GUARDED(options_defaults, (int method, sompca_options *out), (method, out))
 GUARDED(transform_size, (const sompca_model *model, size_t n_samples, size_t *out), (model, n_samples, out))
 GUARDED(transform, (const sompca_model *model, double *dst, size_t cap, const void *data, int dtype,
                     size_t n_samples),
