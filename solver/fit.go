@@ -38,7 +38,10 @@ func newFitter(src Source, opts Options) (*fitter, error) {
 	if err := f.planMemory(src, threads); err != nil {
 		return nil, err
 	}
-	f.run = newRunner(src, f.size, threads)
+	// The runner reads through scaledSource, which passes the samples on
+	// as they are unless stats finds them at an extreme scale.
+	f.scaled = &scaledSource{Source: src}
+	f.run = newRunner(f.scaled, f.size, threads)
 	f.run.canceled = opts.Cancel
 	f.exec = f.run
 	return f, nil
@@ -98,6 +101,9 @@ func (m *Model) fit(f *fitter) error {
 	if res.Mean == nil {
 		res.Mean = make([]float64, f.size)
 	}
+	if err := f.unscale(res); err != nil {
+		return err
+	}
 	res.sortFeatures(f.opts.Order, f.spec.rankByEnergy)
 	*m = *res
 	return nil
@@ -122,6 +128,12 @@ type fitter struct {
 	// spare is what Options.MemoryLimit leaves for the cache of partial
 	// contractions once workspaces and the source are served (planMemory).
 	spare int64
+	// scaled is the local fit's source, read times 2^scaleExp when the
+	// samples' scale is extreme (scale.go); nil for FitWith. peak is then
+	// their largest |value|.
+	scaled   *scaledSource
+	scaleExp int
+	peak     float64
 }
 
 // Validate checks the options for a fit of m samples of the given shape
@@ -224,8 +236,18 @@ func (f *fitter) stats() error {
 		return err
 	}
 	f.total = total[0]
-	if f.total == 0 {
-		return errorf(ErrData, "solver: the %d samples have zero variance (all samples are identical)", f.m)
+	if rescaled, err := f.rescale(); err != nil || rescaled {
+		if err != nil {
+			return err
+		}
+		return f.stats() // again, on the rescaled samples
+	}
+	// Identical samples have zero variance, but their computed mean can
+	// differ from them by rounding (up to about M eps |mean| per element),
+	// which leaves a total scatter of rounding noise to fit features to.
+	noise := 2 * float64(f.m) * 0x1p-52 * floats.Norm(f.mean, 2)
+	if !(f.total > float64(f.m)*noise*noise) {
+		return errorf(ErrData, "solver: the %d samples have zero variance (all samples are identical, up to rounding)", f.m)
 	}
 	return nil
 }
