@@ -44,7 +44,7 @@ func SaveModel(path string, m *solver.Model) error {
 	if err != nil {
 		err = fmt.Errorf("%w: %v", ErrFormat, err)
 	} else if err = checkReplaceable(path); err == nil {
-		err = updateFile(path, false, true, func(f *hdf5.File) error {
+		err = updateFile(path, false, true, modelBytes(m), func(f *hdf5.File) error {
 			return withLock(func() error { return writeModel(f, m, ModelFormatVersion) })
 		})
 	}
@@ -52,6 +52,20 @@ func SaveModel(path string, m *solver.Model) error {
 		return &Error{Op: "save model", Path: path, Err: err}
 	}
 	return nil
+}
+
+// modelBytes bounds the size of m's model file (see arrayBytes).
+func modelBytes(m *solver.Model) int64 {
+	values, width := len(m.Mean)+4*len(m.Variance)+len(m.Ranks)+len(m.Shape), 0
+	for _, u := range m.Projections {
+		r, c := u.Dims()
+		values += r * c
+	}
+	for _, h := range m.History {
+		width = max(width, len(h))
+	}
+	values += width * len(m.History)
+	return arrayBytes(8*values, 12+len(m.Projections))
 }
 
 // checkReplaceable returns nil if path does not exist or is a sompca model

@@ -204,7 +204,7 @@ func TestSaveModelKeepsOldFile(t *testing.T) {
 // malformed model files of the error tests.
 func writeRaw(t *testing.T, path string, fn func(f *hdf5.File) error) {
 	t.Helper()
-	if err := update(path, false, func(f *hdf5.File) error { return withLock(func() error { return fn(f) }) }); err != nil {
+	if err := update(path, false, arrayBytes(0), func(f *hdf5.File) error { return withLock(func() error { return fn(f) }) }); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,7 +1,11 @@
 /* shim.c: see shim.h. Every function returns HDF5's negative error value on
  * failure and leaves HDF5's error stack for sompca_h5_errmsg to read. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "shim.h"
 
@@ -661,4 +665,34 @@ int sompca_h5_attr_type_standard(hid_t loc, const char *name)
 	H5Aclose(attr);
 	restore_errors(saved);
 	return rc;
+}
+
+/* sompca_h5_reserve reserves disk blocks for the first bytes bytes of a
+ * file being written, without changing its size, and returns 0 or an
+ * errno (ENOSPC: the disk is full). libhdf5 1.10 cannot recover from a
+ * failed write: the dataset or file whose flush failed stays half-closed
+ * and its atexit handler crashes the process (SIGSEGV) trying to flush it
+ * again, so the space is reserved before anything is written. A file
+ * system without fallocate gets no reservation (0 is returned). */
+int sompca_h5_reserve(hid_t file, long long bytes)
+{
+	void *handle = NULL;
+	if (bytes <= 0 || H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || handle == NULL)
+		return 0;
+	if (fallocate(*(int *)handle, FALLOC_FL_KEEP_SIZE, 0, (off_t)bytes) == 0)
+		return 0;
+	return errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL ? 0 : errno;
+}
+
+/* sompca_h5_file_size returns the size in bytes of an open file, as the
+ * file system sees it now, or -1 if unknown. */
+long long sompca_h5_file_size(hid_t file)
+{
+	void *handle = NULL;
+	struct stat st;
+	if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || handle == NULL || fstat(*(int *)handle, &st) != 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return -1;
+	}
+	return (long long)st.st_size;
 }

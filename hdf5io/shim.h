@@ -46,6 +46,8 @@ hid_t sompca_h5_create_dataset(hid_t loc, const char *name, int kind, int rank, 
 herr_t sompca_h5_checksummed_format(hid_t file);
 herr_t sompca_h5_create_checksummed(const char *path);
 int sompca_h5_dataset_storage(hid_t dset, unsigned long long *bytes, int *filtered);
+int sompca_h5_reserve(hid_t file, long long bytes);
+long long sompca_h5_file_size(hid_t file);
 herr_t sompca_h5_attr_write(hid_t loc, const char *name, int kind, hssize_t len, const void *buf);
 herr_t sompca_h5_attr_write_string(hid_t loc, const char *name, const char *value);
 /* What an attribute's datatype and dataspace say, read before its value. */

@@ -62,6 +62,7 @@ type Source struct {
 	perm          []int // ColumnMajor: stored index of each element of a sample (reversedModes)
 
 	file  *hdf5.File
+	size0 int64 // the file's size when opened (-1: unknown); a read checks it has not changed
 	dset  *hdf5.Dataset
 	rd    C.hid_t // the dataset again, with a chunk cache sized for the reads; reads go through it
 	dims  []uint  // the dataset's dimensions
@@ -116,6 +117,7 @@ func open(path, dataset string, opts Options) (_ *Source, err error) {
 	if s.file, err = openRead(path); err != nil {
 		return nil, err
 	}
+	s.size0 = int64(C.sompca_h5_file_size(hid(s.file)))
 	if s.dset, err = openDataset(s.file, dataset); err != nil {
 		return nil, err
 	}

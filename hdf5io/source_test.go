@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -235,5 +236,45 @@ func TestBoundedMemory(t *testing.T) {
 			}
 			src.Close()
 		}
+	}
+}
+
+// TestSourceFileChangesSize: a file truncated while a Source streams it
+// is an error at the next read (libhdf5 alone would hand out zeros for the
+// missing part), and so is a file that grows.
+func TestSourceFileChangesSize(t *testing.T) {
+	const m, size = 4096, 16
+	for _, change := range []string{"truncated", "appended to"} {
+		path := filepath.Join(t.TempDir(), "x.h5")
+		data := make([]float64, m*size)
+		for i := range data {
+			data[i] = float64(i%97) + 1
+		}
+		if err := WriteArray(path, "/x", []int{m, size}, data, false); err != nil {
+			t.Fatal(err)
+		}
+		src, err := Open(path, "/x", Options{ChunkBytes: 8 * size * 256}) // 16 reads of 256 samples
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := src.Read(0, 256); err != nil {
+			t.Fatal(err)
+		}
+		fi, _ := os.Stat(path)
+		if change == "truncated" {
+			err = os.Truncate(path, fi.Size()/2)
+		} else {
+			err = os.Truncate(path, fi.Size()+4096)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for start := 256; start < m && err == nil; start += 256 {
+			_, err = src.Read(start, 256)
+		}
+		if !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "changed size") {
+			t.Errorf("file %s while read: got %v, want ErrIO saying it changed size", change, err)
+		}
+		src.Close()
 	}
 }

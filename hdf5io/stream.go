@@ -338,6 +338,12 @@ func (s *Source) readSlab(out solver.Block, start, k, off int) error {
 	if C.sompca_h5_read_block(s.rd, C.int(s.kind), C.int(rank), &offset[0], &count[0], unsafePointer(dst)) < 0 {
 		return h5err(ErrCorrupt, fmt.Sprintf("cannot read samples [%d, %d)", start, start+k))
 	}
+	// libhdf5 reads the part of a dataset beyond the end of a truncated
+	// file as zeros, without an error: a file that changed size while it
+	// is read (truncated, rewritten, appended to) is an error instead.
+	if now := int64(C.sompca_h5_file_size(hid(s.file))); s.size0 >= 0 && now != s.size0 {
+		return fmt.Errorf("%w: the file changed size from %d to %d bytes while samples [%d, %d) were read from it (was it truncated or rewritten?)", ErrIO, s.size0, now, start, start+k)
+	}
 	if !direct {
 		convertKind(out, off, s.raw, s.kind, s.size, k, s.layout == SamplesLast, s.perm)
 	}

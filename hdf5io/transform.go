@@ -56,7 +56,7 @@ func TransformFile(model *solver.Model, inPath, inDataset string, in Options, ou
 	}
 	features := make([]float64, rows*p)
 	var transformErr error
-	err = update(outPath, true, func(f *hdf5.File) error {
+	err = update(outPath, true, arrayBytes(8*m*p), func(f *hdf5.File) error {
 		var d C.hid_t = -1
 		err := withLock(func() (err error) {
 			if err = prepareDataset(f, outDataset, overwrite); err == nil {

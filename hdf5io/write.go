@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"unsafe"
 
 	"gonum.org/v1/hdf5"
 )
@@ -24,13 +26,13 @@ import (
 // a copy of an existing file at path (so its other objects are kept);
 // otherwise it starts empty. fn runs without h5mu and takes it around
 // its own HDF5 calls (withLock), so that it may read a Source meanwhile.
-func update(path string, keep bool, fn func(f *hdf5.File) error) error {
-	return updateFile(path, keep, false, fn)
+func update(path string, keep bool, reserve int64, fn func(f *hdf5.File) error) error {
+	return updateFile(path, keep, false, reserve, fn)
 }
 
 // updateFile is update; with checksummed a new file is created in the
 // HDF5 1.10 format, whose superblock and object headers carry checksums.
-func updateFile(path string, keep, checksummed bool, fn func(f *hdf5.File) error) (err error) {
+func updateFile(path string, keep, checksummed bool, reserve int64, fn func(f *hdf5.File) error) (err error) {
 	fi, statErr := os.Stat(path)
 	exists := statErr == nil
 	switch {
@@ -66,12 +68,22 @@ func updateFile(path string, keep, checksummed bool, fn func(f *hdf5.File) error
 			return err
 		}
 	}
+	size, err := tf.Seek(0, io.SeekEnd)
+	if err != nil {
+		tf.Close()
+		return fmt.Errorf("%w: %v", ErrIO, err)
+	}
 	if err := tf.Close(); err != nil {
 		return fmt.Errorf("%w: %v", ErrIO, err)
 	}
-	if err := editHDF5(tmp, exists && keep, checksummed, fn); err != nil {
+	total := size + reserve
+	if err := checkFileSizeLimit(total); err != nil {
 		return err
 	}
+	if err := editHDF5(tmp, exists && keep, checksummed, total, fn); err != nil {
+		return err
+	}
+	releaseReserve(tmp, total)
 	if err := syncFile(tmp); err != nil {
 		return err
 	}
@@ -83,7 +95,9 @@ func updateFile(path string, keep, checksummed bool, fn func(f *hdf5.File) error
 }
 
 // editHDF5 opens (or creates) the temporary file, runs fn and closes it.
-func editHDF5(tmp string, open, checksummed bool, fn func(f *hdf5.File) error) (err error) {
+// Before anything is written, total bytes are reserved on disk (see
+// sompca_h5_reserve: libhdf5 cannot recover from a failed write).
+func editHDF5(tmp string, open, checksummed bool, total int64, fn func(f *hdf5.File) error) (err error) {
 	var f *hdf5.File
 	err = withLock(func() error {
 		if checksummed && !open {
@@ -108,7 +122,11 @@ func editHDF5(tmp string, open, checksummed bool, fn func(f *hdf5.File) error) (
 	if err != nil {
 		return err
 	}
-	err = fn(f)
+	if e := C.sompca_h5_reserve(hid(f), C.longlong(total)); e != 0 {
+		err = fmt.Errorf("%w: cannot reserve the %d bytes the file needs: %v", ErrIO, total, syscall.Errno(e))
+	} else {
+		err = fn(f)
+	}
 	cerr := withLock(func() error {
 		if f.Close() != nil {
 			return h5err(ErrIO, "cannot close the file")
@@ -119,6 +137,48 @@ func editHDF5(tmp string, open, checksummed bool, fn func(f *hdf5.File) error) (
 		err = cerr
 	}
 	return err
+}
+
+// arrayBytes bounds the bytes that a file needs for datasets of data
+// bytes: HDF5's superblock, object headers, attributes and B-trees take
+// less than 16 KiB per file plus 2 KiB per dataset and 1/64 of the data
+// (measured on this package's files; TestReserveBounds checks it).
+func arrayBytes(data int, datasets ...int) int64 {
+	n := 1
+	if len(datasets) > 0 {
+		n = datasets[0]
+	}
+	return int64(data) + int64(data)/64 + 16<<10 + int64(n)*2<<10
+}
+
+func sizeOf[T Number]() int {
+	var z T
+	return int(unsafe.Sizeof(z))
+}
+
+// checkFileSizeLimit fails if a file of total bytes would exceed the
+// process's file size limit (RLIMIT_FSIZE, ulimit -f): the write would fail
+// (or kill the process by SIGXFSZ) halfway, which libhdf5 cannot recover
+// from.
+func checkFileSizeLimit(total int64) error {
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim) == nil && lim.Cur != ^uint64(0) && uint64(total) > lim.Cur {
+		return fmt.Errorf("%w: the file needs up to %d bytes, more than the process's file size limit of %d bytes (ulimit -f)", ErrIO, total, lim.Cur)
+	}
+	return nil
+}
+
+// releaseReserve gives back the disk blocks reserved beyond the end of the
+// finished file (best effort).
+func releaseReserve(path string, total int64) {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() < total {
+		f.Truncate(fi.Size()) // frees the blocks past the end (ext4, xfs)
+	}
 }
 
 // withLock runs fn with h5mu held.
@@ -342,7 +402,7 @@ func WriteArray[T Number](path, dataset string, dims []int, data []T, overwrite 
 	if len(dims) == 0 || len(data) != n {
 		return &Error{Op: "write", Path: path, Object: dataset, Err: fmt.Errorf("%w: %d values for shape %v", ErrShape, len(data), dims)}
 	}
-	err := update(path, true, func(f *hdf5.File) error {
+	err := update(path, true, arrayBytes(n*sizeOf[T]()), func(f *hdf5.File) error {
 		return withLock(func() error {
 			if err := prepareDataset(f, dataset, overwrite); err != nil {
 				return err

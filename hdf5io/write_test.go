@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/hdf5"
+
+	"github.com/sompca/sompca/solver"
 )
 
 // readFloat64 reads a whole float64 dataset of rank 2 through Source.
@@ -125,7 +127,7 @@ func TestUpdateFailureKeepsFile(t *testing.T) {
 	}
 	before, _ := os.ReadFile(path)
 	boom := errors.New("boom")
-	err := update(path, true, func(f *hdf5.File) error {
+	err := update(path, true, arrayBytes(24), func(f *hdf5.File) error {
 		if err := withLock(func() error { return writeArray(f, "/b", []int{3}, []float64{1, 2, 3}, false) }); err != nil {
 			return err
 		}
@@ -139,5 +141,43 @@ func TestUpdateFailureKeepsFile(t *testing.T) {
 	}
 	if leftovers, _ := filepath.Glob(filepath.Join(dir, ".*")); len(leftovers) > 0 {
 		t.Errorf("temporary files left: %v", leftovers)
+	}
+}
+
+// TestReserveBounds: the bytes reserved before a file is written (and
+// checked against ulimit -f) bound the size of the file written, from a
+// tiny model to a large one and for feature arrays; otherwise a write
+// could still fail halfway, which libhdf5 cannot recover from.
+func TestReserveBounds(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		method solver.Method
+		shape  []int
+		p      int
+	}{
+		{solver.SOMPCA, []int{2, 2}, 1},
+		{solver.SOMPCA, []int{60, 50}, 40},
+		{solver.UMPCA, []int{6, 4, 3}, 3},
+		{solver.PCA, []int{30, 40}, 25},
+		{solver.MPCA, []int{8, 7, 6}, 30},
+	} {
+		m := handModel(t, c.method, c.shape, c.p)
+		path := filepath.Join(dir, "model.h5")
+		if err := SaveModel(path, m); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Size() > modelBytes(m) {
+			t.Errorf("%v %v P=%d: file of %d bytes, reserved %d (%v)", c.method, c.shape, c.p, fi.Size(), modelBytes(m), err)
+		}
+	}
+	for _, mp := range [][2]int{{1, 1}, {1000, 3}, {20000, 40}} {
+		path := filepath.Join(dir, "features.h5")
+		os.Remove(path)
+		if err := WriteFeatures(path, "/f", make([]float64, mp[0]*mp[1]), mp[0], mp[1], false); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Size() > arrayBytes(8*mp[0]*mp[1]) {
+			t.Errorf("%d x %d features: file of %d bytes, reserved %d (%v)", mp[0], mp[1], fi.Size(), arrayBytes(8*mp[0]*mp[1]), err)
+		}
 	}
 }

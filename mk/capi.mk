@@ -110,6 +110,8 @@ test-capi: $(CTEST_DIR)/test_capi $(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/
 	CGO_ENABLED=0 $(GO) run ./tests/c/gofeatures -out $(CTEST_DIR)/go
 	$(CTEST_DIR)/test_capi $(CTEST_DIR)/go $(CTEST_DIR)/tmp
 	SOMPCA_TEST_PANIC_IN=sompca_model_n_samples $(CTEST_DIR)/test_capi --panic
+	rm -rf $(CTEST_DIR)/limited && mkdir -p $(CTEST_DIR)/limited
+	sh -c 'ulimit -f 64 && exec $(CTEST_DIR)/test_capi --file-size-limit $(CTEST_DIR)/limited'
 	$(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/go $(CTEST_DIR)/tmp
 	sh tests/c/run_examples.sh $(BUILD) $(CTEST_DIR)
 	rm -rf $(CTEST_DIR)/prefix

@@ -8,6 +8,7 @@
  *          features_*.bin): the features the Go API computes.
  *   TMPDIR a directory for the HDF5 files the test writes.
  * Or:    test_capi --panic   (run with SOMPCA_TEST_PANIC_IN=sompca_model_n_samples)
+ * Or:    test_capi --file-size-limit EMPTYDIR   (run under ulimit -f 64)
  * Or:    test_capi --check-example DATA.h5 DATASET MODEL.h5 FEATURES.h5 STDOUT
  *        checks the files and output of examples/c/fit_hdf5.
  *
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1417,10 +1419,44 @@ static void test_fork(void)
 	sompca_model_free(model);
 }
 
+/* Run under `ulimit -f` (make test-capi does): a save that would exceed
+ * the file size limit fails cleanly with SOMPCA_EIO naming the limit,
+ * leaves no file in dir, and the process then exits normally (libhdf5
+ * crashed at exit after a failed write before). */
+static void test_file_size_limit(const char *dir)
+{
+	enum { MB = 40, IB = 60, JB = 50 };
+	static double big[MB * IB * JB];
+	for (size_t i = 0; i < sizeof big / sizeof big[0]; i++)
+		big[i] = sin(0.37 * (double)i) + 0.01 * (double)(i % 97);
+	const size_t shape[2] = {IB, JB};
+	sompca_options opts;
+	sompca_options_init(&opts);
+	opts.n_components = 40;
+	opts.max_iter = 2;
+	sompca_model *model = NULL;
+	CHECK_OK(sompca_fit(&model, big, SOMPCA_FLOAT64, MB, 2, shape, &opts));
+	char *path = path_in(dir, "limited-model.h5");
+	CHECK_STATUS(sompca_model_save(model, path), SOMPCA_EIO);
+	CHECK_MSG(contains(sompca_last_error(), "ulimit -f"), "%s", sompca_last_error());
+	DIR *d = opendir(dir);
+	CHECK(d != NULL);
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		CHECK_MSG(e->d_name[0] == '.', "%s/%s left behind", dir, e->d_name);
+	closedir(d);
+	free(path);
+	sompca_model_free(model);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "--panic") == 0) {
 		test_panic();
+		check_report();
+		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "--file-size-limit") == 0) {
+		test_file_size_limit(argv[2]);
 		check_report();
 		return 0;
 	}
