@@ -15,6 +15,7 @@ import re
 import os
 import sys
 import tempfile
+import threading
 import warnings
 
 import numpy as np
@@ -66,6 +67,9 @@ if _Base is None:
     class _Mixin:
         pass
 
+
+# Serializes the publication of learned attributes (see _set_model).
+_PUBLISH = threading.Lock()
 
 # Input handling ---------------------------------------------------------
 
@@ -487,26 +491,39 @@ class TensorProjection(_Mixin, _Base):
         )
 
     def _set_model(self, model):
-        """Copy the learned attributes out of a fitted library model."""
-        self._model = model
-        self.shape_in_ = model.shape()
-        self.n_features_in_ = int(np.prod(self.shape_in_))
-        self.n_components_ = model.n_components()
-        self.n_samples_fit_ = model.n_samples()
-        self.mode_ = model.mode()
-        if self._method == _lib.METHOD_SOMPCA:
-            self.feature_modes_ = model.feature_modes()
-        self.mean_ = model.mean().reshape(self.shape_in_)
-        self.projections_ = model.projections()
-        self.explained_variance_ = model.variance()
-        self.explained_variance_ratio_ = model.variance_ratio()
-        self.order_ = model.extraction()
-        self.n_iter_per_component_ = model.iterations()
-        self.n_iter_ = int(self.n_iter_per_component_.max(initial=0))
-        self.history_ = model.history()
+        """Copy the learned attributes out of a fitted library model.
+
+        They are gathered first and published in one step, under a lock,
+        so that an estimator fitted from two threads at once ends with
+        every attribute from the same fit, never a mix of both.
+        """
+        shape = model.shape()
+        iterations = model.iterations()
+        learned = {
+            "_model": model,
+            "shape_in_": shape,
+            "n_features_in_": int(np.prod(shape)),
+            "n_components_": model.n_components(),
+            "n_samples_fit_": model.n_samples(),
+            "mode_": model.mode(),
+            "mean_": model.mean().reshape(shape),
+            "projections_": model.projections(),
+            "explained_variance_": model.variance(),
+            "explained_variance_ratio_": model.variance_ratio(),
+            "order_": model.extraction(),
+            "n_iter_per_component_": iterations,
+            "n_iter_": int(iterations.max(initial=0)),
+            "history_": model.history(),
+        }
         ranks = model.ranks()
         if ranks is not None:
-            self.ranks_ = ranks
+            learned["ranks_"] = ranks
+        if self._method == _lib.METHOD_SOMPCA:
+            learned["feature_modes_"] = model.feature_modes()
+        replaced = dict(vars(self))  # the old values die after the lock is released
+        with _PUBLISH:
+            vars(self).update(learned)
+        del replaced
 
     def _fitted_model(self):
         model = getattr(self, "_model", None)

@@ -271,12 +271,19 @@ def check(status):
         raise error_for(status, _message(status))
 
 
+def _no_nul(encoded, what, value):
+    # C would see the string cut at the NUL, silently naming another file or dataset.
+    if b"\0" in encoded:
+        raise ValueError(f"{what} {value!r} contains a NUL character, which C strings cannot hold")
+    return encoded
+
+
 def _path(path):
-    return os.fsencode(path)
+    return _no_nul(os.fsencode(path), "path", path)
 
 
 def _name(dataset):
-    return dataset.encode()
+    return _no_nul(dataset.encode(), "dataset name", dataset)
 
 
 def new_options(**fields):
@@ -411,9 +418,16 @@ def _run_fit(call, options, report):
         lib.sompca_model_free(out)
     if interrupted:
         raise KeyboardInterrupt
-    if progress.error is not None:
-        raise progress.error
-    raise error_for(status, result["message"])
+    error, progress.error = progress.error, None
+    if error is None:
+        error = error_for(status, result["message"])
+    # Raised without keeping a reference here: this frame, which the
+    # traceback holds, must not hold the exception (a cycle that would keep
+    # the caller's training data alive until the garbage collector runs).
+    try:
+        raise error
+    finally:
+        del error, progress, call, options
 
 
 def _free(generation, handle):

@@ -1,0 +1,129 @@
+"""sompca inside the user's process (issue 16): failed writes, degenerate data and Python objects.
+
+Cases that could crash or hang the interpreter run in a child interpreter,
+which must exit 0 (a hang fails at the timeout) and leave nothing behind.
+Fork cases are in test_fork.py.
+"""
+
+import gc
+import os
+import resource
+import threading
+import weakref
+
+import numpy as np
+import pytest
+
+import sompca
+from helpers import make_samples, run_child
+
+
+def test_save_beyond_the_file_size_limit_is_a_clean_oserror(tmp_path):
+    # ulimit -f 64 (KiB): the 40-component model needs more. Before, the OSError came
+    # from a half-written file and the interpreter then died of SIGSEGV at exit (139).
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, 64 << 10))
+
+    result = run_child(f"""
+        import numpy as np, sompca
+        X = np.random.default_rng(0).normal(size=(40, 60, 50))
+        model = sompca.SOMPCA(n_components=40, max_iter=2).fit(X)
+        try:
+            model.save({str(tmp_path / "model.h5")!r})
+        except OSError as err:
+            assert "ulimit -f" in str(err), err
+            print("OSError")
+    """, preexec_fn=limit)
+    assert (result.returncode, result.stdout.strip()) == (0, "OSError"), result.stderr
+    assert list(tmp_path.iterdir()) == []  # no model, no temporary file
+
+
+def test_nul_in_a_path_or_dataset_name_is_a_valueerror(tmp_path, X2):
+    model = sompca.SOMPCA(n_components=2).fit(X2)
+    bad = str(tmp_path / "model.h5") + "\0.txt"
+    with pytest.raises(ValueError, match="NUL"):
+        model.save(bad)
+    with pytest.raises(ValueError, match="NUL"):
+        sompca.load(bad)
+    with pytest.raises(ValueError, match="NUL"):
+        sompca.SOMPCA().fit(f"{tmp_path / 'x.h5'}:/data\0/X")
+    assert list(tmp_path.iterdir()) == []  # in particular no "model.h5" (the path cut at the NUL)
+
+
+def test_a_raising_progress_callback_leaves_no_reference_cycle(X2):
+    X = np.array(X2)  # C-contiguous float64: the library reads this very array
+    alive = weakref.ref(X)
+
+    def boom(done, total, variance):
+        raise ZeroDivisionError("from the callback")
+
+    gc.disable()  # a cycle would then keep X alive
+    try:
+        with pytest.raises(ZeroDivisionError, match="from the callback"):
+            sompca.SOMPCA(n_components=3)._fit(X, progress=boom)
+        del X
+        assert alive() is None
+    finally:
+        gc.enable()
+
+
+def test_one_estimator_fitted_from_two_threads_has_one_fit():
+    # Two data sets of one size (so that the fits end together); after both fits,
+    # every learned attribute belongs to the same one (checked against separate fits).
+    data = [make_samples((60, 6, 5), seed=1), make_samples((60, 6, 5), seed=2) * 3]
+    reference = [sompca.SOMPCA(n_components=3).fit(X) for X in data]
+    for _ in range(10):
+        shared = sompca.SOMPCA(n_components=3)
+        barrier = threading.Barrier(2)
+
+        def fit(X):
+            barrier.wait()
+            shared.fit(X)
+
+        threads = [threading.Thread(target=fit, args=(X,)) for X in data]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        which = int(np.abs(shared.mean_ - reference[1].mean_).max() < np.abs(shared.mean_ - reference[0].mean_).max())
+        ref = reference[which]
+        np.testing.assert_array_equal(shared.mean_, ref.mean_)
+        np.testing.assert_array_equal(shared.explained_variance_, ref.explained_variance_)
+        for a, b in zip(shared.projections_, ref.projections_):
+            np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(shared.transform(data[which]), ref.transform(data[which]))
+
+
+@pytest.mark.parametrize("Estimator", [sompca.SOMPCA, sompca.FOMPCA, sompca.TROD, sompca.UMPCA, sompca.PCA,
+                                       sompca.MPCA, sompca.CSA])
+def test_identical_samples_are_the_zero_variance_error(Estimator):
+    # Non-integer values: their computed mean differs from them by rounding, which
+    # used to leave a variance of 1e-31 that the methods fitted features to.
+    X = np.repeat(np.random.default_rng(1).normal(size=(1, 5, 4)), 20, axis=0)
+    with pytest.raises(ValueError, match="zero variance"):
+        Estimator().fit(X)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-150, 1e-100, 1e100, 1e150, 1e154, 1e300])
+def test_extreme_scales_fit_or_name_the_scale(scale, X2):
+    # Expected: the fit of scale * X is the fit of X with the mean scaled by scale and
+    # variances by scale**2 (projections unchanged) when scale**2 times the total
+    # variance is a normal float64; else a ValueError naming the scale. Never an
+    # internal error (UMPCA-RS at 1e154 raised "invalid QR factorization").
+    total = float(np.sum(np.var(X2, axis=0, ddof=1)))
+    representable = -1021 < np.log2(total) + 2 * np.log2(scale) < 1022
+    for name in ["so-mpca-rs", "fo-mpca", "trod", "umpca-rs", "pca", "mpca", "csa"]:
+        ref = sompca._estimators.estimator_for(name, n_components=2).fit(X2)
+        est = sompca._estimators.estimator_for(name, n_components=2)
+        if not representable:
+            with pytest.raises(ValueError, match="scale"):
+                est.fit(X2 * scale)
+            continue
+        est.fit(X2 * scale)
+        np.testing.assert_allclose(est.mean_, ref.mean_ * scale, rtol=1e-9, atol=0, err_msg=name)
+        np.testing.assert_allclose(est.explained_variance_, ref.explained_variance_ * scale**2, rtol=1e-9,
+                                   err_msg=name)
+        for a, b in zip(est.projections_, ref.projections_):
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-9, err_msg=name)
+        np.testing.assert_allclose(est.transform(X2[:3] * scale), ref.transform(X2[:3]) * scale, rtol=1e-8,
+                                   atol=0, err_msg=name)
