@@ -95,7 +95,7 @@ func TestColumnMajorWarning(t *testing.T) {
 	if err := WriteArray(path, "/plain", []int{5, 3, 2}, make([]float64, 30), false); err != nil {
 		t.Fatal(err)
 	}
-	err := update(path, true, func(f *hdf5.File) error {
+	err := update(path, true, arrayBytes(1<<20), func(f *hdf5.File) error {
 		return withLock(func() error {
 			d, err := openDataset(f, "/X")
 			if err != nil {
