@@ -79,6 +79,8 @@ GUARDED_NEW(fit_hdf5, (sompca_model **out, const char *path, const char *dataset
             (out, path, dataset, samples_last, opts))
 GUARDED_NEW(model_load, (sompca_model **out, const char *path), (out, path))
 
+GUARDED(method_from_name, (const char *name, int *out_method, int *out_relaxed_start),
+        (name, out_method, out_relaxed_start))
 GUARDED(options_defaults, (int method, sompca_options *out), (method, out))
 GUARDED(transform_size, (const sompca_model *model, size_t n_samples, size_t *out), (model, n_samples, out))
 GUARDED(transform, (const sompca_model *model, double *dst, size_t cap, const void *data, int dtype,
@@ -143,6 +145,14 @@ void sompca_session_free(sompca_session *session)
 		return;
 	}
 	sompca_go_session_free(session);
+}
+
+/* NULL in a forked child (the names live in the Go runtime). */
+const char *sompca_method_name(int method, int relaxed_start)
+{
+	if (atomic_load(&forked))
+		return NULL;
+	return sompca_go_method_name(method, relaxed_start);
 }
 
 /* In a forked child these two do nothing: sompca_options_init leaves

@@ -23,8 +23,8 @@ var methodNames = func() []*C.char {
 	return out
 }()
 
-//export sompca_method_from_name
-func sompca_method_from_name(name *C.sompca_cchar, outMethod *C.int, outRelaxedStart *C.int) C.int {
+//export sompca_go_method_from_name
+func sompca_go_method_from_name(name *C.sompca_cchar, outMethod *C.int, outRelaxedStart *C.int) C.int {
 	return run("sompca_method_from_name", func() error {
 		if outMethod == nil {
 			return errorf(C.SOMPCA_EINVAL, "out_method is NULL")
@@ -48,8 +48,8 @@ func sompca_method_from_name(name *C.sompca_cchar, outMethod *C.int, outRelaxedS
 	})
 }
 
-//export sompca_method_name
-func sompca_method_name(method C.int, relaxedStart C.int) *C.sompca_cchar {
+//export sompca_go_method_name
+func sompca_go_method_name(method C.int, relaxedStart C.int) *C.sompca_cchar {
 	defer recoverVoid("sompca_method_name")
 	if method < 0 || method > C.SOMPCA_METHOD_CSA {
 		return nil

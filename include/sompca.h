@@ -57,7 +57,7 @@
  *   function except sompca_version_number, sompca_version, sompca_errstr
  *   and sompca_last_error therefore fails at once with SOMPCA_EFORK and a
  *   message saying so; sompca_options_init and sompca_model_free do
- *   nothing there. Models of the parent cannot be used in the child. Use
+ *   nothing there and sompca_method_name returns NULL. Models of the parent cannot be used in the child. Use
  *   sompca in the parent, or start workers that exec a new program
  *   (posix_spawn, fork+exec), which load the library afresh. (The Python
  *   binding loads a fresh copy of the library in a forked child itself.)
