@@ -25,6 +25,7 @@ func sompca_go_fit(out **C.sompca_model, data *C.sompca_cvoid, dtype C.int, nSam
 		if err != nil {
 			return err
 		}
+		o.Cancel = withCancel(o.Cancel)
 		var m solver.Model
 		err = offThread(func(onCaller func(func())) error {
 			return m.Fit(src, progressOnCaller(o, onCaller))

@@ -112,6 +112,7 @@ func sompca_go_fit_hdf5(out **C.sompca_model, path, dataset *C.sompca_cchar, lay
 		if err != nil {
 			return err
 		}
+		o.Cancel = withCancel(o.Cancel)
 		var m solver.Model
 		err = offThread(func(onCaller func(func())) error {
 			return m.Fit(src, progressOnCaller(o, onCaller))
@@ -147,6 +148,7 @@ func sompca_go_transform_hdf5(model *C.sompca_cmodel, inPath, inDataset *C.sompc
 			return err
 		}
 		ro.ModelFile = modelFile(m)
+		ro.Cancel = callerCancel()
 		err = offThread(func(func(func())) error {
 			return hdf5io.TransformFile(m, names[0], names[1], ro, names[2], names[3], overwrite != 0)
 		})

@@ -24,6 +24,8 @@ static pthread_once_t keys_once = PTHREAD_ONCE_INIT;
 static int keys_ok;
 /* Set when this thread's message could not be stored (no memory). */
 static _Thread_local int error_lost;
+/* The calling thread's cancellation flag (sompca_cancel_flag), or NULL. */
+static _Thread_local const volatile int *cancel_flag;
 
 static void make_keys(void)
 {
@@ -156,3 +158,9 @@ int sompca_capi_call_progress(sompca_progress_fn fn, void *user, int done, int t
 {
 	return fn(user, done, total, variance);
 }
+
+void sompca_cancel_flag(const volatile int *flag) { cancel_flag = flag; }
+
+const volatile int *sompca_capi_cancel_flag(void) { return cancel_flag; }
+
+int sompca_capi_canceled(const volatile int *flag) { return *flag != 0; }

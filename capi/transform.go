@@ -58,8 +58,9 @@ func sompca_go_transform(model *C.sompca_cmodel, dst *C.double, capacity C.size_
 		if need == 0 {
 			return nil
 		}
+		cancel := callerCancel()
 		err = offThread(func(func(func())) error {
-			_, err := m.TransformTo(unsafe.Slice((*float64)(unsafe.Pointer(dst)), need), src)
+			_, err := m.TransformToCancel(unsafe.Slice((*float64)(unsafe.Pointer(dst)), need), src, cancel)
 			return err
 		})
 		return solverError(err)

@@ -40,6 +40,10 @@ type Options struct {
 	// HDF5 read; 0 means DefaultChunkBytes. A read holds at least one
 	// sample whatever the bound.
 	ChunkBytes int64
+	// Cancel, if not nil, is polled before every read from the file (and
+	// by TransformFile between runs of samples); once it returns true the
+	// read fails with solver.ErrCanceled.
+	Cancel func() bool
 }
 
 // Source streams the samples of one HDF5 dataset to the solver. It

@@ -237,6 +237,9 @@ func (s *Source) Read(start, n int) (solver.Block, error) {
 	if s.mem != nil {
 		return s.mem.Read(start, n)
 	}
+	if s.opts.Cancel != nil && s.opts.Cancel() {
+		return solver.Block{}, solver.ErrCanceled
+	}
 	f := s.wait()
 	if f == nil || f.start != start || f.n != n {
 		// Not the run read ahead (the first Read, or a caller reading

@@ -69,7 +69,7 @@ func TransformFile(model *solver.Model, inPath, inDataset string, in Options, ou
 		}
 		for start := 0; start < m && err == nil; start += rows {
 			n := min(rows, m-start)
-			if _, err = model.TransformTo(features[:n*p], &window{src, start, n}); err != nil {
+			if _, err = model.TransformToCancel(features[:n*p], &window{src, start, n}, in.Cancel); err != nil {
 				transformErr = err
 				if se := (*solver.SampleError)(nil); errors.As(err, &se) {
 					// The solver counts samples from the window's start.

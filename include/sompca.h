@@ -102,7 +102,7 @@ extern "C" {
 #define SOMPCA_EIO        5 /* file or HDF5 I/O failure: missing file or dataset, a failing read or write, existing output */
 #define SOMPCA_ENOMEM     6 /* out of memory */
 #define SOMPCA_EDATA      7 /* bad data: NaN or Inf, zero variance, too few samples for the method */
-#define SOMPCA_ECANCELED  8 /* the progress callback cancelled the fit */
+#define SOMPCA_ECANCELED  8 /* cancelled: by the progress callback or the flag of sompca_cancel_flag */
 #define SOMPCA_EINTERNAL  9 /* a bug in sompca (a recovered panic): please report it */
 #define SOMPCA_EHANDLE    10 /* misuse: a freed or foreign model handle (not made by sompca, or freed) */
 #define SOMPCA_EFORK     11 /* called in a child forked after the library was loaded: see "Fork" */
@@ -244,6 +244,18 @@ const char *sompca_last_error(void);
  * the next such call on the thread. Thread-safe.
  */
 const char *sompca_last_warning(void);
+
+/*
+ * Sets the cancellation flag of the calling thread: the long calls this
+ * thread makes from then on (sompca_fit, sompca_fit_hdf5, sompca_transform
+ * and sompca_transform_hdf5) read *flag every few milliseconds of work and,
+ * once it is non-zero, stop and return SOMPCA_ECANCELED, making no model
+ * and leaving no output file (a transform's dst is then unspecified). Any
+ * thread or a signal handler may set *flag (e.g. on Ctrl-C); the library
+ * only reads it. The flag must stay valid while such calls run; NULL (the
+ * initial state) removes it. Thread-safe; does not change the last error.
+ */
+void sompca_cancel_flag(const volatile int *flag);
 
 /*
  * Fills *opts with the defaults and sets opts->size. Does nothing if opts

@@ -56,7 +56,13 @@ func (f *fitter) pcaScatter(P int) (*mat.Dense, []float64, error) {
 	if err := f.pass(&Pass{Op: OpScatter, Shape: f.shape, Samples: f.m, Mean: f.mean}, S); err != nil {
 		return nil, nil, err
 	}
-	return topEigenvectors(newSymAcc(D, S).toSym(nil), P)
+	var W *mat.Dense
+	var vals []float64
+	var err error
+	if cerr := interruptible(f.opts.Cancel, func() { W, vals, err = topEigenvectors(newSymAcc(D, S).toSym(nil), P) }); cerr != nil {
+		return nil, nil, cerr
+	}
+	return W, vals, err
 }
 
 // pcaGram diagonalises the M x M Gram matrix of the centred samples and
@@ -67,8 +73,13 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	if err := f.pass(&Pass{Op: OpCentred, Shape: f.shape, Samples: f.m, Mean: f.mean}, X.RawMatrix().Data); err != nil {
 		return nil, nil, err
 	}
-	K := gramUpper(X)
-	V, vals, err := topEigenvectors(K, P)
+	var V *mat.Dense
+	var vals []float64
+	var err error
+	cerr := interruptible(f.opts.Cancel, func() { V, vals, err = topEigenvectors(gramUpper(X), P) })
+	if cerr != nil {
+		return nil, nil, cerr
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -15,10 +15,17 @@ import (
 // (ErrData, a *SampleError naming the sample); dst then holds partial
 // results. A failed read is ErrSource wrapping the source's error.
 func (m *Model) TransformTo(dst []float64, src Source) ([]float64, error) {
-	return m.transform(dst, src, 0)
+	return m.transform(dst, src, 0, nil)
 }
 
-func (m *Model) transform(dst []float64, src Source, threads int) ([]float64, error) {
+// TransformToCancel is TransformTo that stops with ErrCanceled once
+// cancel, polled every few samples, returns true; dst then holds partial
+// results.
+func (m *Model) TransformToCancel(dst []float64, src Source, cancel func() bool) ([]float64, error) {
+	return m.transform(dst, src, 0, cancel)
+}
+
+func (m *Model) transform(dst []float64, src Source, threads int, cancel func() bool) ([]float64, error) {
 	if !m.Fitted() {
 		return nil, ErrNotFitted
 	}
@@ -56,6 +63,7 @@ func (m *Model) transform(dst []float64, src Source, threads int) ([]float64, er
 		meanProj[p] = c.full(Block{F64: m.Mean}, vs[p])
 	}
 	run := newRunner(src, len(m.Mean), threads)
+	run.canceled = cancel
 	defer run.close()
 	if err := run.Run(&Pass{Op: OpTransform, Shape: dims, Samples: M, Features: vs, Offset: meanProj}, dst); err != nil {
 		return nil, err

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1448,6 +1449,47 @@ static void test_file_size_limit(const char *dir)
 	sompca_model_free(model);
 }
 
+static void *set_after_100ms(void *flag)
+{
+	struct timespec pause = {0, 100 * 1000 * 1000};
+	nanosleep(&pause, NULL);
+	*(volatile int *)flag = 1;
+	return NULL;
+}
+
+/* sompca_cancel_flag: a fit of 10^6 sweeps (minutes) stops soon after
+ * another thread sets the flag, with SOMPCA_ECANCELED and no model; a
+ * transform with the flag set does nothing; without the flag, and on
+ * other threads, calls work as before. */
+static void test_cancel_flag(void)
+{
+	static volatile int flag;
+	sompca_options opts;
+	sompca_options_init(&opts);
+	opts.max_iter = 1000000;
+	opts.n_components = 2;
+	flag = 0;
+	sompca_cancel_flag(&flag);
+	pthread_t setter;
+	CHECK(pthread_create(&setter, NULL, set_after_100ms, (void *)&flag) == 0);
+	sompca_model *model = (sompca_model *)&flag; /* set to NULL by the cancelled fit */
+	alarm(60); /* an uncancelled fit would run for minutes: end the test by SIGALRM */
+	CHECK_STATUS(sompca_fit(&model, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts), SOMPCA_ECANCELED);
+	alarm(0);
+	CHECK(model == NULL);
+	CHECK(pthread_join(setter, NULL) == 0);
+
+	sompca_cancel_flag(NULL);
+	sompca_model *fitted = fit_with(SOMPCA_METHOD_SOMPCA, 1, 3, SOMPCA_FLOAT64); /* no flag: works */
+	double z[M * 3];
+	sompca_cancel_flag(&flag); /* still set */
+	CHECK_STATUS(sompca_transform(fitted, z, M * 3, data_f64, SOMPCA_FLOAT64, M), SOMPCA_ECANCELED);
+	flag = 0;
+	CHECK_OK(sompca_transform(fitted, z, M * 3, data_f64, SOMPCA_FLOAT64, M));
+	sompca_cancel_flag(NULL);
+	sompca_model_free(fitted);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "--panic") == 0) {
@@ -1499,6 +1541,7 @@ int main(int argc, char **argv)
 	test_session();
 	test_mode_all();
 	test_fork();
+	test_cancel_flag();
 	check_report();
 	return 0;
 }

@@ -19,8 +19,8 @@ mismatch", not a model) raise :class:`OSError`, any other code
 (``SOMPCA_ENUMERICAL``, ``SOMPCA_EHANDLE``, ...) :class:`RuntimeError`; the message is
 ``sompca_last_error()``, read right after the failing call on the same
 thread (the library keeps it per thread), and the exception's ``status``
-attribute is the ``SOMPCA_E*`` code. A fit cancelled by Ctrl-C raises
-:class:`KeyboardInterrupt`.
+attribute is the ``SOMPCA_E*`` code. A fit or transform interrupted by
+Ctrl-C stops within milliseconds and raises :class:`KeyboardInterrupt`.
 """
 
 import ctypes
@@ -84,6 +84,7 @@ _SIGNATURES = {
     "sompca_errstr": (c_char_p, [c_int]),
     "sompca_last_error": (c_char_p, []),
     "sompca_last_warning": (c_char_p, []),
+    "sompca_cancel_flag": (None, [POINTER(c_int)]),
     "sompca_options_init": (None, [POINTER(Options)]),
     "sompca_options_defaults": (c_int, [c_int, POINTER(Options)]),
     "sompca_method_from_name": (c_int, [c_char_p, POINTER(c_int), POINTER(c_int)]),
@@ -369,35 +370,36 @@ class _Progress:
         return 1 if self.cancel.is_set() else 0
 
 
-def _run_fit(call, options, report):
-    """Run ``call(out, options) -> status`` and return the new model handle.
+def _interruptibly(call, on_interrupt=None):
+    """Run ``call() -> status``; return (status, message or None, interrupted).
 
     On the main thread, the call runs in a worker thread so that Ctrl-C
-    reaches Python at once: the main thread then sets the cancel flag,
-    which the progress callback returns to the library, and the fit ends
-    with KeyboardInterrupt after the current unit of work.
+    reaches Python at once: the main thread then sets the cancellation flag
+    that the library polls every few milliseconds of work
+    (``sompca_cancel_flag``), calls ``on_interrupt``, and waits for the call
+    to end (with SOMPCA_ECANCELED, or done). The caller raises
+    KeyboardInterrupt then.
     """
-    progress = _Progress(report)
-    options.progress = progress.function
-    out = _model_p()
+    flag = c_int(0)
     result = {}
-
     finished = threading.Event()
 
     def work():
+        lib.sompca_cancel_flag(byref(flag))
         try:
-            status = call(byref(out), byref(options))
+            status = call()
             result["status"] = status
             if status != OK:  # the message is per thread: read it here
                 result["message"] = _message(status)
         except BaseException as exc:  # a ctypes argument error: raised again by the caller
             result["exception"] = exc
         finally:
+            lib.sompca_cancel_flag(None)
             finished.set()
 
     interrupted = False
     if threading.current_thread() is threading.main_thread():
-        threading.Thread(target=work, name="sompca-fit", daemon=True).start()
+        threading.Thread(target=work, name="sompca-call", daemon=True).start()
         # Timed waits, so that Python runs its signal handlers (Ctrl-C) in between,
         # whichever thread the signal was delivered to. (Not Thread.join: a join
         # interrupted by KeyboardInterrupt can mark a running thread as stopped.)
@@ -406,12 +408,37 @@ def _run_fit(call, options, report):
                 finished.wait(0.05)
             except KeyboardInterrupt:
                 interrupted = True
-                progress.cancel.set()
+                flag.value = 1
+                if on_interrupt is not None:
+                    on_interrupt()
     else:
         work()
     if "exception" in result:
-        raise result["exception"]
-    status = result["status"]
+        raise result.pop("exception")
+    return result["status"], result.get("message"), interrupted
+
+
+def _run(call):
+    """Run an interruptible ``call() -> status`` (a transform); raise its error or KeyboardInterrupt."""
+    status, message, interrupted = _interruptibly(call)
+    if interrupted:
+        raise KeyboardInterrupt
+    if status != OK:
+        raise error_for(status, message)
+
+
+def _run_fit(call, options, report):
+    """Run ``call(out, options) -> status`` and return the new model handle.
+
+    Interruptible by Ctrl-C (see _interruptibly); ``report(done, total,
+    variance)`` is called after each unit of work, and an exception it
+    raises stops the fit and is raised again here.
+    """
+    progress = _Progress(report)
+    options.progress = progress.function
+    out = _model_p()
+    status, message, interrupted = _interruptibly(lambda: call(byref(out), byref(options)),
+                                                  on_interrupt=progress.cancel.set)
     if status == OK and not (interrupted or progress.error is not None):
         return out
     if status == OK:  # finished before it could be cancelled: drop the model
@@ -420,7 +447,7 @@ def _run_fit(call, options, report):
         raise KeyboardInterrupt
     error, progress.error = progress.error, None
     if error is None:
-        error = error_for(status, result["message"])
+        error = error_for(status, message)
     # Raised without keeping a reference here: this frame, which the
     # traceback holds, must not hold the exception (a cycle that would keep
     # the caller's training data alive until the garbage collector runs).
@@ -556,17 +583,21 @@ class Model:
         features = np.empty((n_samples, self.n_components()), dtype=np.float64)
         if features.size != size.value:
             raise RuntimeError(f"sompca: transform needs {size.value} values, expected {features.size}")
-        check(lib.sompca_transform(self._handle, features.ctypes.data_as(_doubles), features.size,
-                                   array.ctypes.data_as(c_void_p), dtype, n_samples))
+        handle, dst, data = self._handle, features.ctypes.data_as(_doubles), array.ctypes.data_as(c_void_p)
+        _run(lambda: lib.sompca_transform(handle, dst, features.size, data, dtype, n_samples))
         return features
 
     def transform_hdf5(self, in_path, in_dataset, out_path, out_dataset, layout=LAYOUT_SAMPLES_FIRST,
                        overwrite=False):
         """Stream the features of an HDF5 dataset into another HDF5 file (layout: a LAYOUT_* code)."""
-        status = lib.sompca_transform_hdf5(self._handle, _path(in_path), _name(in_dataset), layout,
-                                           _path(out_path), _name(out_dataset), int(overwrite))
-        said = [lib.sompca_last_warning()]
-        check(status)
+        args = (self._handle, _path(in_path), _name(in_dataset), layout, _path(out_path),
+                _name(out_dataset), int(overwrite))
+        said = []
+        def call():
+            status = lib.sompca_transform_hdf5(*args)
+            said.append(lib.sompca_last_warning())
+            return status
+        _run(call)
         _warn(said)
 
     # Accessors ----------------------------------------------------------
