@@ -28,12 +28,36 @@ type MemoryPlanner interface {
 
 // DefaultMemoryLimit returns the memory budget of a fit whose
 // Options.MemoryLimit is 0: a quarter of the machine's physical memory,
-// or 1 GiB where the system does not say how much it has.
+// or 1 GiB where the system does not say how much it has, but no more
+// than the process may allocate (see MemoryCap) or the system has
+// available (MemAvailable).
 func DefaultMemoryLimit() int64 {
+	limit, _ := defaultMemoryLimit()
+	return limit
+}
+
+// defaultMemoryLimit is DefaultMemoryLimit and what sets it, for messages.
+func defaultMemoryLimit() (int64, string) {
+	limit, what := int64(1<<30), "the default memory limit"
 	if total := physicalMemory(); total > 0 {
-		return total / 4
+		limit, what = total/4, "the default memory limit (a quarter of physical memory)"
 	}
-	return 1 << 30
+	// Never more than the process may still allocate (ulimit -v and -d,
+	// its cgroup's memory.max) or the system has available.
+	if room, name := memoryCap(true); room > 0 && room < limit {
+		limit, what = room, "the default memory limit, the room left under "+name+","
+	}
+	return limit, what
+}
+
+// MemoryCap returns the bytes the process may still allocate before the
+// operating system refuses: the room under RLIMIT_AS, RLIMIT_DATA and the
+// cgroup's memory.max, whichever is least; 0 when none is set (or the
+// system is not Linux). Programs that embed the Go runtime in another
+// process (the C library) set the runtime's soft memory limit from it.
+func MemoryCap() int64 {
+	room, _ := memoryCap(false)
+	return room
 }
 
 // FormatBytes formats a byte count for messages: "512 MiB (536870912 bytes)".
@@ -60,12 +84,20 @@ func (f *fitter) planMemory(src Source, threads int) error {
 	if limit < 0 {
 		return errorf(ErrInvalid, "solver: MemoryLimit = %d: want 0 (the default, %s) or a positive number of bytes", limit, FormatBytes(DefaultMemoryLimit()))
 	}
+	what := "the memory limit"
 	if limit == 0 {
-		limit = DefaultMemoryLimit()
+		limit, what = defaultMemoryLimit()
+	}
+	// Beyond what the operating system grants, an allocation would make
+	// the Go runtime abort the whole process: the budget never exceeds it.
+	if room, name := memoryCap(false); room > 0 && room < limit {
+		limit, what = room, "the room left under "+name
 	}
 	work := f.workspaceBytes(threads)
 	if work > limit {
-		return errorf(ErrMemory, "solver: memory limit of %s is too small: %v on %d samples of shape %v needs %s of workspace", FormatBytes(limit), f.opts.Method, f.m, f.shape, FormatBytes(work))
+		return errorf(ErrMemory, "solver: %s of %s is too small: %v on %d samples of shape %v with %d threads needs %s of workspace "+
+			"(scatter matrices and per-thread buffers); give the process more memory or the fit a larger MemoryLimit, "+
+			"use fewer threads, or fewer features or a smaller sample shape", what, FormatBytes(limit), f.opts.Method, f.m, f.shape, threads, FormatBytes(work))
 	}
 	f.spare = limit - work
 	if p, ok := src.(MemoryPlanner); ok {

@@ -15,7 +15,7 @@ The library is looked up in this order:
 Error model: ``SOMPCA_EINVAL``, ``SOMPCA_ESHAPE``, ``SOMPCA_ERANGE`` and
 ``SOMPCA_EDATA`` raise :class:`ValueError`, ``SOMPCA_EIO`` and
 ``SOMPCA_EFILE`` (a file's content is invalid: corrupt, "checksum
-mismatch", not a model) raise :class:`OSError`, any other code
+mismatch", not a model) raise :class:`OSError`, ``SOMPCA_ENOMEM`` :class:`MemoryError`, any other code
 (``SOMPCA_ENUMERICAL``, ``SOMPCA_EHANDLE``, ...) :class:`RuntimeError`; the message is
 ``sompca_last_error()``, read right after the failing call on the same
 thread (the library keeps it per thread), and the exception's ``status``

@@ -203,3 +203,23 @@ def test_cli_interrupted_exits_130_and_leaves_no_output(tmp_path):
         child.kill()  # a no-op once it has exited
     assert child.returncode == 130, stdout + stderr
     assert list(out.iterdir()) == []
+
+
+def test_a_fit_beyond_the_address_space_limit_is_a_memoryerror():
+    # ulimit -v 3 GB; SO-MPCA on 10 vectors of 12,000 needs about 5 GiB of scatter
+    # matrices. Before, the budget (a quarter of RAM) let it allocate and the Go
+    # runtime aborted the interpreter ("fatal error: out of memory").
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    result = run_child("""
+        import numpy as np, sompca
+        X = np.random.default_rng(0).normal(size=(10, 12000))
+        try:
+            sompca.SOMPCA(n_components=2).fit(X)
+        except MemoryError as err:
+            assert "RLIMIT_AS" in str(err) and "GiB" in str(err) and "threads" in str(err), err
+            print("MemoryError")
+        assert sompca.SOMPCA(n_components=2).fit(X[:, :50]).n_components_ == 2  # still usable
+    """, preexec_fn=limit)
+    assert (result.returncode, result.stdout.strip()) == (0, "MemoryError"), result.stdout + result.stderr
