@@ -46,13 +46,23 @@ func fixSign(v []float64) {
 // symmetric B^T S B exactly; the Lanczos path applies Gamma S Gamma,
 // keeping its vectors in range(Gamma). Either way the answer satisfies
 // the constraint to rounding, even when S has a zero eigenvalue there.
+//
+// Its workspaces are sized by the first updates of a fit and reused by
+// the rest, so that updates allocate nothing (TestAllocations). An
+// eigenSolver with threads != 1 starts goroutines for the products with Y
+// on first use: close stops them.
 type eigenSolver struct {
-	es      mat.EigenSym
-	vecs    mat.Dense
+	work    eigenWork // the dense path's scratch
 	kr      krylov
 	threads int       // goroutines for the products with Y
 	parts   []float64 // per-chunk sums of those products
 	tmp     []float64 // Y v
+	s       []float64 // the storage of S when topGram forms it
+	sym     mat.SymDense
+	symS    *mat.SymDense          // the matrix symApply applies
+	symFn   func(dst, v []float64) // v -> symS v, made once
+	gram    gramOp                 // the operator gramApply applies
+	gramFn  func(dst, v []float64) // v -> Y^T (Y v), made once
 }
 
 var errNoFreedom = errors.New("solver: no direction left outside the constraint")
@@ -77,7 +87,7 @@ func (e *eigenSolver) top(u []float64, S *mat.SymDense, C *mat.Dense, warm []flo
 	} else {
 		var ok bool
 		applies := 0
-		val, ok = e.kr.top(u, symApply(S), constraint(C, n), warm, krylovMaxApply(n), &applies)
+		val, ok = e.kr.top(u, e.symApply(S), constraint(C, n), warm, krylovMaxApply(n), &applies)
 		*hint = applies
 		if !ok {
 			val, err = e.dense(u, S, C)
@@ -115,20 +125,19 @@ func (e *eigenSolver) topGram(u []float64, Y []float64, C *mat.Dense, warm []flo
 	if n > denseLimit && *hint <= gramBudget(n) {
 		applies := 0
 		val, ok := e.kr.top(u, e.gramApply(Y, n), constraint(C, n), warm, gramBudget(n), &applies)
-		statCalls++
-		statApplies += applies
 		if ok {
 			*hint = applies
 			fixSign(u)
 			return val, nil
 		}
-		statFall++
 		warm = u
 	}
 	m := len(Y) / n
-	S := mat.NewSymDense(n, nil)
-	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: m, Cols: n, Stride: n, Data: Y}, 0, S.RawSymmetric())
-	return e.top(u, S, C, warm, hint)
+	e.s = grow(e.s, n*n)
+	raw := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: e.s}
+	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: m, Cols: n, Stride: n, Data: Y}, 0, raw)
+	e.sym.SetRawSymmetric(raw)
+	return e.top(u, &e.sym, C, warm, hint)
 }
 
 // gramBudget is the number of products S v = Y^T (Y v) that cost about as
@@ -139,95 +148,102 @@ func gramBudget(n int) int { return max(16, n) }
 // one task sums; the chunks' sums are added in chunk order.
 const gramChunk = 64
 
+// gramOp is the product v -> Y^T (Y v) of gramApply, with its workers.
+type gramOp struct {
+	y         []float64 // Y, m x n row-major
+	n, chunks int
+	threads   int
+	v         []float64 // the vector of the product under way
+	tasks     chan int  // worker t sums its share of the chunks
+	wg        sync.WaitGroup
+	started   int // workers running
+}
+
 // gramApply returns v -> Y^T (Y v) for Y (m x n, row-major), over chunks
 // of gramChunk rows spread on up to threads goroutines. The chunks and the
 // order of their sums are fixed, so the result does not depend on the
-// number of threads.
+// number of threads. The goroutines are started once and the returned
+// function made once per eigenSolver; a later call redirects both to the
+// new Y.
 func (e *eigenSolver) gramApply(Y []float64, n int) func(dst, v []float64) {
+	g := &e.gram
 	m := len(Y) / n
-	chunks := (m + gramChunk - 1) / gramChunk
-	if cap(e.parts) < chunks*n {
-		e.parts = make([]float64, chunks*n)
-	}
-	parts := e.parts[:chunks*n]
+	g.y, g.n, g.chunks = Y, n, (m+gramChunk-1)/gramChunk
+	e.parts = grow(e.parts, g.chunks*n)
+	e.tmp = grow(e.tmp, m)
 	threads := e.threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	threads = min(threads, chunks)
-	if cap(e.tmp) < m {
-		e.tmp = make([]float64, m)
+	g.threads = min(threads, g.chunks)
+	for ; g.started < g.threads-1; g.started++ {
+		if g.tasks == nil {
+			g.tasks = make(chan int, threads)
+		}
+		go func() {
+			for t := range g.tasks {
+				e.gramShare(t)
+				g.wg.Done()
+			}
+		}()
 	}
-	tmp := e.tmp[:m]
-	do := func(c int, v []float64) {
+	if e.gramFn == nil {
+		e.gramFn = func(dst, v []float64) {
+			g := &e.gram
+			g.v = v
+			if g.threads > 1 {
+				g.wg.Add(g.threads - 1)
+				for t := 1; t < g.threads; t++ {
+					g.tasks <- t
+				}
+			}
+			e.gramShare(0)
+			g.wg.Wait()
+			n := g.n
+			copy(dst, e.parts[:n])
+			for c := 1; c < g.chunks; c++ {
+				floats.Add(dst, e.parts[c*n:(c+1)*n])
+			}
+		}
+	}
+	return e.gramFn
+}
+
+// gramShare computes the chunks of worker t's share of the product.
+func (e *eigenSolver) gramShare(t int) {
+	g := &e.gram
+	n, m := g.n, len(g.y)/g.n
+	vv := blas64.Vector{N: n, Inc: 1, Data: g.v}
+	for c := t * g.chunks / g.threads; c < (t+1)*g.chunks/g.threads; c++ {
 		lo, hi := c*gramChunk, min(m, (c+1)*gramChunk)
-		Yc := blas64.General{Rows: hi - lo, Cols: n, Stride: n, Data: Y[lo*n : hi*n]}
-		t := blas64.Vector{N: hi - lo, Inc: 1, Data: tmp[lo:hi]}
-		blas64.Gemv(blas.NoTrans, 1, Yc, blas64.Vector{N: n, Inc: 1, Data: v}, 0, t)
-		blas64.Gemv(blas.Trans, 1, Yc, t, 0, blas64.Vector{N: n, Inc: 1, Data: parts[c*n : (c+1)*n]})
+		Yc := blas64.General{Rows: hi - lo, Cols: n, Stride: n, Data: g.y[lo*n : hi*n]}
+		tv := blas64.Vector{N: hi - lo, Inc: 1, Data: e.tmp[lo:hi]}
+		blas64.Gemv(blas.NoTrans, 1, Yc, vv, 0, tv)
+		blas64.Gemv(blas.Trans, 1, Yc, tv, 0, blas64.Vector{N: n, Inc: 1, Data: e.parts[c*n : (c+1)*n]})
 	}
-	return func(dst, v []float64) {
-		if threads == 1 {
-			for c := range chunks {
-				do(c, v)
-			}
-		} else {
-			var wg sync.WaitGroup
-			wg.Add(threads)
-			for t := range threads {
-				go func() {
-					defer wg.Done()
-					for c := t * chunks / threads; c < (t+1)*chunks/threads; c++ {
-						do(c, v)
-					}
-				}()
-			}
-			wg.Wait()
-		}
-		copy(dst, parts[:n])
-		for c := 1; c < chunks; c++ {
-			floats.Add(dst, parts[c*n:(c+1)*n])
-		}
+}
+
+// close stops the goroutines of the products with Y, if any.
+func (e *eigenSolver) close() {
+	if e.gram.tasks != nil {
+		close(e.gram.tasks)
+		e.gram.tasks = nil
+		e.gram.started = 0
 	}
 }
 
 func (e *eigenSolver) dense(u []float64, S *mat.SymDense, C *mat.Dense) (float64, error) {
-	n := S.SymmetricDim()
+	var val float64
+	var ok bool
 	if C == nil {
-		if !e.es.Factorize(S, true) {
-			return 0, errorf(ErrNumerical, "solver: symmetric eigendecomposition did not converge")
-		}
-		vals := e.es.Values(nil)
-		e.vecs.Reset()
-		e.es.VectorsTo(&e.vecs)
-		top := len(vals) - 1 // ascending order
-		mat.Col(u, top, &e.vecs)
-		return vals[top], nil
+		val, ok = e.work.top(u, S)
+	} else {
+		val, ok = e.work.topConstrained(u, S, C)
 	}
-	B := complementBasis(C)
-	_, r := B.Dims()
-	var BSB mat.Dense
-	BSB.Mul(B.T(), S)
-	var T mat.Dense
-	T.Mul(&BSB, B)
-	Ts := mat.NewSymDense(r, nil)
-	for i := range r {
-		for j := i; j < r; j++ {
-			Ts.SetSym(i, j, 0.5*(T.At(i, j)+T.At(j, i)))
-		}
-	}
-	if !e.es.Factorize(Ts, true) {
+	if !ok {
 		return 0, errorf(ErrNumerical, "solver: symmetric eigendecomposition did not converge")
 	}
-	vals := e.es.Values(nil)
-	e.vecs.Reset()
-	e.es.VectorsTo(&e.vecs)
-	w := mat.Col(nil, r-1, &e.vecs)
-	uv := mat.NewVecDense(n, u)
-	uv.MulVec(B, mat.NewVecDense(r, w))
-	// Renormalise against rounding in the basis.
-	floats.Scale(1/floats.Norm(u, 2), u)
-	return vals[r-1], nil
+	return val, nil
 }
 
 // complementBasis returns an orthonormal basis (n x (n-c)) of the
@@ -269,12 +285,17 @@ func orthonormalRange(A *mat.Dense) *mat.Dense {
 	return mat.DenseCopyOf(U.Slice(0, n, 0, r))
 }
 
-// symApply returns v -> S v for the upper triangle of S.
-func symApply(S *mat.SymDense) func(dst, v []float64) {
-	raw := S.RawSymmetric()
-	return func(dst, v []float64) {
-		blas64.Symv(1, raw, blas64.Vector{N: len(v), Inc: 1, Data: v}, 0, blas64.Vector{N: len(dst), Inc: 1, Data: dst})
+// symApply returns v -> S v for the upper triangle of S. The function is
+// made once per eigenSolver; a later call redirects it to the new S.
+func (e *eigenSolver) symApply(S *mat.SymDense) func(dst, v []float64) {
+	e.symS = S
+	if e.symFn == nil {
+		e.symFn = func(dst, v []float64) {
+			raw := e.symS.RawSymmetric()
+			blas64.Symv(1, raw, blas64.Vector{N: len(v), Inc: 1, Data: v}, 0, blas64.Vector{N: len(dst), Inc: 1, Data: dst})
+		}
 	}
+	return e.symFn
 }
 
 // constraint returns C's storage for krylov (no columns when C is nil).
@@ -284,5 +305,3 @@ func constraint(C *mat.Dense, n int) blas64.General {
 	}
 	return C.RawMatrix()
 }
-
-var statCalls, statApplies, statFall int

@@ -37,7 +37,7 @@ func (f *fitter) fitAllModes() (*Model, error) {
 		// spare memory, no cache of partial contractions.
 		f.mode, f.opts.Components, f.spare = n, counts[n], spare
 		if f.run != nil {
-			f.run.z, f.run.zkey = nil, nil
+			f.run.z, f.run.zValid = nil, false
 		}
 		if progress != nil {
 			off := done
@@ -60,7 +60,7 @@ func (f *fitter) fitAllModes() (*Model, error) {
 		done += counts[n]
 	}
 	if f.run != nil {
-		f.run.z, f.run.zkey = nil, nil
+		f.run.z, f.run.zValid = nil, false
 	}
 	if P > 0 && total > P {
 		fused.sortFeatures(ByVariance, false)

@@ -47,13 +47,18 @@ type krylov struct {
 	ct      []float64 // C^T v
 }
 
+// reset sizes the workspace for operators of dimension n, reusing the
+// storage of a larger one (the modes of a fit take turns).
 func (k *krylov) reset(n int) {
 	if k.n == n {
 		return
 	}
 	s := krylovSteps
-	*k = krylov{n: n, q: make([]float64, s*n), w: make([]float64, n), h: make([]float64, s), x: make([]float64, n),
-		d: make([]float64, s), e: make([]float64, s), z: make([]float64, s*s), work: make([]float64, 2*s)}
+	k.n = n
+	k.q, k.w, k.x = grow(k.q, s*n), grow(k.w, n), grow(k.x, n)
+	if k.h == nil {
+		k.h, k.d, k.e, k.z, k.work = make([]float64, s), make([]float64, s), make([]float64, s), make([]float64, s*s), make([]float64, 2*s)
+	}
 }
 
 // project sets v = (I - C C^T) v for C (n x c, row-major, orthonormal

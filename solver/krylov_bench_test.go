@@ -44,7 +44,7 @@ func BenchmarkModeEigen(b *testing.B) {
 				ya(w, v)
 			}
 		})
-		sa := symApply(S)
+		sa := new(eigenSolver).symApply(S)
 		b.Run(fmt.Sprintf("%dx%d/SApply", m, n), func(b *testing.B) {
 			for range b.N {
 				sa(w, v)

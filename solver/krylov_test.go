@@ -82,7 +82,7 @@ func TestKrylovTop(t *testing.T) {
 			var kr krylov
 			u := make([]float64, n)
 			applies := 0
-			val, ok := kr.top(u, symApply(S), constraint(C, n), warm, 1000, &applies)
+			val, ok := kr.top(u, new(eigenSolver).symApply(S), constraint(C, n), warm, 1000, &applies)
 			if !ok {
 				t.Fatalf("c = %d, %s start: did not converge in %d products", c, name, applies)
 			}
@@ -112,7 +112,7 @@ func TestKrylovTop(t *testing.T) {
 	var kr krylov
 	u := make([]float64, n)
 	applies := 0
-	if _, ok := kr.top(u, symApply(S), constraint(nil, n), nil, 3, &applies); ok || applies != 3 {
+	if _, ok := kr.top(u, new(eigenSolver).symApply(S), constraint(nil, n), nil, 3, &applies); ok || applies != 3 {
 		t.Errorf("3 products: converged = %v after %d products, want false after 3", ok, applies)
 	}
 	if nu := floats.Norm(u, 2); math.Abs(nu-1) > 1e-14 {

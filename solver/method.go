@@ -46,10 +46,6 @@ func (m Method) String() string {
 // (tensor-to-vector projection) methods, which support RelaxedStart.
 func (m Method) IsTVP() bool { return m.spec() != nil && m.spec().family == familyTVP }
 
-// centred reports whether the method works on data centred by the
-// training mean.
-func (m Method) centred() bool { return m.spec().centred }
-
 // methodAliases are names ParseMethod accepts besides the table's.
 var methodAliases = map[string]Method{"sompca": SOMPCA, "fompca": FOMPCA}
 

@@ -198,15 +198,14 @@ func (p *Pass) PartialLen() int {
 // Workspace is the scratch space Partial needs: one per goroutine,
 // reused across passes, grown only when a pass needs more.
 type Workspace struct {
-	c, cz       *contractor // over the sample shape, and over its first N-1 modes
-	rows, g     []float64
-	x, y, tmp   []float64
-	shapeOf     []int
-	mean, m2, s []float64
-	sc          scratch      // transposes of the mode products
-	x2          []float64    // a leaf contracted with complements
-	dims        []int        // a leaf's tensor shape, samples first
-	factors     []*mat.Dense // and its factors
+	c, cz     *contractor // over the sample shape, and over its first N-1 modes
+	rows, g   []float64
+	x, y, tmp []float64
+	shapeOf   []int
+	sc        scratch      // transposes of the mode products
+	x2        []float64    // a leaf contracted with complements
+	dims      []int        // a leaf's tensor shape, samples first
+	factors   []*mat.Dense // and its factors
 }
 
 // NewWorkspace returns an empty workspace.

@@ -131,11 +131,13 @@ type runner struct {
 	pool bufPool
 
 	// The cache of Z_m = X_m x_N u^(N) for N >= 3 (see tvpFit): zkey is the
-	// u^(N) it was filled with, nil when invalid.
-	z    []float64
-	zkey []float64
+	// u^(N) it was filled with, valid when zValid.
+	z      []float64
+	zkey   []float64
+	zValid bool
 
-	j job
+	j    job
+	fold Fold // reused by every pass
 }
 
 // job is one read's share of a pass, worked on by the whole pool. The
@@ -153,6 +155,7 @@ type job struct {
 	g       int
 	spans   []Span
 	pending [][][]float64 // pending[k][i]: the first-finished child of parent i (relative) at level k+1
+	slots   [][]float64   // the storage of pending
 	mu      sync.Mutex
 	wg      sync.WaitGroup
 	panicV  any // the first panic of a worker, under mu
@@ -230,14 +233,15 @@ func (r *runner) runCached(p *Pass, out []float64) error {
 		return r.Run(p, out)
 	}
 	if p.Mode == 0 {
-		r.zkey = nil
+		r.zValid = false
 		if err := r.run(p, out, r.src, r.size, fromXFillZ); err != nil {
 			return err
 		}
-		r.zkey = append(r.zkey[:0:0], p.Vectors[last]...)
+		r.zkey = append(r.zkey[:0], p.Vectors[last]...)
+		r.zValid = true
 		return nil
 	}
-	if !equalFloats(r.zkey, p.Vectors[last]) {
+	if !r.zValid || !equalFloats(r.zkey, p.Vectors[last]) {
 		return r.Run(p, out)
 	}
 	zs := r.size / p.Shape[last]
@@ -266,7 +270,11 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 		ws.ready(p)
 	}
 	r.start()
-	fold := Fold{Pass: p, release: r.pool.put}
+	fold := &r.fold
+	if fold.release == nil {
+		fold.release = r.pool.put
+	}
+	fold.Pass = p
 	rows := p.Rows()
 	for bs := 0; bs < r.m; bs += r.block {
 		bn := min(r.block, r.m-bs)
@@ -299,17 +307,10 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 			for _, s := range j.spans {
 				maxLevel = max(maxLevel, s.Level)
 			}
-			for len(j.pending) < maxLevel {
-				j.pending = append(j.pending, nil)
-			}
-			for k := range maxLevel {
-				need := (j.leaves >> k) + 2
-				if cap(j.pending[k]) < need {
-					j.pending[k] = make([][]float64, need)
-				}
-				j.pending[k] = j.pending[k][:need]
-				clear(j.pending[k])
-			}
+			j.park(maxLevel)
+			// Buffers in flight: one per worker and per pending slot a
+			// worker may have parked at each level, and the fold's stack.
+			r.pool.reserve(r.threads*(maxLevel+1)+2*maxLevel+2, p.PartialLen())
 		}
 		k := min(r.threads, j.leaves)
 		j.wg.Add(k - 1)
@@ -387,6 +388,28 @@ func (j *job) work(w int) {
 	}
 }
 
+// park sizes the pending slots of levels 1..levels, from one allocation
+// reused by later reads and passes.
+func (j *job) park(levels int) {
+	total := 0
+	for k := range levels {
+		total += (j.leaves >> k) + 2
+	}
+	if cap(j.slots) < total {
+		j.slots = make([][]float64, total)
+	}
+	slots := j.slots[:total]
+	clear(slots)
+	if cap(j.pending) < levels {
+		j.pending = make([][][]float64, levels)
+	}
+	j.pending = j.pending[:levels]
+	for k := range levels {
+		need := (j.leaves >> k) + 2
+		j.pending[k], slots = slots[:need:need], slots[need:]
+	}
+}
+
 // climb takes the partial of leaf g up the reduction tree: at each level,
 // the first of two siblings to finish parks its partial, the second
 // combines both and goes on, up to the top of the leaf's span.
@@ -442,6 +465,27 @@ func (b *bufPool) get(n int) []float64 {
 		}
 	}
 	return make([]float64, n)
+}
+
+// reserve makes sure that count buffers of length n are free, allocating
+// what is missing as one block.
+func (b *bufPool) reserve(count, n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	have := 0
+	for _, f := range b.free {
+		if cap(f) >= n {
+			have++
+		}
+	}
+	if have >= count {
+		return
+	}
+	slab := make([]float64, (count-have)*n)
+	for range count - have {
+		b.free = append(b.free, slab[:n:n])
+		slab = slab[n:]
+	}
 }
 
 func (b *bufPool) put(buf []float64) {

@@ -28,7 +28,15 @@ type tvpFit struct {
 
 	eig eigenSolver
 
-	pass Pass // the partial-projections pass, reused
+	pass     Pass // the partial-projections pass, reused
+	projPass Pass // the projection pass, reused
+	// the partial-projections pass's offset and deflation matrix
+	offsetBuf, deflateBuf []float64
+	meanProj              [1]float64 // the projection pass's offset
+	overlap               []float64  // TROD's overlaps of the previous EMPs with the current one
+	// fixed[n] holds the previous EMPs' mode-n vectors for a constrained
+	// mode (I_n x P, used as I_n x p); constraint is the per-mode view.
+	fixed, constraint []*mat.Dense
 
 	// ys holds the mode-n partial projections of every sample (M x I_n,
 	// centred, deflated for TROD): the mode update finds its eigenvector
@@ -62,13 +70,8 @@ func (f *fitter) fitTVP() (*Model, error) {
 	if f.run != nil && f.cacheFits() {
 		f.run.z = make([]float64, f.m*(f.size/f.shape[f.n-1]))
 	}
-	t.u = make([][][]float64, P)
-	t.y = make([][]float64, P)
-	t.plain = make([][]float64, P)
-	t.variance = make([]float64, P)
-	t.hist = make([][]float64, P)
-	t.modeHist = make([][]float64, P)
-	t.iters = make([]int, P)
+	t.allocate(P)
+	defer t.eig.close()
 	for p := range P {
 		if err := t.emp(p); err != nil {
 			return nil, err
@@ -80,31 +83,82 @@ func (f *fitter) fitTVP() (*Model, error) {
 	return t.model(), nil
 }
 
-// uniform returns the normalised uniform vector 1/||1|| of length n.
-func uniform(n int) []float64 {
-	v := make([]float64, n)
-	floats.AddConst(1/math.Sqrt(float64(n)), v)
-	return v
+// allocate sizes, once per fit, everything the P EMPs fill: their
+// vectors, features, histories and the workspaces of their updates, so
+// that no EMP and no sweep allocates (TestAllocations).
+func (t *tvpFit) allocate(P int) {
+	K, maxI, sumI := t.opts.MaxIter, 0, 0
+	for _, d := range t.shape {
+		maxI, sumI = max(maxI, d), sumI+d
+	}
+	t.u = make([][][]float64, P)
+	vecs, views := make([]float64, P*sumI), make([][]float64, P*t.n)
+	for p := range P {
+		t.u[p] = views[p*t.n : (p+1)*t.n : (p+1)*t.n]
+		for n, d := range t.shape {
+			t.u[p][n], vecs = vecs[:d:d], vecs[d:]
+		}
+	}
+	// Features: UMPCA's and TROD's, and every method's relaxed-start EMP
+	// (evaluate writes them).
+	t.y = make([][]float64, P)
+	y := make([]float64, P*t.m)
+	for p := range P {
+		t.y[p] = y[p*t.m : (p+1)*t.m : (p+1)*t.m]
+	}
+	t.plain = make([][]float64, P)
+	if t.spec.deflate {
+		plain := make([]float64, P*t.m)
+		for p := range P {
+			t.plain[p] = plain[p*t.m : (p+1)*t.m : (p+1)*t.m]
+		}
+	}
+	t.variance = make([]float64, P)
+	t.hist = make([][]float64, P)
+	hist := make([]float64, P*(K+1))
+	t.modeHist = make([][]float64, P)
+	modeHist := make([]float64, P*K*t.n)
+	for p := range P {
+		t.hist[p] = hist[p*(K+1) : p*(K+1) : (p+1)*(K+1)]
+		t.modeHist[p] = modeHist[p*K*t.n : p*K*t.n : (p+1)*K*t.n]
+	}
+	t.iters = make([]int, P)
+	t.overlap = make([]float64, P)
+	t.fixed = make([]*mat.Dense, t.n)
+	t.constraint = make([]*mat.Dense, t.n)
+	for n, d := range t.shape {
+		if t.spec.orthogonalIn(n, t.nu) {
+			t.fixed[n] = mat.NewDense(d, P, nil)
+		}
+	}
+	t.offsetBuf = make([]float64, maxI)
+	t.deflateBuf = make([]float64, maxI*P)
+	if t.run != nil {
+		for _, ws := range t.run.ws {
+			ws.g = grow(ws.g, grain*max(P, 1))
+		}
+	}
 }
 
 // emp finds EMP p: uniform start, then K sweeps of mode updates
 // (Algorithm 1, lines 5-14); with relaxed start the first EMP stays at
 // the uniform start (line 3).
 func (t *tvpFit) emp(p int) error {
-	vs := make([][]float64, t.n)
+	vs := t.u[p]
 	for n, d := range t.shape {
-		vs[n] = uniform(d)
+		// the normalised uniform vector 1/||1||
+		clear(vs[n])
+		floats.AddConst(1/math.Sqrt(float64(d)), vs[n])
 	}
-	t.u[p] = vs
 	needFeatures := t.spec.keepsFeatures()
 	if t.opts.RelaxedStart && p == 0 {
 		obj, err := t.evaluate(p)
-		t.hist[p] = []float64{obj}
+		t.hist[p] = append(t.hist[p], obj)
 		return err
 	}
 	fixed := t.fixedConstraints(p)
 	var lambda float64
-	h := make([]float64, 0, t.opts.MaxIter+1)
+	h := t.hist[p]
 	for k := 0; k < t.opts.MaxIter; k++ {
 		for n := range t.n {
 			A, err := t.partials(p, n, vs)
@@ -144,13 +198,17 @@ func (t *tvpFit) emp(p int) error {
 // vectors (Theorem 1), FO-MPCA's previous vectors in every mode. The
 // previous vectors are orthonormal by construction.
 func (t *tvpFit) fixedConstraints(p int) []*mat.Dense {
-	C := make([]*mat.Dense, t.n)
+	C := t.constraint
+	clear(C)
 	if p == 0 {
 		return C
 	}
 	for n, d := range t.shape {
-		if t.spec.orthogonalIn(n, t.nu) {
-			c := mat.NewDense(d, p, nil)
+		if c := t.fixed[n]; c != nil {
+			// The d x p matrix of the previous vectors, in the storage of
+			// the d x P one allocated once per fit.
+			c.Reset()
+			c.ReuseAs(d, p)
 			for q := range p {
 				c.SetCol(q, t.u[q][n])
 			}
@@ -180,18 +238,16 @@ func (t *tvpFit) quad(v []float64) float64 {
 func (t *tvpFit) partials(p, n int, vs [][]float64) (*mat.Dense, error) {
 	In := t.shape[n]
 	ps := &t.pass
-	*ps = Pass{Op: OpModeScatter, Shape: t.shape, Samples: t.m, Mode: n, Vectors: vs, Offset: ps.Offset[:0], Deflate: ps.Deflate[:0]}
+	*ps = Pass{Op: OpModeScatter, Shape: t.shape, Samples: t.m, Mode: n, Vectors: vs}
 	if t.meanUsed != nil {
-		ps.Offset = grow(ps.Offset, In)
+		ps.Offset = t.offsetBuf[:In]
 		t.c.partial(ps.Offset, Block{F64: t.meanUsed}, n, vs)
-	} else {
-		ps.Offset = nil
 	}
 	// TROD deflation: the partial projection of the residual
 	// X_m - sum_q r_mq u_q^(1) o ... o u_q^(N) is that of X_m minus
 	// sum_q r_mq (prod_{k != n} <u_q^(k), vs[k]>) u_q^(n).
 	if t.spec.deflate && p > 0 {
-		ps.Deflate = grow(ps.Deflate, In*p)
+		ps.Deflate = t.deflateBuf[:In*p]
 		ps.Coef = t.y[:p]
 		for q := range p {
 			c := 1.0
@@ -204,8 +260,6 @@ func (t *tvpFit) partials(p, n int, vs [][]float64) (*mat.Dense, error) {
 				ps.Deflate[i*p+q] = c * t.u[q][n][i]
 			}
 		}
-	} else {
-		ps.Deflate = nil
 	}
 	umpca := t.spec.constraint == uncorrelated && p > 0
 	// The rows themselves (OpModeRows); their scatter is left to topGram.
@@ -237,22 +291,24 @@ func (t *tvpFit) evaluate(p int) (float64, error) {
 	if t.meanUsed != nil {
 		meanProj = t.c.full(Block{F64: t.meanUsed}, vs)
 	}
-	y := make([]float64, t.m)
-	if err := t.fitter.pass(&Pass{Op: OpProject, Shape: t.shape, Samples: t.m, Vectors: vs, Offset: []float64{meanProj}}, y); err != nil {
+	y := t.y[p]
+	t.meanProj[0] = meanProj
+	t.projPass = Pass{Op: OpProject, Shape: t.shape, Samples: t.m, Vectors: vs, Offset: t.meanProj[:]}
+	if err := t.fitter.pass(&t.projPass, y); err != nil {
 		return 0, err
 	}
 	trod := t.spec.deflate
 	if trod {
 		// The projections of the undeflated data are the features; those
 		// of the residual, the deflation coefficients.
-		overlap := make([]float64, p) // prod_k <u_q^(k), u_p^(k)>
+		overlap := t.overlap[:p] // prod_k <u_q^(k), u_p^(k)>
 		for q := range p {
 			overlap[q] = 1
 			for k := range t.n {
 				overlap[q] *= floats.Dot(t.u[q][k], vs[k])
 			}
 		}
-		t.plain[p] = append([]float64(nil), y...)
+		copy(t.plain[p], y)
 		for m := range y {
 			for q := range p {
 				y[m] -= t.y[q][m] * overlap[q]

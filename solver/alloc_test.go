@@ -1,0 +1,136 @@
+package solver
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// allocsPerFit returns the allocations of one fit (after one to warm up).
+func allocsPerFit(t *testing.T, m int, shape []int, opts Options) float64 {
+	t.Helper()
+	src := must(NewSliceSource(randomTensors(5, m, shape), m, shape))
+	return testing.AllocsPerRun(1, func() {
+		var model Model
+		if err := model.Fit(src, opts); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestAllocations: workspaces (partial projections, partial results and
+// the reduction tree's slots, Krylov bases, the dense eigen path's
+// scratch, constraint matrices, the EMPs' vectors, features and
+// histories) are allocated once per fit, so that a fit's allocations do
+// not grow with the sweeps K, the features P or the samples M. slack
+// absorbs gonum's sync.Pool, whose reuse the garbage collector may break,
+// and the memory cap's reads of /proc and cgroup files.
+//
+// UMPCA (an SVD per update), MPCA and CSA (gonum's parallel Dgemm and
+// eigendecompositions per update) still allocate per update: they are not
+// in the table.
+func TestAllocations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits 80 small models")
+	}
+	const slack = 6
+	for _, shape := range [][]int{{6, 5, 4}, {24, 20}} { // the dense eigen path (I <= 16) and the Krylov one
+		for _, c := range []methodCase{{SOMPCA, true}, {SOMPCA, false}, {FOMPCA, true}, {TROD, false}, {PCA, false}} {
+			opts := func(k, p int) Options {
+				return Options{Method: c.method, RelaxedStart: c.rs, MaxIter: k, Components: p, Threads: 2}
+			}
+			base := allocsPerFit(t, 300, shape, opts(2, 2))
+			if base > 400 {
+				t.Errorf("%v %v: %v allocations per fit", shape, c, base)
+			}
+			for _, v := range []struct {
+				what string
+				m    int
+				o    Options
+			}{{"K = 8", 300, opts(8, 2)}, {"P = 4", 300, opts(2, 4)}, {"M = 2400", 2400, opts(2, 2)}} {
+				if got := allocsPerFit(t, v.m, shape, v.o); got > base+slack {
+					t.Errorf("%v %v: %v allocations with %s, %v with K = 2, P = 2, M = 300", shape, c, got, v.what, base)
+				}
+			}
+		}
+	}
+}
+
+// TestEigenWorkMatchesGonum: the dense eigen path's own LAPACK calls
+// (eigenWork) give gonum's EigenSym and QR results bit for bit, the
+// reference below being the code eigenWork replaced, on problems of the
+// sizes one workspace meets in turn (larger, smaller, constrained).
+func TestEigenWorkMatchesGonum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var w eigenWork
+	for _, c := range []struct{ n, c int }{{12, 0}, {5, 0}, {16, 3}, {9, 1}, {16, 0}, {7, 6}} {
+		A := mat.NewDense(c.n+3, c.n, nil)
+		for i := range c.n + 3 {
+			for j := range c.n {
+				A.Set(i, j, rng.NormFloat64())
+			}
+		}
+		S := mat.NewSymDense(c.n, nil)
+		S.SymOuterK(1, A.T())
+		var C *mat.Dense
+		if c.c > 0 {
+			C = randomOrthonormal(rng, c.n, c.c)
+		}
+		want := make([]float64, c.n)
+		wantVal := referenceDense(t, want, S, C)
+		got := make([]float64, c.n)
+		var val float64
+		var ok bool
+		if C == nil {
+			val, ok = w.top(got, S)
+		} else {
+			val, ok = w.topConstrained(got, S, C)
+		}
+		if !ok {
+			t.Fatalf("n = %d, c = %d: no convergence", c.n, c.c)
+		}
+		if val != wantVal || !floats.Equal(got, want) {
+			t.Errorf("n = %d, c = %d: eigenWork gives %v %v, gonum %v %v", c.n, c.c, val, got, wantVal, want)
+		}
+	}
+}
+
+// referenceDense is the dense path through gonum's mat types: the top
+// eigenvector of B^T S B, B the complement of span(C) from the full Q of
+// C's QR factorisation.
+func referenceDense(t *testing.T, u []float64, S *mat.SymDense, C *mat.Dense) float64 {
+	var es mat.EigenSym
+	if C == nil {
+		if !es.Factorize(S, true) {
+			t.Fatal("EigenSym failed")
+		}
+		var vecs mat.Dense
+		es.VectorsTo(&vecs)
+		n := S.SymmetricDim()
+		mat.Col(u, n-1, &vecs)
+		return es.Values(nil)[n-1]
+	}
+	B := complementBasis(C)
+	_, r := B.Dims()
+	var BSB, T mat.Dense
+	BSB.Mul(B.T(), S)
+	T.Mul(&BSB, B)
+	Ts := mat.NewSymDense(r, nil)
+	for i := range r {
+		for j := i; j < r; j++ {
+			Ts.SetSym(i, j, 0.5*(T.At(i, j)+T.At(j, i)))
+		}
+	}
+	if !es.Factorize(Ts, true) {
+		t.Fatal("EigenSym failed")
+	}
+	var vecs mat.Dense
+	es.VectorsTo(&vecs)
+	w := mat.Col(nil, r-1, &vecs)
+	uv := mat.NewVecDense(len(u), u)
+	uv.MulVec(B, mat.NewVecDense(r, w))
+	floats.Scale(1/floats.Norm(u, 2), u)
+	return es.Values(nil)[r-1]
+}

@@ -1,0 +1,147 @@
+package solver
+
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// eigenWork is the scratch space of the dense eigen path (eigenSolver.dense),
+// so that a mode update allocates nothing once a fit's first updates have
+// sized it. It makes the very LAPACK and BLAS calls that gonum's EigenSym,
+// QR and Dense.Mul make for the same problem (Dsyev, Dgeqrf + Dorgqr,
+// Dsymm, Dgemm, Dgemv, with the same workspace lengths), so its results
+// are theirs, bit for bit.
+type eigenWork struct {
+	a, w, work []float64 // Dsyev: the matrix (then its eigenvectors), the eigenvalues, work
+	qr, tau    []float64 // Dgeqrf of C
+	q          []float64 // the full Q of C (n x n)
+	b          []float64 // the complement basis B (n x r)
+	c, bsb, t  []float64 // S B (n x r), (S B)^T (r x n), B^T S B (r x r)
+	wv         []float64 // the top eigenvector of B^T S B (r)
+	query      [1]float64
+	n          int // the dimension the buffers are sized for
+}
+
+// workLen returns the work length LAPACK asks for (the optimal one, which
+// is what gonum passes), growing e.work to hold it.
+func (e *eigenWork) workLen(query func(work []float64)) int {
+	query(e.query[:])
+	l := int(e.query[0])
+	e.work = grow(e.work, l)
+	return l
+}
+
+// reserve sizes the buffers for problems of dimension up to n at once,
+// so that the constrained problems of the later EMPs (smaller, and with
+// more constraints) need nothing new.
+func (e *eigenWork) reserve(n int) {
+	if n <= e.n {
+		return
+	}
+	e.n = n
+	for _, b := range []*[]float64{&e.a, &e.qr, &e.q, &e.b, &e.c, &e.bsb, &e.t} {
+		*b = make([]float64, n*n)
+	}
+	e.w, e.tau, e.wv = make([]float64, n), make([]float64, n), make([]float64, n)
+	A := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: e.a}
+	e.workLen(func(w []float64) { lapack64.Syev(lapack.EVCompute, A, e.w, w, -1) })
+}
+
+// syevTop computes every eigenpair of the n x n symmetric matrix held in
+// the upper triangle of e.a and returns the top eigenvalue; the top
+// eigenvector is then column n-1 of e.a (row-major, stride n).
+func (e *eigenWork) syevTop(n int) (float64, bool) {
+	A := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: e.a[:n*n]}
+	e.w = grow(e.w, n)
+	l := e.workLen(func(w []float64) { lapack64.Syev(lapack.EVCompute, A, e.w, w, -1) })
+	if !lapack64.Syev(lapack.EVCompute, A, e.w, e.work, l) {
+		return 0, false
+	}
+	return e.w[n-1], true
+}
+
+// top writes the unit top eigenvector of S to u and returns its
+// eigenvalue (the path of eigenSolver.dense without a constraint).
+func (e *eigenWork) top(u []float64, S *mat.SymDense) (float64, bool) {
+	n := S.SymmetricDim()
+	e.reserve(n)
+	e.a = grow(e.a, n*n)
+	raw := S.RawSymmetric()
+	for i := range n {
+		copy(e.a[i*n+i:(i+1)*n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+	}
+	val, ok := e.syevTop(n)
+	if !ok {
+		return 0, false
+	}
+	for i := range n {
+		u[i] = e.a[i*n+n-1]
+	}
+	return val, true
+}
+
+// topConstrained is eigenSolver.dense with a constraint C (n x c,
+// orthonormal columns): the top eigenvector of B^T S B with B an
+// orthonormal basis of the complement of span(C), mapped back by B.
+func (e *eigenWork) topConstrained(u []float64, S *mat.SymDense, C *mat.Dense) (float64, bool) {
+	n, c := C.Dims()
+	r := n - c
+	e.reserve(n) // the buffers below are then resliced, never reallocated
+	// B: the last n-c columns of the full Q of C's QR factorisation.
+	e.qr = grow(e.qr, n*c)
+	craw := C.RawMatrix()
+	for i := range n {
+		copy(e.qr[i*c:(i+1)*c], craw.Data[i*craw.Stride:i*craw.Stride+c])
+	}
+	QR := blas64.General{Rows: n, Cols: c, Stride: c, Data: e.qr}
+	e.tau = grow(e.tau, c)
+	l := e.workLen(func(w []float64) { lapack64.Geqrf(QR, e.tau, w, -1) })
+	lapack64.Geqrf(QR, e.tau, e.work, l)
+	e.q = grow(e.q, n*n)
+	for i := range n {
+		copy(e.q[i*n:i*n+c], e.qr[i*c:(i+1)*c])
+	}
+	Q := blas64.General{Rows: n, Cols: n, Stride: n, Data: e.q}
+	l = e.workLen(func(w []float64) { lapack64.Orgqr(Q, e.tau, w, -1) })
+	lapack64.Orgqr(Q, e.tau, e.work, l)
+	e.b = grow(e.b, n*r)
+	for i := range n {
+		copy(e.b[i*r:(i+1)*r], e.q[i*n+c:(i+1)*n])
+	}
+	B := blas64.General{Rows: n, Cols: r, Stride: r, Data: e.b}
+	// B^T S B as gonum's Mul forms it: (S B)^T by Dsymm, copied, then Dgemm.
+	e.c = grow(e.c, n*r)
+	SB := blas64.General{Rows: n, Cols: r, Stride: r, Data: e.c}
+	blas64.Symm(blas.Left, 1, S.RawSymmetric(), B, 0, SB)
+	e.bsb = grow(e.bsb, r*n)
+	for i := range n {
+		for j := range r {
+			e.bsb[j*n+i] = e.c[i*r+j]
+		}
+	}
+	e.t = grow(e.t, r*r)
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, blas64.General{Rows: r, Cols: n, Stride: n, Data: e.bsb}, B, 0,
+		blas64.General{Rows: r, Cols: r, Stride: r, Data: e.t})
+	e.a = grow(e.a, r*r)
+	for i := range r {
+		for j := i; j < r; j++ {
+			e.a[i*r+j] = 0.5 * (e.t[i*r+j] + e.t[j*r+i])
+		}
+	}
+	val, ok := e.syevTop(r)
+	if !ok {
+		return 0, false
+	}
+	e.wv = grow(e.wv, r)
+	for i := range r {
+		e.wv[i] = e.a[i*r+r-1]
+	}
+	blas64.Gemv(blas.NoTrans, 1, B, blas64.Vector{N: r, Inc: 1, Data: e.wv}, 0, blas64.Vector{N: n, Inc: 1, Data: u[:n]})
+	// Renormalise against rounding in the basis.
+	floats.Scale(1/floats.Norm(u, 2), u)
+	return val, true
+}
