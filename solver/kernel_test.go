@@ -307,11 +307,12 @@ func TestKernelsAllocateNothing(t *testing.T) {
 }
 
 // BenchmarkKernels times the contractions at the shapes the fit benchmarks
-// use them: 32 x 32 images, and the gait data's 32 x 22 x 10 sequences as
-// 704 rows of 10 (dotRows) and 32 rows of 220 (axpyRows).
+// use them: 32 x 32 images, the gait data's 32 x 22 x 10 sequences as
+// 704 rows of 10 (dotRows) and 32 rows of 220 (axpyRows), and the faces
+// (80 x 60) and image (128 x 128, 512 x 512) shapes of bench/run.py.
 func BenchmarkKernels(b *testing.B) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	for _, shape := range [][2]int{{32, 32}, {704, 10}, {32, 220}} {
+	for _, shape := range [][2]int{{32, 32}, {704, 10}, {32, 220}, {80, 60}, {128, 128}, {512, 512}} {
 		rows, cols := shape[0], shape[1]
 		kc := newKernelCase(rng, rows, cols, 0, false)
 		dst := make([]float64, max(rows, cols))
@@ -341,6 +342,111 @@ func BenchmarkKernels(b *testing.B) {
 					})
 				})
 			}
+		}
+	}
+}
+
+// axpyRowsFMA is the arithmetic the assembly axpyRows kernels are written to
+// do, lane by lane: for each column c, dst[c] = fma(v[r], x[r,c], dst[c])
+// for r = 0, 1, ..., rows-1 in that order. Both the column-block kernel of
+// before and the row-major kernel do exactly this, so the row-major
+// rewrite changed no result bit (the fits' stored results stay as they were).
+func axpyRowsFMA(dst []float64, x Block, rows, cols int, v []float64) {
+	for r := range rows {
+		for c := range cols {
+			dst[c] = math.FMA(v[r], x.at(r*cols+c), dst[c])
+		}
+	}
+}
+
+// TestAxpyRowsAVX2ExactOrder checks the assembly axpyRows bit for bit
+// against axpyRowsFMA, at shapes that exercise every path of the kernel:
+// rows in groups of 4 and the rows left over, columns by 16, by 4, the
+// masked last 4 and single columns (cols < 4).
+func TestAxpyRowsAVX2ExactOrder(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(18, 1))
+	shapes := [][2]int{{80, 60}, {128, 128}, {33, 35}, {5, 100}}
+	for rows := 1; rows <= 9; rows++ {
+		for cols := 1; cols <= 37; cols++ {
+			shapes = append(shapes, [2]int{rows, cols})
+		}
+	}
+	for _, sh := range shapes {
+		rows, cols := sh[0], sh[1]
+		kc := newKernelCase(rng, rows, cols, rng.IntN(4), false)
+		start := make([]float64, cols)
+		for c := range start {
+			start[c] = rng.NormFloat64()
+		}
+		for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}, {F64: kc.f64}} {
+			want := append([]float64(nil), start...)
+			axpyRowsFMA(want, x, rows, cols, kc.vCol)
+			got := append([]float64(nil), start...)
+			withAVX2(true, func() {
+				switch {
+				case x.U8 != nil:
+					axpyRowsAsm(got, x.U8, rows, cols, kc.vCol)
+				case x.F32 != nil:
+					axpyRowsAsm(got, x.F32, rows, cols, kc.vCol)
+				default:
+					axpyRowsAsm(got, x.F64, rows, cols, kc.vCol)
+				}
+			})
+			for c := range cols {
+				if math.Float64bits(got[c]) != math.Float64bits(want[c]) {
+					t.Fatalf("%dx%d/%s: dst[%d] = %v, fma chain in row order %v", rows, cols, elemName(x), c, got[c], want[c])
+				}
+			}
+		}
+	}
+}
+
+// reportCPU, deferred as defer reportCPU(b, elems)(), reports the process's
+// CPU time per element (cpu-ns/elem): on a machine shared with other work
+// it measures the kernel more steadily than the wall clock.
+func reportCPU(b *testing.B, elems int) func() {
+	start := processCPU()
+	return func() {
+		b.ReportMetric(float64(processCPU()-start)/float64(b.N)/float64(elems), "cpu-ns/elem")
+	}
+}
+
+// BenchmarkKernelsStream times the contractions as a data pass uses them:
+// one call per sample over M samples that together exceed the caches
+// (721 faces of 80 x 60 as in bench/run.py; 300 images of 128 x 128), so
+// that the kernels' memory access order counts, not just their arithmetic.
+func BenchmarkKernelsStream(b *testing.B) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, shape := range [][3]int{{721, 80, 60}, {300, 64, 64}, {300, 128, 128}, {300, 256, 256}} {
+		m, rows, cols := shape[0], shape[1], shape[2]
+		n := rows * cols
+		data := newKernelCase(rng, m*rows, cols, 0, false)
+		vRow, vCol := data.vRow, data.vCol[:rows]
+		dst := make([]float64, max(rows, cols))
+		for _, all := range []Block{{U8: data.u8}, {F32: data.f32}, {F64: data.f64}} {
+			name := fmt.Sprintf("%dx%dx%d/%v", m, rows, cols, elemName(all))
+			sample := func(i int) Block { return all.slice(i*n, (i+1)*n) }
+			b.Run("dotRows/"+name, func(b *testing.B) {
+				b.SetBytes(int64(m * n * elemBytes(all)))
+				defer reportCPU(b, m*n)()
+				for range b.N {
+					for i := range m {
+						dotRows(dst, sample(i), rows, cols, vRow)
+					}
+				}
+			})
+			b.Run("axpyRows/"+name, func(b *testing.B) {
+				b.SetBytes(int64(m * n * elemBytes(all)))
+				defer reportCPU(b, m*n)()
+				for range b.N {
+					for i := range m {
+						axpyRows(dst, sample(i), rows, cols, vCol)
+					}
+				}
+			})
 		}
 	}
 }
