@@ -499,29 +499,6 @@ out:
 	return n;
 }
 
-/* sompca_h5_write_rows writes rows x cols doubles into rows
- * [row0, row0+rows) of a two-dimensional float64 dataset. */
-herr_t sompca_h5_write_rows(hid_t dset, hsize_t row0, hsize_t rows, hsize_t cols, const double *buf)
-{
-	hsize_t start[2] = {row0, 0}, count[2] = {rows, cols};
-	hid_t file = H5Dget_space(dset), mem = -1, saved;
-	herr_t rc = -1;
-	if (file < 0)
-		return -1;
-	if (H5Sselect_hyperslab(file, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
-		goto out;
-	if ((mem = H5Screate_simple(2, count, NULL)) < 0)
-		goto out;
-	rc = H5Dwrite(dset, H5T_NATIVE_DOUBLE, mem, file, H5P_DEFAULT, buf);
-out:
-	saved = save_errors(rc < 0);
-	if (mem >= 0)
-		H5Sclose(mem);
-	H5Sclose(file);
-	restore_errors(saved);
-	return rc;
-}
-
 herr_t sompca_h5_close_dataset(hid_t dset)
 {
 	return H5Dclose(dset);
@@ -626,12 +603,13 @@ hid_t sompca_h5_open_cached(hid_t loc, const char *name, size_t nbytes, size_t n
 	return dset;
 }
 
-/* sompca_h5_read_block reads the hyperslab start[rank], count[rank] of the
- * dataset into buf, C order, as a memory dataspace of the hyperslab's own
- * shape: HDF5 then maps each chunk to memory in one piece, where a memory
- * dataspace of another rank makes it map element runs one by one (slow,
- * and with a large temporary selection for small chunks). */
-herr_t sompca_h5_read_block(hid_t dset, int kind, int rank, const hsize_t *start, const hsize_t *count, void *buf)
+/* sompca_h5_hyperslab reads (write = 0) or writes (write != 0) the
+ * hyperslab start[rank], count[rank] of the dataset from or to buf, C
+ * order, elements of the given kind, through a memory dataspace of the
+ * hyperslab's own shape: HDF5 then maps each chunk to memory in one piece,
+ * where a memory dataspace of another rank makes it map element runs one
+ * by one (slow, and with a large temporary selection for small chunks). */
+herr_t sompca_h5_hyperslab(hid_t dset, int kind, int rank, const hsize_t *start, const hsize_t *count, void *buf, int write)
 {
 	hid_t file = H5Dget_space(dset), mem = -1, saved;
 	herr_t rc = -1;
@@ -641,7 +619,7 @@ herr_t sompca_h5_read_block(hid_t dset, int kind, int rank, const hsize_t *start
 		goto out;
 	if ((mem = H5Screate_simple(rank, count, NULL)) < 0)
 		goto out;
-	rc = sompca_h5_read(dset, kind, mem, file, buf);
+	rc = write ? sompca_h5_write(dset, kind, mem, file, buf) : sompca_h5_read(dset, kind, mem, file, buf);
 out:
 	saved = save_errors(rc < 0);
 	if (mem >= 0)

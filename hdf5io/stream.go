@@ -13,7 +13,7 @@ import (
 // How a Source reads a dataset that it streams:
 //
 //   - Each HDF5 read is one hyperslab of whole samples, read into a memory
-//     dataspace of the hyperslab's own shape (see sompca_h5_read_block),
+//     dataspace of the hyperslab's own shape (see sompca_h5_hyperslab),
 //     so that HDF5 copies (or decompresses) each chunk to memory in one
 //     piece, whatever the chunk's shape across the sample's axes.
 //   - Reads hold whole chunks along the sample axis where the read size
@@ -338,7 +338,7 @@ func (s *Source) readSlab(out solver.Block, start, k, off int) error {
 		s.raw = words(s.raw, n, s.kind)
 		dst = &s.raw[0]
 	}
-	if C.sompca_h5_read_block(s.rd, C.int(s.kind), C.int(rank), &offset[0], &count[0], unsafePointer(dst)) < 0 {
+	if C.sompca_h5_hyperslab(s.rd, C.int(s.kind), C.int(rank), &offset[0], &count[0], unsafePointer(dst), 0) < 0 {
 		return h5err(ErrCorrupt, fmt.Sprintf("cannot read samples [%d, %d)", start, start+k))
 	}
 	// libhdf5 reads the part of a dataset beyond the end of a truncated

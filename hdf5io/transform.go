@@ -78,7 +78,7 @@ func TransformFile(model *solver.Model, inPath, inDataset string, in Options, ou
 				break
 			}
 			err = withLock(func() error {
-				if C.sompca_h5_write_rows(d, C.hsize_t(start), C.hsize_t(n), C.hsize_t(p), (*C.double)(unsafePointer(&features[0]))) < 0 {
+				if writeRows(d, start, n, p, features) < 0 {
 					return h5err(ErrIO, fmt.Sprintf("cannot write features [%d, %d)", start, start+n))
 				}
 				return nil
@@ -129,4 +129,12 @@ func sameFile(a, b string) (bool, error) {
 		return false, nil // Open reports it
 	}
 	return os.SameFile(fa, fb), nil
+}
+
+// writeRows writes the rows x cols float64s of buf into rows [row0,
+// row0+rows) of the two-dimensional float64 dataset d. Callers hold h5mu.
+func writeRows(d C.hid_t, row0, rows, cols int, buf []float64) C.herr_t {
+	start := [2]C.hsize_t{C.hsize_t(row0), 0}
+	count := [2]C.hsize_t{C.hsize_t(rows), C.hsize_t(cols)}
+	return C.sompca_h5_hyperslab(d, C.int(kFloat64), 2, &start[0], &count[0], unsafePointer(&buf[0]), 1)
 }
