@@ -58,5 +58,7 @@ SOMPCA_INTERNAL int sompca_capi_canceled(const volatile int *flag);
 /* Calls a caller's progress function (Go cannot call a C function pointer). */
 SOMPCA_INTERNAL int sompca_capi_call_progress(sompca_progress_fn fn, void *user, int done,
                               int total, double variance);
+SOMPCA_INTERNAL int sompca_capi_call_read_progress(sompca_read_progress_fn fn, void *user,
+                              uint64_t bytes_read, uint64_t bytes_total);
 
 #endif /* SOMPCA_CAPI_H */

@@ -47,13 +47,20 @@ func boxInto(out **C.sompca_model, m *solver.Model) error {
 	return nil
 }
 
-// progressOnCaller returns o with its progress callback run through
+// progressOnCaller returns o with its progress callbacks run through
 // onCaller, on the thread that called the export (see offThread).
 func progressOnCaller(o solver.Options, onCaller func(func())) solver.Options {
 	if progress := o.Progress; progress != nil {
 		o.Progress = func(done, total int, variance float64) bool {
 			var goOn bool
 			onCaller(func() { goOn = progress(done, total, variance) })
+			return goOn
+		}
+	}
+	if progress := o.ReadProgress; progress != nil {
+		o.ReadProgress = func(read, total int64) bool {
+			var goOn bool
+			onCaller(func() { goOn = progress(read, total) })
 			return goOn
 		}
 	}

@@ -159,6 +159,12 @@ int sompca_capi_call_progress(sompca_progress_fn fn, void *user, int done, int t
 	return fn(user, done, total, variance);
 }
 
+int sompca_capi_call_read_progress(sompca_read_progress_fn fn, void *user, uint64_t bytes_read,
+                                   uint64_t bytes_total)
+{
+	return fn(user, bytes_read, bytes_total);
+}
+
 void sompca_cancel_flag(const volatile int *flag) { cancel_flag = flag; }
 
 const volatile int *sompca_capi_cancel_flag(void) { return cancel_flag; }

@@ -14,6 +14,11 @@ import (
 // a size beyond this is garbage, not a newer struct.
 const maxOptionsSize = 1 << 16
 
+// minOptionsSize is the size of the earliest struct sompca_options still
+// accepted: the one that ended at memory_limit, before read_progress was
+// appended. The fields a smaller struct lacks keep their defaults.
+var minOptionsSize = uint32(unsafe.Offsetof(C.sompca_options{}.read_progress))
+
 //export sompca_go_options_init
 func sompca_go_options_init(opts *C.sompca_options) {
 	if opts == nil {
@@ -88,10 +93,13 @@ func goOptions(p *C.sompca_coptions, order int) (solver.Options, error) {
 		switch {
 		case size == 0:
 			return solver.Options{}, errorf(C.SOMPCA_EINVAL, "opts->size is 0: initialize the options with sompca_options_init")
-		case size < C.sizeof_sompca_options || size > maxOptionsSize:
+		case size < minOptionsSize || size > maxOptionsSize:
 			return solver.Options{}, errorf(C.SOMPCA_EINVAL, "opts->size is %d: want sizeof(sompca_options) = %d as set by sompca_options_init", size, C.sizeof_sompca_options)
 		}
-		o = *(*C.sompca_options)(unsafe.Pointer(p))
+		// Only the fields the caller's struct has; the rest keep their
+		// defaults.
+		n := min(uintptr(size), C.sizeof_sompca_options)
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&o)), n), unsafe.Slice((*byte)(unsafe.Pointer(p)), n))
 	}
 	var s solver.Options
 	if o.method < 0 || o.method > C.SOMPCA_METHOD_CSA {
@@ -154,6 +162,11 @@ func goOptions(p *C.sompca_coptions, order int) (solver.Options, error) {
 		// fn and user are C pointers, used only while this fit runs.
 		s.Progress = func(done, total int, variance float64) bool {
 			return C.sompca_capi_call_progress(fn, user, C.int(done), C.int(total), C.double(variance)) == 0
+		}
+	}
+	if fn, user := o.read_progress, o.progress_user; fn != nil {
+		s.ReadProgress = func(read, total int64) bool {
+			return C.sompca_capi_call_read_progress(fn, user, C.uint64_t(read), C.uint64_t(total)) == 0
 		}
 	}
 	return s, nil

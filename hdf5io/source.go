@@ -88,6 +88,7 @@ type Source struct {
 	ahead *fetch          // the read under way on the I/O goroutine, or nil
 
 	bytesRead atomic.Int64 // bytes of samples read from the file, in its element type
+	hook      func() bool  // SetReadHook's function, or nil
 }
 
 // Open opens the dataset (e.g. "/train/X") of the HDF5 file at path as a
@@ -192,13 +193,14 @@ func (s *Source) setShape() error {
 	return nil
 }
 
-// load reads the whole dataset into memory and closes the file.
-// Callers hold h5mu.
+// load reads the whole dataset into memory and closes the file. Between
+// its HDF5 reads it polls Options.Cancel and calls the read hook, with
+// h5mu released. Callers hold h5mu.
 func (s *Source) load() error {
 	if s.size > math.MaxInt/s.m {
 		return fmt.Errorf("%w: %d samples of shape %v do not fit in memory", ErrShape, s.m, s.shape)
 	}
-	block, err := s.read(&s.bufs[0], 0, s.m)
+	block, err := s.read(&s.bufs[0], 0, s.m, true)
 	if err != nil {
 		return err
 	}

@@ -251,6 +251,9 @@ func (s *Source) Read(start, n int) (solver.Block, error) {
 	if f.err != nil {
 		return solver.Block{}, &Error{Op: "read", Path: s.path, Object: s.dataset, Err: f.err}
 	}
+	if s.hook != nil && !s.hook() {
+		return solver.Block{}, solver.ErrCanceled
+	}
 	// Read ahead into the other buffer.
 	s.next = 1 - f.buf
 	next := start + n
@@ -291,12 +294,14 @@ func (s *Source) fill(f *fetch) {
 		f.err = fmt.Errorf("%w: source is closed", ErrIO)
 		return
 	}
-	f.blk, f.err = s.read(&s.bufs[f.buf], f.start, f.n)
+	f.blk, f.err = s.read(&s.bufs[f.buf], f.start, f.n, false)
 }
 
 // read reads samples [start, start+n) into buf, s.block samples per HDF5
-// read, and returns it. Callers hold h5mu.
-func (s *Source) read(buf *solver.Block, start, n int) (solver.Block, error) {
+// read, and returns it. With between, it polls Options.Cancel and calls
+// the read hook after each HDF5 read but the last, releasing h5mu while it
+// does (for a long load on the caller's goroutine). Callers hold h5mu.
+func (s *Source) read(buf *solver.Block, start, n int, between bool) (solver.Block, error) {
 	total := n * s.size
 	switch s.elem {
 	case solver.Float64:
@@ -312,8 +317,22 @@ func (s *Source) read(buf *solver.Block, start, n int) (solver.Block, error) {
 			return solver.Block{}, err
 		}
 		done += k
+		if between && !s.between() {
+			return solver.Block{}, solver.ErrCanceled
+		}
 	}
 	return *buf, nil
+}
+
+// between polls Options.Cancel and calls the read hook with h5mu
+// released, and reports whether to go on. Callers hold h5mu.
+func (s *Source) between() bool {
+	if s.opts.Cancel == nil && s.hook == nil {
+		return true
+	}
+	unlock()
+	defer lock()
+	return !(s.opts.Cancel != nil && s.opts.Cancel()) && (s.hook == nil || s.hook())
 }
 
 // readSlab reads k samples from sample start into out at element off.
@@ -375,6 +394,18 @@ func grow[T any](buf []T, n int) []T {
 }
 
 // BytesRead returns the bytes of samples read from the file so far, in
-// the file's element type (a pass over the dataset adds M times the bytes
-// of one sample). It may be called from any goroutine.
+// the file's element type (a pass over the dataset adds DataBytes). It
+// may be called from any goroutine (solver.ReadCounter).
 func (s *Source) BytesRead() int64 { return s.bytesRead.Load() }
+
+// DataBytes returns the bytes of the dataset's samples in the file's
+// element type, M times the bytes of one sample (solver.ReadCounter).
+func (s *Source) DataBytes() int64 { return int64(s.m) * s.sampleBytes() }
+
+// SetReadHook sets the function (nil: none) that the Source calls on the
+// goroutine that uses it, with no lock held: at the end of each Read that
+// read from the file, and after each HDF5 read of a dataset loaded whole
+// by PlanMemory. When it returns false, that Read or PlanMemory fails
+// with solver.ErrCanceled (solver.ReadCounter: a fit's
+// Options.ReadProgress).
+func (s *Source) SetReadHook(hook func() bool) { s.hook = hook }

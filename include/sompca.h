@@ -170,10 +170,30 @@ typedef struct sompca_model sompca_model;
 typedef int (*sompca_progress_fn)(void *user, int done, int total, double variance);
 
 /*
+ * Read-progress callback of a fit from a file (sompca_fit_hdf5;
+ * opts->read_progress), for progress bars on long reads. It is called on
+ * the thread that called the fit while the fit reads samples from the
+ * file: after each HDF5 read of a dataset loaded whole before the first
+ * pass (a dataset that fits opts->memory_limit), and after each run of
+ * samples a pass reads from a dataset it streams. bytes_read is the bytes
+ * of samples read from the file so far, in the file's element type: it
+ * never decreases, and reaches bytes_total once the whole dataset has been
+ * read; a streamed fit reads the dataset once per pass, so
+ * bytes_read / bytes_total counts passes. bytes_total is the bytes of the
+ * dataset's samples in the file. user is opts->progress_user. Returning 0
+ * continues; non-zero cancels the fit (SOMPCA_ECANCELED, no model). The
+ * rules of sompca_progress_fn apply. sompca_fit (samples in memory) never
+ * calls it.
+ */
+typedef int (*sompca_read_progress_fn)(void *user, uint64_t bytes_read, uint64_t bytes_total);
+
+/*
  * Options of a fit. Initialize with sompca_options_init, then set fields:
  * the library reads only the fields of the version of the struct it was
  * built with, and rejects a struct whose size field is 0 (uninitialized)
- * with SOMPCA_EINVAL.
+ * with SOMPCA_EINVAL. New fields are added at the end; a program built
+ * with an earlier header (a smaller size, down to the struct that ended at
+ * memory_limit) is accepted, the fields it lacks taking their defaults.
  */
 typedef struct sompca_options {
 	uint32_t size;         /* sizeof(sompca_options), set by sompca_options_init */
@@ -209,6 +229,9 @@ typedef struct sompca_options {
 	                          agrees to about 1e-13). Arrays the caller passes to sompca_fit are
 	                          not counted. A budget too small for the workspaces and one run
 	                          of samples is SOMPCA_ENOMEM, with both sizes in the message. */
+	sompca_read_progress_fn read_progress; /* bytes read by a fit from a file, passed
+	                          progress_user; may be NULL (default). New after memory_limit: a
+	                          struct from a header without it is accepted (read_progress NULL). */
 } sompca_options;
 
 /* The library's version as MAJOR*10000 + MINOR*100 + PATCH. Never fails. */

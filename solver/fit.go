@@ -13,6 +13,11 @@ import (
 // Fit fits m to the samples of src with the given options, replacing
 // whatever m held. On error m is left unchanged.
 func (m *Model) Fit(src Source, opts Options) error {
+	if rc, ok := src.(ReadCounter); ok && opts.ReadProgress != nil {
+		// Before newFitter, whose planMemory may load the dataset whole.
+		rc.SetReadHook(func() bool { return opts.ReadProgress(rc.BytesRead(), rc.DataBytes()) })
+		defer rc.SetReadHook(nil)
+	}
 	f, err := newFitter(src, opts)
 	if err != nil {
 		return err

@@ -66,6 +66,18 @@ type Options struct {
 	// as it was.
 	Progress func(done, total int, variance float64) bool
 
+	// ReadProgress, if not nil, is called while the fit reads samples
+	// from storage (a source that is a ReadCounter, such as
+	// hdf5io.Source): after each run of samples a pass reads from a
+	// streamed dataset, and after each read of a dataset loaded whole
+	// before the first pass. read is the bytes read so far (it never
+	// decreases, and reaches total when the dataset has been read once;
+	// a streamed fit reads it once per pass, so read/total counts passes),
+	// total the bytes of the dataset in storage. It is called on the
+	// goroutine that called Fit, like Progress. Returning false cancels
+	// the fit (ErrCanceled). Sources in memory never call it.
+	ReadProgress func(read, total int64) bool
+
 	// Cancel, if not nil, is polled by every leaf of every pass (16
 	// samples, tens of microseconds of work) and between passes, from
 	// several goroutines at once; once it returns true the fit stops and

@@ -93,6 +93,24 @@ type Source interface {
 	Read(start, n int) (Block, error)
 }
 
+// ReadCounter is implemented by sources that read their samples from
+// storage (hdf5io.Source), so that a fit can report the bytes it reads
+// through Options.ReadProgress.
+type ReadCounter interface {
+	// BytesRead returns the bytes of samples the source has read from
+	// storage so far, in the storage's element type; it never decreases.
+	// Each pass over a streamed source adds DataBytes.
+	BytesRead() int64
+	// DataBytes returns the bytes of all the samples in storage.
+	DataBytes() int64
+	// SetReadHook sets the function (nil: none) that the source calls on
+	// the goroutine that called Read or PlanMemory, once per Read that
+	// read from storage and after each read of a dataset loaded whole,
+	// never holding a lock of its own. When it returns false, that Read or
+	// PlanMemory fails with ErrCanceled.
+	SetReadHook(hook func() bool)
+}
+
 // SliceSource is a Source over samples already in memory. It hands out
 // views of the caller's slice without copying; the slice is never
 // modified.

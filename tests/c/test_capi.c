@@ -589,6 +589,112 @@ static void test_progress(void)
 	CHECK(contains(sompca_last_error(), "sompca_fit") && contains(sompca_last_error(), "cancel"));
 }
 
+/* Read progress: what read_progress saw during one fit. */
+struct reads {
+	int calls, cancel_at, went_down, wrong_thread;
+	uint64_t first, last, total;
+};
+
+static int read_progress(void *user, uint64_t bytes_read, uint64_t bytes_total)
+{
+	struct reads *r = user;
+	if (!pthread_equal(pthread_self(), progress_caller))
+		r->wrong_thread++;
+	if (r->calls > 0 && bytes_read < r->last)
+		r->went_down++;
+	if (r->calls == 0)
+		r->first = bytes_read;
+	r->last = bytes_read;
+	r->total = bytes_total;
+	return ++r->calls == r->cancel_at;
+}
+
+static int never_called(void *user, uint64_t bytes_read, uint64_t bytes_total)
+{
+	(void)user, (void)bytes_read, (void)bytes_total;
+	CHECK_MSG(0, "read_progress beyond opts->size was called");
+	return 1;
+}
+
+/* opts->read_progress reports the bytes a fit reads from a file, on the
+ * calling thread, never decreasing: loaded whole, up to the dataset's size
+ * (RM samples of SIZE bytes); streamed, once per pass; non-zero cancels.
+ * A struct from a header without read_progress (a smaller size) fits. */
+static void test_read_progress(void)
+{
+	enum { RM = 3000 };
+	uint8_t *x = xmalloc((size_t)RM * SIZE);
+	for (size_t i = 0; i < (size_t)RM * SIZE; i++)
+		x[i] = (uint8_t)(data_u8[i % (M * SIZE)] + (i * 2654435761u >> 27));
+	char *path = path_in(tmpdir, "read-progress.h5");
+	hsize_t dims[4] = {RM, I0, I1, I2};
+	CHECK(h5data_write(path, "/x", H5T_NATIVE_UINT8, 4, dims, x) == 0);
+	free(x);
+	const uint64_t total = (uint64_t)RM * SIZE; /* uint8: one byte per element */
+	progress_caller = pthread_self();
+
+	sompca_options opts;
+	sompca_options_init(&opts);
+	CHECK(opts.read_progress == NULL);
+	opts.n_components = 2;
+	opts.max_iter = 2;
+	opts.read_progress = read_progress;
+	struct reads loaded = {0};
+	opts.progress_user = &loaded;
+	sompca_model *model = NULL;
+	CHECK_OK(sompca_fit_hdf5(&model, path, "/x", SOMPCA_LAYOUT_SAMPLES_FIRST, &opts));
+	sompca_model_free(model);
+	CHECK_MSG(loaded.calls >= 1 && loaded.total == total && loaded.last == total && !loaded.went_down &&
+	              !loaded.wrong_thread,
+	          "loaded: %d calls, last %llu of %llu (want %llu), went down %d, wrong thread %d", loaded.calls,
+	          (unsigned long long)loaded.last, (unsigned long long)loaded.total, (unsigned long long)total,
+	          loaded.went_down, loaded.wrong_thread);
+
+	/* The smallest limit (to 4 KiB) that fits streams: it reads the
+	 * dataset once per pass, at least twice. */
+	struct reads streamed = {0};
+	int status = SOMPCA_ENOMEM;
+	for (size_t limit = 4096; status == SOMPCA_ENOMEM && limit < ((size_t)1 << 24); limit += 4096) {
+		memset(&streamed, 0, sizeof streamed);
+		opts.progress_user = &streamed;
+		opts.memory_limit = limit;
+		model = NULL;
+		status = sompca_fit_hdf5(&model, path, "/x", SOMPCA_LAYOUT_SAMPLES_FIRST, &opts);
+		sompca_model_free(model);
+	}
+	CHECK_STATUS(status, SOMPCA_OK);
+	CHECK_MSG(streamed.total == total && streamed.last >= 2 * total && streamed.first < total && !streamed.went_down &&
+	              !streamed.wrong_thread,
+	          "streamed: %d calls from %llu to %llu of %llu, went down %d, wrong thread %d", streamed.calls,
+	          (unsigned long long)streamed.first, (unsigned long long)streamed.last,
+	          (unsigned long long)streamed.total, streamed.went_down, streamed.wrong_thread);
+
+	/* Non-zero cancels, loading or streaming. */
+	for (int stream = 0; stream < 2; stream++) {
+		struct reads cancel = {.cancel_at = 1};
+		opts.progress_user = &cancel;
+		opts.memory_limit = stream ? opts.memory_limit : 0;
+		model = (sompca_model *)&opts; /* must be overwritten with NULL */
+		CHECK_STATUS(sompca_fit_hdf5(&model, path, "/x", SOMPCA_LAYOUT_SAMPLES_FIRST, &opts), SOMPCA_ECANCELED);
+		CHECK(model == NULL && cancel.calls == 1);
+	}
+
+	/* A caller built with the header before read_progress: its struct ends
+	 * at memory_limit, and what lies beyond is not read. */
+	sompca_options old;
+	sompca_options_init(&old);
+	old.size = (uint32_t)offsetof(sompca_options, read_progress);
+	old.read_progress = never_called;
+	model = NULL;
+	CHECK_OK(sompca_fit_hdf5(&model, path, "/x", SOMPCA_LAYOUT_SAMPLES_FIRST, &old));
+	CHECK(model != NULL);
+	sompca_model_free(model);
+	old.size = (uint32_t)offsetof(sompca_options, read_progress) - 1;
+	model = NULL;
+	CHECK_STATUS(sompca_fit_hdf5(&model, path, "/x", SOMPCA_LAYOUT_SAMPLES_FIRST, &old), SOMPCA_EINVAL);
+	free(path);
+}
+
 /* Each status code the caller can provoke, with its message. */
 static void test_errors(void)
 {
@@ -788,7 +894,8 @@ static void test_read_failure(void)
 	sompca_model *bad = NULL;
 	CHECK_STATUS(sompca_fit_hdf5(&bad, path, "/x", 0, NULL), SOMPCA_EFILE);
 	CHECK(bad == NULL);
-	CHECK_MSG(contains(sompca_last_error(), "checksum mismatch") && contains(sompca_last_error(), "chunked.h5"),
+	CHECK_MSG(contains(sompca_last_error(), "checksum mismatch") && contains(sompca_last_error(), "chunked.h5") &&
+	              contains(sompca_last_error(), "\"/x\""),
 	          "message: %s", sompca_last_error());
 	char *out = path_in(tmpdir, "chunked-features.h5");
 	remove(out);
@@ -1537,6 +1644,7 @@ int main(int argc, char **argv)
 	test_handles();
 	test_hdf5();
 	test_read_failure();
+	test_read_progress();
 	test_threads();
 	test_session();
 	test_mode_all();

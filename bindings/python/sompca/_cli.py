@@ -5,6 +5,7 @@ Every failure is one line on stderr and exit status 1 (130 after Ctrl-C).
 
 import argparse
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -36,25 +37,62 @@ class _Parser(argparse.ArgumentParser):
 
 
 class _ProgressBar:
-    """A one-line progress bar on a terminal; nothing elsewhere."""
+    """A one-line progress bar on a terminal; nothing elsewhere.
+
+    Called after each EMP (or sweep), and ``read`` while the library reads
+    the data file: the line shows EMPs done and bytes read.
+    """
 
     def __init__(self, label, stream):
         self.label = label
         self.stream = stream
         self.drawn = False
+        self.done = self.total = 0
+        self.variance = None
+        self.bytes = None  # (read, total) of the data file
+        self.width = 0  # characters of the last line drawn
+        self.last_draw = 0.0
 
     def __call__(self, done, total, variance):
+        self.done, self.total, self.variance = done, total, variance
+        self._draw()
+
+    def read(self, bytes_read, bytes_total):
+        self.bytes = (bytes_read, bytes_total)
+        now = time.monotonic()
+        if now - self.last_draw >= 0.1 or bytes_read == bytes_total:  # at most 10 redraws a second
+            self._draw()
+
+    def _draw(self):
         width = 30
-        filled = width * done // total if total > 0 else width
+        filled = width * self.done // self.total if self.total > 0 else 0
         bar = "#" * filled + "-" * (width - filled)
-        self.stream.write(f"\r{self.label} [{bar}] {done}/{total}  variance {variance:.4g} ")
+        line = f"\r{self.label} [{bar}] {self.done}/{self.total if self.total > 0 else '?'}"
+        if self.variance is not None:
+            line += f"  variance {self.variance:.4g}"
+        if self.bytes is not None:
+            read, total = self.bytes
+            line += f"  read {_size(read)}"
+            line += f" of {_size(total)}" if read <= total else f" ({read / total:.1f} passes over {_size(total)})"
+        pad = max(self.width - len(line), 0)
+        self.width = len(line)
+        self.stream.write(line + " " * (pad + 1))
         self.stream.flush()
         self.drawn = True
+        self.last_draw = time.monotonic()
 
     def close(self):
         if self.drawn:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def _size(n):
+    """Bytes for people: "704 MB" (MB = 10^6 bytes, as --memory-limit reads it)."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n} bytes"
 
 
 def _data_spec(text):
@@ -164,7 +202,7 @@ def _fit(args):
     if not args.quiet and sys.stderr.isatty():
         bar = _ProgressBar(f"fit {method_name(estimator)}", sys.stderr)
     try:
-        estimator._fit(HDF5(args.data, layout=args.layout), progress=bar)
+        estimator._fit(HDF5(args.data, layout=args.layout), progress=bar, read_progress=bar.read if bar is not None else None)
     finally:
         if bar is not None:
             bar.close()

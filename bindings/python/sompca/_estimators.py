@@ -406,9 +406,11 @@ class TensorProjection(_Mixin, _Base):
         """
         return self._fit(X)
 
-    def _fit(self, X, progress=None):
+    def _fit(self, X, progress=None, read_progress=None):
         """Fit; ``progress(done, total, variance)`` is called after each unit of work.
 
+        For a fit from an HDF5 file, ``read_progress(bytes_read, bytes_total)``
+        is called while the library reads it (sompca.h, sompca_read_progress_fn).
         The estimator's state changes only when the fit succeeds.
         """
         options = self._options()
@@ -424,7 +426,8 @@ class TensorProjection(_Mixin, _Base):
             path, dataset, layout = location
             if sample_shape is not None:
                 _check_hdf5_sample_shape(path, dataset, layout, sample_shape)
-            model = _lib.Model.fit_hdf5(path, dataset, options, layout=layout, report=progress)
+            model = _lib.Model.fit_hdf5(path, dataset, options, layout=layout, report=progress,
+                                        report_read=read_progress)
         else:
             array, dtype, matrix = self._samples(X)
             model = _lib.Model.fit_array(array, dtype, options, report=progress)

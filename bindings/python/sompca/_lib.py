@@ -29,7 +29,7 @@ import pathlib
 import tempfile
 import threading
 import weakref
-from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_int64, c_size_t, c_uint32, c_void_p
+from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_int64, c_size_t, c_uint32, c_uint64, c_void_p
 
 import numpy as np
 
@@ -50,6 +50,7 @@ BLOCK_MULTIPLE = 64  # SOMPCA_BLOCK_MULTIPLE
 _VALUE_ERRORS = frozenset({EINVAL, ESHAPE, ERANGE, EDATA})
 
 PROGRESS_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_int, c_int, c_double)
+READ_PROGRESS_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_uint64, c_uint64)
 
 
 class Options(ctypes.Structure):
@@ -69,6 +70,7 @@ class Options(ctypes.Structure):
         ("progress", PROGRESS_FN),
         ("progress_user", c_void_p),
         ("memory_limit", c_size_t),
+        ("read_progress", READ_PROGRESS_FN),
     ]
 
 
@@ -345,29 +347,43 @@ def method_name(method, relaxed_start=False):
 
 
 class _Progress:
-    """The progress callback of one fit, and the cancel flag it reports.
+    """The progress callbacks of one fit, and the cancel flag they report.
 
-    ``report(done, total, variance)`` is the caller's hook (may be None);
-    its exceptions stop the fit and are raised again by the fit.
+    ``report(done, total, variance)`` and ``report_read(bytes_read,
+    bytes_total)`` are the caller's hooks (either may be None); their
+    exceptions stop the fit and are raised again by the fit.
     """
 
-    def __init__(self, report):
+    def __init__(self, report, report_read=None):
         self.report = report
+        self.report_read = report_read
         self.cancel = threading.Event()
         self.error = None
-        # The CFUNCTYPE object must outlive the C call: it is kept here.
+        # The CFUNCTYPE objects must outlive the C call: they are kept here.
         self.function = PROGRESS_FN(self._call)
+        self.read_function = READ_PROGRESS_FN(self._call_read) if report_read is not None else READ_PROGRESS_FN()
 
     def _call(self, user, done, total, variance):
+        return self._hook(self.report, done, total, variance)
+
+    def _call_read(self, user, bytes_read, bytes_total):
+        return self._hook(self.report_read, bytes_read, bytes_total)
+
+    def _hook(self, report, *args):
         if self.cancel.is_set():
             return 1
-        if self.report is not None:
+        if report is not None:
             try:
-                self.report(done, total, variance)
+                report(*args)
             except BaseException as exc:  # raised again by the fit, in the caller's thread
                 self.error = exc
                 self.cancel.set()
         return 1 if self.cancel.is_set() else 0
+
+    def install(self, options):
+        """Point ``options`` (a sompca_options) at these callbacks."""
+        options.progress = self.function
+        options.read_progress = self.read_function
 
 
 def _interruptibly(call, on_interrupt=None):
@@ -427,15 +443,17 @@ def _run(call):
         raise error_for(status, message)
 
 
-def _run_fit(call, options, report):
+def _run_fit(call, options, report, report_read=None):
     """Run ``call(out, options) -> status`` and return the new model handle.
 
     Interruptible by Ctrl-C (see _interruptibly); ``report(done, total,
-    variance)`` is called after each unit of work, and an exception it
-    raises stops the fit and is raised again here.
+    variance)`` is called after each unit of work and ``report_read(
+    bytes_read, bytes_total)`` while a fit from a file reads it (see
+    sompca_read_progress_fn); an exception either raises stops the fit and
+    is raised again here.
     """
-    progress = _Progress(report)
-    options.progress = progress.function
+    progress = _Progress(report, report_read)
+    progress.install(options)
     out = _model_p()
     status, message, interrupted = _interruptibly(lambda: call(byref(out), byref(options)),
                                                   on_interrupt=progress.cancel.set)
@@ -528,8 +546,11 @@ class Model:
         return cls(_run_fit(call, options, report))
 
     @classmethod
-    def fit_hdf5(cls, path, dataset, options, layout=LAYOUT_SAMPLES_FIRST, report=None):
-        """Fit on an HDF5 dataset, streamed from disk by the library (layout: a LAYOUT_* code)."""
+    def fit_hdf5(cls, path, dataset, options, layout=LAYOUT_SAMPLES_FIRST, report=None, report_read=None):
+        """Fit on an HDF5 dataset, streamed from disk by the library (layout: a LAYOUT_* code).
+
+        ``report_read(bytes_read, bytes_total)`` follows the reads (see _run_fit).
+        """
         path, dataset = _path(path), _name(dataset)
         said = []
 
@@ -539,7 +560,7 @@ class Model:
             return status
 
         try:
-            return cls(_run_fit(call, options, report))
+            return cls(_run_fit(call, options, report, report_read))
         finally:
             _warn(said)
 
@@ -715,7 +736,7 @@ class Session:
 
     def __init__(self, n_samples, shape, options, report=None):
         self._progress = _Progress(report)
-        options.progress = self._progress.function
+        self._progress.install(options)
         self._options = options  # the callback must outlive the session
         dims = (c_size_t * len(shape))(*shape)
         out = _session_p()

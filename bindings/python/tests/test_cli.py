@@ -132,6 +132,8 @@ def test_progress_bar_on_a_terminal_only(tmp_path, h5file):
     status, drawn = run_on_terminal("fit", f"{h5file}:/data/X", "-P", 3, "-o", tmp_path / "m.h5")
     assert status == 0
     assert [f"] {done}/3" in drawn for done in (1, 2, 3)] == [True] * 3, drawn
+    # ... with the bytes read from the file: X2 is 40 x 8 x 6 float64, 15360 bytes = "15.4 kB".
+    assert "read 15.4 kB of 15.4 kB" in drawn, drawn
     assert drawn.count("\r") >= 3 and drawn.endswith("\n")
     assert run_on_terminal("fit", f"{h5file}:/data/X", "-P", 3, "--quiet", "-o", tmp_path / "q.h5") == (0, "")
 

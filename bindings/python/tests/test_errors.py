@@ -155,9 +155,9 @@ def progresses(monkeypatch):
     made = []
 
     class Recorded(_lib._Progress):
-        def __init__(self, report):
+        def __init__(self, *args):
             self.library_calls = 0
-            super().__init__(report)
+            super().__init__(*args)
             made.append(self)
 
         def _call(self, *args):

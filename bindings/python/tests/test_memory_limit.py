@@ -81,3 +81,46 @@ def test_cli_memory_limit(tmp_path, big_file):
     bad = run("fit", f"{path}:/X", "--memory-limit", "much", "-o", tmp_path / "n.h5")
     assert bad.returncode == 1 and "memory_limit" in bad.stderr
     assert not (tmp_path / "n.h5").exists()
+
+
+def _smallest_limit(path):
+    """The smallest memory_limit (to 1 kB) with which a fit of path:/X works: it streams."""
+    lo, hi = 1, 64 << 20
+    while hi - lo > 1024:
+        mid = (lo + hi) // 2
+        try:
+            sompca.SOMPCA(n_components=3, max_iter=1, memory_limit=mid).fit(f"{path}:/X")
+            hi = mid
+        except MemoryError:
+            lo = mid
+    return hi
+
+
+def test_read_progress_reports_bytes_read(big_file):
+    # The bytes a fit reads, reported while it reads: never decreasing, of the dataset's size
+    # (X.nbytes: uint8); loaded whole they end at that size, streamed they pass it (a pass each).
+    path, X = big_file
+    for limit in (None, _smallest_limit(path)):
+        reads = []
+        est = sompca.SOMPCA(n_components=3, max_iter=2, memory_limit=limit)
+        est._fit(f"{path}:/X", read_progress=lambda done, total: reads.append((done, total)))
+        assert reads, limit
+        assert all(total == X.nbytes for _, total in reads)
+        done = [d for d, _ in reads]
+        assert done == sorted(done)
+        if limit is None:
+            assert done[-1] == X.nbytes
+        else:
+            assert done[0] < X.nbytes and done[-1] >= 2 * X.nbytes
+
+
+def test_read_progress_exception_stops_the_fit(big_file):
+    path, _ = big_file
+
+    def boom(done, total):
+        raise ZeroDivisionError("from the read hook")
+
+    est = sompca.SOMPCA(n_components=3)
+    with pytest.raises(ZeroDivisionError, match="from the read hook"):
+        est._fit(f"{path}:/X", read_progress=boom)
+    assert not hasattr(est, "projections_")

@@ -1,0 +1,116 @@
+package hdf5io
+
+import (
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/sompca/sompca/solver"
+)
+
+// TestReadProgress: a fit from a file reports the bytes it reads through
+// Options.ReadProgress, loading the dataset whole (one report per HDF5
+// read, the last one at the dataset's size) or streaming it (a report per
+// run, past the dataset's size after the first passes); the reports never
+// decrease, the total is the dataset's size, returning false cancels, and
+// the model is the one without reports.
+func TestReadProgress(t *testing.T) {
+	// fitData four times over: enough samples that streaming needs less
+	// memory than loading.
+	const m = 4 * fitM
+	x := fitData()
+	x = append(append(append(x, x...), x...), x...)
+	path := filepath.Join(t.TempDir(), "data.h5")
+	if err := WriteArray(path, "/X", []int{m, 6, 5, 4}, x, false); err != nil {
+		t.Fatal(err)
+	}
+	const sampleBytes = 6 * 5 * 4 * 2 // int16
+	const size = m * sampleBytes      // the dataset's bytes: what one pass reads
+	const perRead = 50                // samples per HDF5 read
+	in := Options{ChunkBytes: perRead * sampleBytes}
+	base := solver.Options{Method: solver.SOMPCA, Components: 2, MaxIter: 2, Threads: 2}
+	var want solver.Model
+	if src, err := Open(path, "/X", in); err != nil {
+		t.Fatal(err)
+	} else if err = want.Fit(src, base); err != nil {
+		t.Fatal(err)
+	} else {
+		src.Close()
+	}
+	streamLimit := smallestLimit(t, path, "/X", in, base)
+
+	for _, stream := range []bool{false, true} {
+		src, err := Open(path, "/X", in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := base
+		if stream {
+			opts.MemoryLimit = streamLimit
+		}
+		var reads []int64
+		opts.ReadProgress = func(read, total int64) bool {
+			if total != size {
+				t.Errorf("stream %v: total = %d, want %d samples x %d bytes = %d", stream, total, m, sampleBytes, size)
+			}
+			reads = append(reads, read)
+			return true
+		}
+		var got solver.Model
+		err = got.Fit(src, opts)
+		streamed := src.mem == nil
+		src.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if streamed != stream {
+			t.Fatalf("stream %v: the source streamed = %v", stream, streamed)
+		}
+		if !reflect.DeepEqual(&got, &want) {
+			t.Errorf("stream %v: the model differs from the fit without ReadProgress", stream)
+		}
+		for i := 1; i < len(reads); i++ {
+			if reads[i] < reads[i-1] {
+				t.Fatalf("stream %v: bytes read went down from %d to %d", stream, reads[i-1], reads[i])
+			}
+		}
+		if len(reads) == 0 {
+			t.Fatalf("stream %v: no report", stream)
+		}
+		last := reads[len(reads)-1]
+		if !stream {
+			// Loaded: ceil(2404/50) = 49 HDF5 reads, each reported, the
+			// last at the dataset's size; nothing read after.
+			if len(reads) != (m+perRead-1)/perRead || last != size {
+				t.Errorf("loaded: %d reports ending at %d bytes, want %d ending at %d", len(reads), last, (m+perRead-1)/perRead, size)
+			}
+		} else if last < 2*size || last%sampleBytes != 0 {
+			// At least the mean's and the total scatter's passes, whole samples.
+			t.Errorf("streamed: reports end at %d bytes, want at least two passes of %d", last, size)
+		}
+	}
+
+	// Returning false cancels, loading or streaming; the source's
+	// hook is removed after the fit either way.
+	for _, limit := range []int64{0, streamLimit} {
+		src, err := Open(path, "/X", in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := base
+		opts.MemoryLimit = limit
+		calls := 0
+		opts.ReadProgress = func(read, total int64) bool { calls++; return calls < 3 }
+		var model solver.Model
+		err = model.Fit(src, opts)
+		hooked := src.hook != nil
+		src.Close()
+		if !errors.Is(err, solver.ErrCanceled) || model.Fitted() || calls != 3 {
+			t.Errorf("limit %d: ReadProgress returning false at call 3: err %v, fitted %v, %d calls", limit, err, model.Fitted(), calls)
+		}
+		if hooked {
+			t.Errorf("limit %d: the fit left its read hook on the source", limit)
+		}
+	}
+}
