@@ -19,7 +19,7 @@ export CGO_LDFLAGS ?= $(shell pkg-config --libs hdf5 2>/dev/null)
 
 TEST_TARGETS := test-solver test-go-examples
 
-.PHONY: all test test-solver vet deps deps-system deps-python bench clean
+.PHONY: all test test-solver vet deps deps-system deps-python bench bench-go clean
 
 all: lib
 
@@ -39,7 +39,12 @@ test-go-examples:
 	CGO_ENABLED=0 $(GO) run ./examples/go/quickstart > $(BUILD)/go-quickstart.out 2>&1 || { cat $(BUILD)/go-quickstart.out; exit 1; }
 	grep -q "leave-one-out 1-NN accuracy: 100.0%" $(BUILD)/go-quickstart.out || { cat $(BUILD)/go-quickstart.out; exit 1; }
 
+# make bench prints the speed tables: the engine's (mk/bench-engine.mk)
+# and issue 18's reference table (mk/bench.mk); make bench-go runs every Go
+# benchmark, with allocations (-benchmem).
 bench:
+
+bench-go:
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchmem ./solver/...
 
 deps: deps-system deps-python

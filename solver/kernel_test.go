@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -309,7 +312,9 @@ func TestKernelsAllocateNothing(t *testing.T) {
 // BenchmarkKernels times the contractions at the shapes the fit benchmarks
 // use them: 32 x 32 images, the gait data's 32 x 22 x 10 sequences as
 // 704 rows of 10 (dotRows) and 32 rows of 220 (axpyRows), and the faces
-// (80 x 60) and image (128 x 128, 512 x 512) shapes of bench/run.py.
+// (80 x 60) and image (128 x 128, 512 x 512) shapes of bench/run.py, on one
+// sample held in cache; it reports elements/s and the fraction of the FMA
+// peak (reportPeak).
 func BenchmarkKernels(b *testing.B) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, shape := range [][2]int{{32, 32}, {704, 10}, {32, 220}, {80, 60}, {128, 128}, {512, 512}} {
@@ -331,6 +336,7 @@ func BenchmarkKernels(b *testing.B) {
 						for range b.N {
 							dotRows(dst, x, rows, cols, kc.vRow)
 						}
+						reportPeak(b, rows*cols)
 					})
 				})
 				b.Run("axpyRows/"+shapeName, func(b *testing.B) {
@@ -339,6 +345,7 @@ func BenchmarkKernels(b *testing.B) {
 						for range b.N {
 							axpyRows(dst, x, rows, cols, kc.vCol)
 						}
+						reportPeak(b, rows*cols)
 					})
 				})
 			}
@@ -437,6 +444,7 @@ func BenchmarkKernelsStream(b *testing.B) {
 						dotRows(dst, sample(i), rows, cols, vRow)
 					}
 				}
+				reportPeak(b, m*n)
 			})
 			b.Run("axpyRows/"+name, func(b *testing.B) {
 				b.SetBytes(int64(m * n * elemBytes(all)))
@@ -446,7 +454,126 @@ func BenchmarkKernelsStream(b *testing.B) {
 						axpyRows(dst, sample(i), rows, cols, vCol)
 					}
 				}
+				reportPeak(b, m*n)
 			})
 		}
 	}
+}
+
+// BenchmarkPassRate times whole passes over the samples on one thread, as
+// a fit makes them: OpProject (every mode contracted: the trailing mode's
+// dotRows first) and OpModeRows for mode 0 (the leading mode left: axpyRows
+// first), over the gait data (731 x 32 x 22 x 10) and the faces (721 x 80 x
+// 60), each element read from memory once per pass. It reports elements
+// of the data per second and their fraction of the FMA peak (reportPeak).
+func BenchmarkPassRate(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		m     int
+		shape []int
+	}{{"gait", 731, []int{32, 22, 10}}, {"faces", 721, []int{80, 60}}} {
+		size := 1
+		vs := make([][]float64, len(c.shape))
+		for n, d := range c.shape {
+			size *= d
+			vs[n] = make([]float64, d)
+			for i := range vs[n] {
+				vs[n][i] = 1 / math.Sqrt(float64(d))
+			}
+		}
+		for _, elem := range []Elem{Uint8, Float32, Float64} {
+			src := benchSource(c.m, c.shape, elem)
+			for _, op := range []struct {
+				name string
+				p    Pass
+				out  int
+			}{
+				{"project", Pass{Op: OpProject, Shape: c.shape, Samples: c.m, Vectors: vs, Offset: []float64{0}}, c.m},
+				{"rows0", Pass{Op: OpModeRows, Shape: c.shape, Samples: c.m, Mode: 0, Vectors: vs}, c.m * c.shape[0]},
+			} {
+				b.Run(fmt.Sprintf("%s/%v/%s", c.name, elem, op.name), func(b *testing.B) {
+					r := newRunner(src, size, 1)
+					defer r.close()
+					out := make([]float64, op.out)
+					p := op.p
+					b.SetBytes(int64(c.m * size * elemSize(elem)))
+					b.ResetTimer()
+					for range b.N {
+						if err := r.Run(&p, out); err != nil {
+							b.Fatal(err)
+						}
+					}
+					reportPeak(b, c.m*size)
+				})
+			}
+		}
+	}
+}
+
+// benchSource returns m samples of the given shape and element type,
+// uniform integers 0..255 as the benchmarks' data.
+func benchSource(m int, shape []int, elem Elem) Source {
+	rng := rand.New(rand.NewPCG(1, 2))
+	size := m
+	for _, d := range shape {
+		size *= d
+	}
+	switch elem {
+	case Uint8:
+		x := make([]uint8, size)
+		for i := range x {
+			x[i] = uint8(rng.IntN(256))
+		}
+		return must(NewSliceSource(x, m, shape))
+	case Float32:
+		x := make([]float32, size)
+		for i := range x {
+			x[i] = float32(rng.IntN(256))
+		}
+		return must(NewSliceSource(x, m, shape))
+	default:
+		x := make([]float64, size)
+		for i := range x {
+			x[i] = float64(rng.IntN(256))
+		}
+		return must(NewSliceSource(x, m, shape))
+	}
+}
+
+func elemSize(e Elem) int {
+	switch e {
+	case Uint8:
+		return 1
+	case Float32:
+		return 4
+	}
+	return 8
+}
+
+// reportPeak reports a contraction's elements per second (one FMA each)
+// and their fraction of one core's FMA peak: 8 float64 FMAs a cycle (two
+// 256-bit FMA units, as AVX2 cores of the last decade have) at the clock
+// /proc/cpuinfo gives (its first "cpu MHz"; no fraction where there is
+// none).
+func reportPeak(b *testing.B, elems int) {
+	rate := float64(elems) * float64(b.N) / b.Elapsed().Seconds()
+	b.ReportMetric(rate/1e9, "Gelem/s")
+	if hz := cpuHz(); hz > 0 {
+		b.ReportMetric(rate/(8*hz), "peak-frac")
+	}
+}
+
+func cpuHz() float64 {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "cpu MHz" {
+			if mhz, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+				return mhz * 1e6
+			}
+		}
+	}
+	return 0
 }

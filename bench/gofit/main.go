@@ -2,7 +2,9 @@
 // bench/run.py, so that the Go path runs on exactly the data the Python
 // path and the NumPy reference see. It prints one JSON object per fit.
 //
-//	gofit -data x.raw -dtype uint8 -shape 721,80,60 -method so-mpca-rs -p 60 -repeat 3 [-threads 1] [-cpuprofile f]
+//	gofit -data x.raw -dtype uint8 -shape 721,80,60 -method so-mpca-rs -p 60 -repeat 3 [-threads 1] [-k 20] [-cpuprofile f]
+//
+// Fits run with tol = 0: every one makes its K sweeps.
 package main
 
 import (
@@ -29,15 +31,16 @@ func main() {
 	q := flag.Float64("q", 0, "MPCA/CSA variance share (0: default)")
 	threads := flag.Int("threads", 0, "goroutines (0: all cores)")
 	repeat := flag.Int("repeat", 1, "fits to time")
+	k := flag.Int("k", 20, "sweeps K (MaxIter)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of all fits here")
 	flag.Parse()
-	if err := run(*data, *dtype, *shapeArg, *method, *p, *q, *threads, *repeat, *cpuprofile); err != nil {
+	if err := run(*data, *dtype, *shapeArg, *method, *p, *q, *threads, *repeat, *k, *cpuprofile); err != nil {
 		fmt.Fprintln(os.Stderr, "gofit:", err)
 		os.Exit(1)
 	}
 }
 
-func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat int, cpuprofile string) error {
+func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat, k int, cpuprofile string) error {
 	var shape []int
 	for _, s := range strings.Split(shapeArg, ",") {
 		v, err := strconv.Atoi(s)
@@ -72,7 +75,7 @@ func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat
 	if err != nil {
 		return err
 	}
-	opts := solver.Options{Method: meth, RelaxedStart: rs, Components: p, Q: q, MaxIter: 20, Threads: threads}
+	opts := solver.Options{Method: meth, RelaxedStart: rs, Components: p, Q: q, MaxIter: k, Threads: threads}
 	if cpuprofile != "" {
 		f, err := os.Create(cpuprofile)
 		if err != nil {
