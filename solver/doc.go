@@ -172,10 +172,55 @@
 // work. PCA's scatter folds D^2/2 values per leaf against 16 D^2/2 FMAs
 // of work, hence its 64-sample leaves.
 //
-// Cancellation: Options.Context is checked by every leaf (every 16
+// Cancellation: Options.Cancel is polled by every leaf (every 16
 // samples, about 30 us of work at the gait size) and between passes;
 // Options.Progress returning false cancels after the EMP or sweep it
 // reports. Either way Fit returns ErrCanceled and the model is unchanged.
+//
+// Workspaces: a fit allocates its buffers once (the Workspace of each
+// goroutine, the runner's partial buffers and reduction-tree slots, the M
+// x I_n partial projections, the Krylov basis, the dense eigen path's
+// LAPACK scratch in eigenWork, the EMPs' vectors, features and
+// histories), so that the allocations of a TVP or PCA fit do not grow
+// with the sweeps K, the features P or the samples M (TestAllocations:
+// about 220 per fit, most of them the memory planner's reads of /proc and
+// cgroup files; make bench-go reports them with -benchmem).
+//
+// # Kernels
+//
+// The contraction kernels (kernel.go; AVX2+FMA in kernel_amd64.s) are
+// the only code that reads sample elements: dotRows contracts the
+// trailing mode of a row-major block (one dot product per row), axpyRows
+// the leading one (a weighted sum of rows). Each takes one FMA per
+// element, so a core's peak is its FMA rate, 8 float64 FMAs a cycle (two
+// 256-bit units; 21 G/s at 2.6 GHz). make bench-kernels reports every
+// kernel's elements/s and fraction of that peak, per element type, on
+// one sample held in cache (BenchmarkKernels) and in whole passes as a
+// fit makes them (BenchmarkPassRate). What bounds them:
+//
+//   - Memory, for float64 and float32 samples in passes: a pass reads
+//     every element once and reuses none, so it does 1 FMA per 8 (4)
+//     bytes read; at the peak FMA rate that is 166 (83) GB/s, ten times
+//     what one core streams from DRAM. The gait data in float64 is 41 MB
+//     a pass, more than the L3 cache, so these passes run at the memory's
+//     rate, 1-3% of the FMA peak, and faster kernels would not
+//     help; fewer passes (the cache of X x_N u^(N) for N >= 3) and fewer
+//     bytes (uint8 samples) do.
+//   - The widening and the reductions, for uint8 samples and for samples
+//     in cache: each group of 4 elements is widened to float64 (2
+//     instructions) before its FMA, and dotRows ends each row with a
+//     horizontal sum. Rows as short as the gait data's trailing mode (10)
+//     spend more on the row's start and end than on its 10 FMAs: such
+//     dotRows calls run at about 1 G elements/s (5% of peak), against 2-4
+//     G/s (10-20%) on rows of 60 and more. axpyRows with long rows reuses
+//     each loaded destination for one row only, so it is bound by the
+//     loads and stores of dst (3 memory operations per FMA), not the FMA
+//     units.
+//
+// In a SO-MPCA-RS fit of the gait data (K = 20, P = 32) the kernels take
+// about 3/4 of the CPU time in uint8 and 90% in float64; the rest is the
+// Krylov products with the partial projections (gonum's Gemv) and the
+// small eigenproblems.
 //
 // # Adding a method
 //
