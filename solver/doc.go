@@ -212,9 +212,10 @@
 //     horizontal sum. Rows as short as the gait data's trailing mode (10)
 //     spend more on the row's start and end than on its 10 FMAs: such
 //     dotRows calls run at about 1 G elements/s (5% of peak), against 2-4
-//     G/s (10-20%) on rows of 60 and more. axpyRows with long rows reuses
-//     each loaded destination for one row only, so it is bound by the
-//     loads and stores of dst (3 memory operations per FMA), not the FMA
+//     G/s (10-20%) on rows of 60 and more. axpyRows streams x row by row,
+//     loading and storing dst once per row (per 4 rows when a row is at
+//     most 256 bytes), so on long rows it is bound by the loads and
+//     stores of dst (3 memory operations per vector FMA), not the FMA
 //     units.
 //
 // In a SO-MPCA-RS fit of the gait data (K = 20, P = 32) the kernels take
