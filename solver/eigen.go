@@ -264,25 +264,8 @@ func complementBasis(C *mat.Dense) *mat.Dense {
 // (numerically) zero. A singular G'Y'YG in UMPCA thus narrows the
 // constraint instead of breaking the fit.
 func orthonormalRange(A *mat.Dense) *mat.Dense {
-	n, c := A.Dims()
-	var svd mat.SVD
-	if !svd.Factorize(A, mat.SVDThin) {
-		return nil
-	}
-	s := svd.Values(nil)
-	if len(s) == 0 || s[0] == 0 {
-		return nil
-	}
-	tol := float64(max(n, c)) * 2.220446049250313e-16 * s[0]
-	r := 0
-	for _, v := range s {
-		if v > tol {
-			r++
-		}
-	}
-	var U mat.Dense
-	svd.UTo(&U)
-	return mat.DenseCopyOf(U.Slice(0, n, 0, r))
+	var w svdWork
+	return w.orthonormalRange(A.RawMatrix())
 }
 
 // symApply returns v -> S v for the upper triangle of S. The function is

@@ -145,3 +145,66 @@ func (e *eigenWork) topConstrained(u []float64, S *mat.SymDense, C *mat.Dense) (
 	floats.Scale(1/floats.Norm(u, 2), u)
 	return val, true
 }
+
+// svdWork is the scratch space of orthonormalRange, so that UMPCA's
+// constraint costs no allocation per update once sized. It makes the
+// LAPACK call gonum's mat.SVD makes for SVDThin (Gesvd storing the thin U
+// and V^T, with the work length the query gives), so its results are
+// mat.SVD's, bit for bit.
+type svdWork struct {
+	a, u, vt, s, work []float64
+	query             [1]float64
+	out               mat.Dense // the basis returned, a view of u
+}
+
+// reserve sizes w for matrices of n rows and up to c columns, for each n
+// in rows, so that the updates of a fit, whose constraints gain a column
+// per EMP, need nothing new.
+func (w *svdWork) reserve(rows []int, c int) {
+	for _, n := range rows {
+		k := min(n, c)
+		w.a, w.u, w.vt, w.s = grow(w.a, n*c), grow(w.u, n*k), grow(w.vt, k*c), grow(w.s, k)
+		for cc := 1; cc <= c; cc++ {
+			kk := min(n, cc)
+			a := blas64.General{Rows: n, Cols: cc, Stride: cc, Data: w.a}
+			u := blas64.General{Rows: n, Cols: kk, Stride: kk, Data: w.u}
+			vt := blas64.General{Rows: kk, Cols: cc, Stride: cc, Data: w.vt}
+			lapack64.Gesvd(lapack.SVDStore, lapack.SVDStore, a, u, vt, w.s, w.query[:], -1)
+			w.work = grow(w.work, int(w.query[0]))
+		}
+	}
+}
+
+// orthonormalRange is the function of that name on scratch w; the basis
+// it returns is valid until the next call.
+func (w *svdWork) orthonormalRange(A blas64.General) *mat.Dense {
+	n, c := A.Rows, A.Cols
+	k := min(n, c)
+	w.a = grow(w.a, n*c)
+	for i := range n {
+		copy(w.a[i*c:(i+1)*c], A.Data[i*A.Stride:i*A.Stride+c])
+	}
+	a := blas64.General{Rows: n, Cols: c, Stride: c, Data: w.a}
+	w.u, w.vt, w.s = grow(w.u, n*k), grow(w.vt, k*c), grow(w.s, k)
+	u := blas64.General{Rows: n, Cols: k, Stride: k, Data: w.u}
+	vt := blas64.General{Rows: k, Cols: c, Stride: c, Data: w.vt}
+	lapack64.Gesvd(lapack.SVDStore, lapack.SVDStore, a, u, vt, w.s, w.query[:], -1)
+	l := int(w.query[0])
+	w.work = grow(w.work, l)
+	if !lapack64.Gesvd(lapack.SVDStore, lapack.SVDStore, a, u, vt, w.s, w.work, l) {
+		return nil
+	}
+	s := w.s
+	if len(s) == 0 || s[0] == 0 {
+		return nil
+	}
+	tol := float64(max(n, c)) * 2.220446049250313e-16 * s[0]
+	r := 0
+	for _, v := range s {
+		if v > tol {
+			r++
+		}
+	}
+	w.out.SetRawMatrix(blas64.General{Rows: n, Cols: r, Stride: k, Data: w.u[:(n-1)*k+r]})
+	return &w.out
+}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -37,6 +39,11 @@ type tvpFit struct {
 	// fixed[n] holds the previous EMPs' mode-n vectors for a constrained
 	// mode (I_n x P, used as I_n x p); constraint is the per-mode view.
 	fixed, constraint []*mat.Dense
+	// UMPCA's cross term Y^T G (storage I_n x P), the features G (M x P)
+	// it is formed from, and the scratch of its range.
+	umpcaG, umpcaA []float64
+	umpcaCross     mat.Dense
+	svd            svdWork
 
 	// ys holds the mode-n partial projections of every sample (M x I_n,
 	// centred, deflated for TROD): the mode update finds its eigenvector
@@ -131,6 +138,10 @@ func (t *tvpFit) allocate(P int) {
 			t.fixed[n] = mat.NewDense(d, P, nil)
 		}
 	}
+	if t.spec.constraint == uncorrelated {
+		t.umpcaG, t.umpcaA = make([]float64, t.m*P), make([]float64, maxI*P)
+		t.svd.reserve(t.shape, P)
+	}
 	t.offsetBuf = make([]float64, maxI)
 	t.deflateBuf = make([]float64, maxI*P)
 	if t.run != nil {
@@ -170,7 +181,7 @@ func (t *tvpFit) emp(p int) error {
 			}
 			C := fixed[n]
 			if t.spec.constraint == uncorrelated && p > 0 {
-				C = orthonormalRange(A)
+				C = t.svd.orthonormalRange(A.RawMatrix())
 			}
 			lambda, err = t.eig.topGram(vs[n], t.ys[:t.m*t.shape[n]], C, vs[n], &t.hint[n])
 			if err != nil {
@@ -271,13 +282,18 @@ func (t *tvpFit) partials(p, n int, vs [][]float64) (*mat.Dense, error) {
 	if !umpca {
 		return nil, nil
 	}
-	G := mat.NewDense(t.m, p, nil)
+	// A = Y^T G, G (M x p) the previous EMPs' features by columns, by the
+	// product mat.Dense.Mul makes, into storage sized once per fit.
+	G := blas64.General{Rows: t.m, Cols: p, Stride: p, Data: t.umpcaG[:t.m*p]}
 	for q := range p {
-		G.SetCol(q, t.y[q])
+		for m, v := range t.y[q] {
+			G.Data[m*p+q] = v
+		}
 	}
-	A := mat.NewDense(In, p, nil)
-	A.Mul(mat.NewDense(t.m, In, Y).T(), G)
-	return A, nil
+	A := blas64.General{Rows: In, Cols: p, Stride: p, Data: t.umpcaA[:In*p]}
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, blas64.General{Rows: t.m, Cols: In, Stride: In, Data: Y}, G, 0, A)
+	t.umpcaCross.SetRawMatrix(A)
+	return &t.umpcaCross, nil
 }
 
 // evaluate makes one pass computing EMP p's projection of every training
