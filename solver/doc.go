@@ -122,6 +122,35 @@
 // grain x max_n I_n + threads x log2(M) partials), plus O(M P) for UMPCA's
 // and TROD's training features and the optional cache.
 //
+// # Mode updates
+//
+// A TVP mode update gets its scatter in one of two ways
+// (Options.ModeUpdates):
+//
+//   - rows (OpModeRows): the pass keeps the M x I_n partial projections and
+//     the eigenvector comes from Krylov products Y^T (Y v), as above. This
+//     is what Model.Fit uses by default (the C API's sompca_fit and
+//     sompca_fit_hdf5, the Python estimators on arrays and HDF5 files, the
+//     command line): the samples are read where the fit runs.
+//   - scatter (OpModeScatter): the pass folds the I_n x I_n scatter Y^T Y
+//     like any sum pass, and the eigenvector comes from it (densely up to
+//     16 x 16, else Krylov products with the formed matrix). A block's
+//     partial is I_n^2 values per subtree whatever its size, so a
+//     distributed pass moves O(I_n^2) per block instead of O(n I_n). This
+//     is what Model.FitWith, and so every fit Session (the C ABI's fit
+//     sessions, the Python Dask driver), uses by default; M max_n I_n
+//     fewer values of workspace, and one I_n^2/2 rank-1 update per sample
+//     more of work.
+//
+// The two compute the same scatter with the sums in another order, so
+// their models agree to rounding (both match the reference fixtures to
+// 1e-10), not bit for bit. A fit is bit for bit the same between Fit and
+// FitWith (or a Session) given the same choice: set ModeUpdatesScatter
+// for a local fit that must equal a distributed one (C:
+// opts.mode_updates = SOMPCA_MODE_UPDATES_SCATTER; Python: the
+// estimators' mode_updates="scatter"), or ModeUpdatesRows for a
+// distributed fit that must equal a default local one.
+//
 // # Passes
 //
 // Every pass over the samples is a map over blocks followed by an ordered

@@ -65,6 +65,9 @@ func (m *Model) FitWith(ex Executor, shape []int, samples int, opts Options) err
 	if err != nil {
 		return err
 	}
+	// A driver moves each pass's partials: the scatter is I_n^2 values
+	// per block where the rows are n I_n (see Options.ModeUpdates).
+	f.scatterUpdates = opts.ModeUpdates != ModeUpdatesRows
 	if err := f.planMemory(nil, 1); err != nil {
 		return err
 	}
@@ -139,6 +142,9 @@ type fitter struct {
 	scaled   *scaledSource
 	scaleExp int
 	peak     float64
+	// scatterUpdates: the TVP mode updates fold the I_n x I_n scatter
+	// (OpModeScatter) rather than keep the rows (Options.ModeUpdates).
+	scatterUpdates bool
 }
 
 // Validate checks the options for a fit of m samples of the given shape
@@ -192,6 +198,9 @@ func newFitterFor(shape []int, m int, opts Options) (*fitter, error) {
 	if opts.Order != ByVariance && opts.Order != ByExtraction {
 		return nil, errorf(ErrInvalid, "solver: unknown feature order %d", int(opts.Order))
 	}
+	if opts.ModeUpdates < ModeUpdatesAuto || opts.ModeUpdates > ModeUpdatesScatter {
+		return nil, errorf(ErrInvalid, "solver: ModeUpdates = %d: want ModeUpdatesAuto (0), ModeUpdatesRows (1) or ModeUpdatesScatter (2)", int(opts.ModeUpdates))
+	}
 	mode := -1
 	if spec.constraint == orthogonalNu {
 		mode = 0
@@ -216,6 +225,8 @@ func newFitterFor(shape []int, m int, opts Options) (*fitter, error) {
 		n:     len(shape),
 		size:  size,
 		m:     m,
+		// Model.Fit's choice; FitWith changes it.
+		scatterUpdates: opts.ModeUpdates == ModeUpdatesScatter,
 	}
 	f.c = newContractor(f.shape)
 	return f, nil

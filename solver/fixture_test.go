@@ -150,14 +150,18 @@ func TestFixtures(t *testing.T) {
 		}
 		sort.Strings(names)
 		for _, name := range names {
-			t.Run(cname+"/"+name, func(t *testing.T) {
-				checkFixture(t, c, c[name], name)
-			})
+			// Both passes of the TVP mode updates (Options.ModeUpdates):
+			// rows (Model.Fit's default) and the folded scatter (FitWith's).
+			for _, up := range []ModeUpdates{ModeUpdatesRows, ModeUpdatesScatter} {
+				t.Run(cname+"/"+name+"/"+up.String(), func(t *testing.T) {
+					checkFixture(t, c, c[name], name, up)
+				})
+			}
 		}
 	}
 }
 
-func checkFixture(t *testing.T, c map[string]fixFit, ref fixFit, name string) {
+func checkFixture(t *testing.T, c map[string]fixFit, ref fixFit, name string, up ModeUpdates) {
 	src := fixtureInput(t, c)
 	attrs := ref.attrs(t)
 	method, rs, err := ParseMethod(name)
@@ -165,7 +169,7 @@ func checkFixture(t *testing.T, c map[string]fixFit, ref fixFit, name string) {
 		t.Fatal(err)
 	}
 	P := int(attrs["P"].(float64))
-	opts := Options{Method: method, RelaxedStart: rs, Order: ByExtraction}
+	opts := Options{Method: method, RelaxedStart: rs, Order: ByExtraction, ModeUpdates: up}
 	if method != MPCA && method != CSA {
 		opts.Components = P
 	}

@@ -149,8 +149,11 @@ func (f *fitter) workspaceBytes(threads int) int64 {
 			p = maxI
 		}
 		// ... plus the M x max_n I_n partial projections of the mode
-		// updates (tvpFit.ys).
-		floats = th*(g*(maxI+p)) + 2*m*p + m*maxI + maxI*maxI + 2*maxI*p
+		// updates (tvpFit.ys) unless they fold the scatter.
+		floats = th*(g*(maxI+p)) + 2*m*p + maxI*maxI + 2*maxI*p
+		if !f.scatterUpdates {
+			floats += m * maxI
+		}
 		partial = max(partial, maxI*maxI+maxI*p)
 	}
 	partials := th + int64(bits.Len64(uint64(m/g+1))) + 1

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"errors"
+	"fmt"
 )
 
 // FeatureOrder says how a fitted model orders its features.
@@ -98,6 +99,43 @@ type Options struct {
 	// the caller holds in memory (SliceSource) are not counted. A limit
 	// too small for the workspaces and one run of samples is ErrMemory.
 	MemoryLimit int64
+
+	// ModeUpdates says how a TVP method's mode update gets the scatter of
+	// the partial projections it maximises: from the M x I_n rows
+	// themselves (ModeUpdatesRows) or from the I_n x I_n scatter folded by
+	// the pass (ModeUpdatesScatter). The zero value, ModeUpdatesAuto,
+	// takes rows in Model.Fit and the scatter in Model.FitWith (fit
+	// sessions, distributed drivers). See doc.go, "Mode updates".
+	ModeUpdates ModeUpdates
+}
+
+// ModeUpdates chooses the passes of the TVP mode updates (Options.ModeUpdates).
+type ModeUpdates int
+
+const (
+	// ModeUpdatesAuto: rows in Model.Fit, the scatter in Model.FitWith.
+	ModeUpdatesAuto ModeUpdates = iota
+	// ModeUpdatesRows: each update's pass (OpModeRows) keeps the M x I_n
+	// partial projections Y, and the top eigenvector is found by Krylov
+	// products Y^T (Y v), the I_n x I_n scatter formed only when that is
+	// cheaper. A pass returns M I_n values: the fastest choice when the
+	// samples are read where the fit runs.
+	ModeUpdatesRows
+	// ModeUpdatesScatter: each update's pass (OpModeScatter) folds the
+	// scatter Y^T Y, I_n x I_n, and the eigenvector is found from it. A
+	// block's partial is I_n^2 values whatever its number of samples,
+	// which is what a distributed pass should move. The model agrees with
+	// ModeUpdatesRows' to rounding (the same sums in another order).
+	ModeUpdatesScatter
+)
+
+var modeUpdatesNames = [...]string{"auto", "rows", "scatter"}
+
+func (u ModeUpdates) String() string {
+	if u >= 0 && int(u) < len(modeUpdatesNames) {
+		return modeUpdatesNames[u]
+	}
+	return fmt.Sprintf("ModeUpdates(%d)", int(u))
 }
 
 // ErrCanceled is returned by Fit when Options.Progress asked to stop or

@@ -70,37 +70,49 @@ func sessionFit(t testing.TB, src Source, opts Options, sizes []int) (*Model, in
 	return m, passes, err
 }
 
-// TestSessionIsFit: a session's model is Model.Fit's on the same samples,
-// bit for bit with blocks of whole grains, whatever the blocks (they are
-// the same per-BlockMultiple terms folded in the same order), and to rounding with
-// blocks that cut grains (the same terms grouped differently: 1e-12).
+// TestSessionIsFit: a session's model is Model.Fit's on the same samples
+// with the same mode updates (a session's default is the scatter, see
+// Options.ModeUpdates), bit for bit with blocks of whole grains, whatever
+// the blocks (they are the same per-BlockMultiple terms folded in the same
+// order), and to rounding with blocks that cut grains (the same terms
+// grouped differently: 1e-12).
 func TestSessionIsFit(t *testing.T) {
 	const M = 3*BlockMultiple + 17
 	cases := append(tvpCases, methodCase{PCA, false}, methodCase{MPCA, false}, methodCase{CSA, false})
 	for _, shape := range [][]int{{7, 5}, {4, 7, 3}} {
 		data := randomTensors(5, M, shape)
 		for _, c := range cases {
-			opts := Options{Method: c.method, RelaxedStart: c.rs, Components: 3, MaxIter: 4}
-			ref, src := fitOrFatal(t, data, M, shape, opts)
-			for _, sizes := range [][]int{{M}, {BlockMultiple}, {2 * BlockMultiple, BlockMultiple}} {
-				got, passes, err := sessionFit(t, src, opts, sizes)
-				if err != nil {
-					t.Fatalf("%v %v blocks %v: %v", shape, c, sizes, err)
-				}
-				if passes < 2 {
-					t.Errorf("%v %v: %d passes", shape, c, passes)
-				}
-				if !reflect.DeepEqual(got, ref) {
-					t.Errorf("%v %v: session with blocks %v differs from Fit", shape, c, sizes)
-				}
+			for _, up := range []ModeUpdates{ModeUpdatesAuto, ModeUpdatesRows} {
+				sessionIsFit(t, data, M, shape, c, up)
 			}
-			got, _, err := sessionFit(t, src, opts, []int{100, 37, BlockMultiple + 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkSameModel(t, got, ref, 1e-12, shape, c)
 		}
 	}
+}
+
+func sessionIsFit(t *testing.T, data []float64, M int, shape []int, c methodCase, up ModeUpdates) {
+	opts := Options{Method: c.method, RelaxedStart: c.rs, Components: 3, MaxIter: 4, ModeUpdates: up}
+	local := opts
+	if up == ModeUpdatesAuto {
+		local.ModeUpdates = ModeUpdatesScatter // what a session's auto is
+	}
+	ref, src := fitOrFatal(t, data, M, shape, local)
+	for _, sizes := range [][]int{{M}, {BlockMultiple}, {2 * BlockMultiple, BlockMultiple}} {
+		got, passes, err := sessionFit(t, src, opts, sizes)
+		if err != nil {
+			t.Fatalf("%v %v blocks %v: %v", shape, c, sizes, err)
+		}
+		if passes < 2 {
+			t.Errorf("%v %v: %d passes", shape, c, passes)
+		}
+		if !reflect.DeepEqual(got, ref) {
+			t.Errorf("%v %v %v: session with blocks %v differs from Fit", shape, c, up, sizes)
+		}
+	}
+	got, _, err := sessionFit(t, src, opts, []int{100, 37, BlockMultiple + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSameModel(t, got, ref, 1e-12, shape, c)
 }
 
 // checkSameModel compares the learned arrays of two models to tol relative.
@@ -130,7 +142,7 @@ func TestSessionCache(t *testing.T) {
 	const M = 3 * BlockMultiple
 	shape := []int{4, 7, 3}
 	data := randomTensors(8, M, shape)
-	opts := Options{Method: SOMPCA, RelaxedStart: true, Components: 3, MaxIter: 3}
+	opts := Options{Method: SOMPCA, RelaxedStart: true, Components: 3, MaxIter: 3, ModeUpdates: ModeUpdatesScatter}
 	ref, src := fitOrFatal(t, data, M, shape, opts)
 	s, err := NewSession(M, shape, opts)
 	if err != nil {
@@ -302,4 +314,54 @@ func TestSessionErrors(t *testing.T) {
 	}
 	s.Close()
 	s.Close() // twice is fine
+}
+
+// TestSessionPartialsAreSmall: with a session's mode updates (the folded
+// scatter, Options.ModeUpdates), no pass of an SO-MPCA fit without
+// relaxed start moves a value per sample: a block's partial is bounded by
+// its subtrees' I x I scatters (one subtree for an aligned block of a
+// power of two leaves), not by its n x I_n partial projections. With rows
+// the mode passes move n I_n values.
+func TestSessionPartialsAreSmall(t *testing.T) {
+	const M, n = 8192, 4096 // two blocks of 256 leaves: one subtree each
+	shape := []int{9, 8}
+	src := must(NewSliceSource(randomTensors(3, M, shape), M, shape))
+	for _, up := range []ModeUpdates{ModeUpdatesAuto, ModeUpdatesRows} {
+		s, err := NewSession(M, shape, Options{Method: SOMPCA, Components: 2, MaxIter: 2, ModeUpdates: up})
+		if err != nil {
+			t.Fatal(err)
+		}
+		largest := 0
+		for {
+			more, err := s.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !more {
+				break
+			}
+			for first := 0; first < M; first += n {
+				req, _ := s.Request(first, n)
+				x, _ := src.Read(first, n)
+				partial, err := PassPartial(nil, req, x, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				largest = max(largest, len(partial))
+				if err := s.Feed(first, n, partial); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		s.Close()
+		// The largest sum partial is the mean pass's (prod I_n + 1 values)
+		// or a 9 x 9 scatter; 1 KiB covers either with its header.
+		rows := n * 9 * 8
+		switch {
+		case up == ModeUpdatesAuto && largest > 1024:
+			t.Errorf("scatter updates: a block's partial took %d bytes, want <= 1 KiB (rows would be %d)", largest, rows)
+		case up == ModeUpdatesRows && largest < rows:
+			t.Errorf("rows updates: largest partial %d bytes, want the %d bytes of a block's rows", largest, rows)
+		}
+	}
 }

@@ -49,9 +49,13 @@ type tvpFit struct {
 	// centred, deflated for TROD): the mode update finds its eigenvector
 	// from them (eigenSolver.topGram) without forming the I_n x I_n
 	// scatter unless that is cheaper. They are part of the workspace, so
-	// the fit does not depend on the memory limit.
+	// the fit does not depend on the memory limit. With scatter updates
+	// (fitter.scatterUpdates) ys is nil and the pass folds the scatter
+	// into S[n] instead.
 	ys   []float64
-	hint []int // per mode: Krylov products of its last update (see topGram)
+	S    []*mat.SymDense // per mode: the scatter of the last scatter pass
+	acc  []float64       // that pass's folded partial
+	hint []int           // per mode: Krylov products of its last update (see topGram)
 }
 
 func (f *fitter) fitTVP() (*Model, error) {
@@ -65,8 +69,11 @@ func (f *fitter) fitTVP() (*Model, error) {
 	}
 	t := &tvpFit{fitter: f, p: P, nu: f.mode}
 	t.eig.threads = f.opts.Threads // 0: GOMAXPROCS (see gramApply)
-	maxI := slices.Max(f.shape)
-	t.ys = make([]float64, f.m*maxI) // counted in workspaceBytes
+	if f.scatterUpdates {
+		t.S = make([]*mat.SymDense, f.n)
+	} else {
+		t.ys = make([]float64, f.m*slices.Max(f.shape)) // counted in workspaceBytes
+	}
 	t.hint = make([]int, f.n)
 	// The cache of Z_m = X_m x_N u^(N) (M x prod_{n<N} I_n) for N >= 3,
 	// when it fits in what Options.MemoryLimit leaves (see cacheFits):
@@ -183,7 +190,11 @@ func (t *tvpFit) emp(p int) error {
 			if t.spec.constraint == uncorrelated && p > 0 {
 				C = t.svd.orthonormalRange(A.RawMatrix())
 			}
-			lambda, err = t.eig.topGram(vs[n], t.ys[:t.m*t.shape[n]], C, vs[n], &t.hint[n])
+			if t.S != nil {
+				lambda, err = t.eig.top(vs[n], t.S[n], C, vs[n], &t.hint[n])
+			} else {
+				lambda, err = t.eig.topGram(vs[n], t.ys[:t.m*t.shape[n]], C, vs[n], &t.hint[n])
+			}
 			if err != nil {
 				return fmt.Errorf("solver: EMP %d, mode %d: %w", p+1, n, err)
 			}
@@ -230,8 +241,12 @@ func (t *tvpFit) fixedConstraints(p int) []*mat.Dense {
 }
 
 // quad returns v^T S v = ||Y v||^2 for the scatter S = Y^T Y of the
-// partial projections Y in t.ys.
+// mode-0 partial projections Y in t.ys (or S in t.S[0]).
 func (t *tvpFit) quad(v []float64) float64 {
+	if t.S != nil {
+		x := mat.NewVecDense(len(v), v)
+		return mat.Inner(x, t.S[0], x)
+	}
 	q := 0.0
 	for r := range t.m {
 		d := floats.Dot(t.ys[r*len(v):(r+1)*len(v)], v)
@@ -242,10 +257,10 @@ func (t *tvpFit) quad(v []float64) float64 {
 
 // partials makes one pass over the data and writes to t.ys the mode-n
 // partial projections (eq. 10) of EMP p with the vectors vs, whose total
-// scatter (eq. 11) the mode update maximises, and returns for UMPCA the
-// cross term Y~ G with the previous EMPs' features. The partial
-// projections are of the centred data (of the residual, uncentred, for
-// TROD).
+// scatter (eq. 11) the mode update maximises, or with scatter updates that
+// scatter itself to t.S[n], and returns for UMPCA the cross term Y~ G with
+// the previous EMPs' features. The partial projections are of the centred
+// data (of the residual, uncentred, for TROD).
 func (t *tvpFit) partials(p, n int, vs [][]float64) (*mat.Dense, error) {
 	In := t.shape[n]
 	ps := &t.pass
@@ -273,6 +288,21 @@ func (t *tvpFit) partials(p, n int, vs [][]float64) (*mat.Dense, error) {
 		}
 	}
 	umpca := t.spec.constraint == uncorrelated && p > 0
+	if t.S != nil {
+		// The scatter and, for UMPCA, the cross term, folded by the pass.
+		if umpca {
+			ps.Cross, ps.Coef = true, t.y[:p]
+		}
+		t.acc = grow(t.acc, ps.PartialLen())
+		if err := t.fitter.pass(ps, t.acc); err != nil {
+			return nil, err
+		}
+		t.S[n] = newSymAcc(In, t.acc).toSym(t.S[n])
+		if !umpca {
+			return nil, nil
+		}
+		return mat.NewDense(In, p, append([]float64(nil), t.acc[In*In:]...)), nil
+	}
 	// The rows themselves (OpModeRows); their scatter is left to topGram.
 	ps.Op = OpModeRows
 	Y := t.ys[:t.m*In]
