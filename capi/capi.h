@@ -10,21 +10,24 @@
 #include "sompca.h"
 
 /*
- * The opaque handle: a C-allocated box, so C never holds a Go pointer.
- * handle is a runtime/cgo.Handle of the Go *solver.Model; magic is
- * SOMPCA_MODEL_MAGIC while the box is live and 0 once freed.
+ * The opaque handles: a C-allocated box, so C never holds a Go pointer.
+ * handle is a runtime/cgo.Handle of the Go value (*solver.Model,
+ * *solver.Session); magic says which kind of box it is while the box is
+ * live and is 0 once freed (capi/handle.go).
  */
-struct sompca_model {
+struct sompca_box {
 	uint64_t magic;
 	uintptr_t handle;
 };
 
+struct sompca_model {
+	struct sompca_box box;
+};
+
 #define SOMPCA_MODEL_MAGIC UINT64_C(0x736f6d7063614d31) /* "sompcaM1" */
 
-/* A fit session's handle: the same box, holding a *solver.Session. */
 struct sompca_session {
-	uint64_t magic;
-	uintptr_t handle;
+	struct sompca_box box;
 };
 
 #define SOMPCA_SESSION_MAGIC UINT64_C(0x736f6d7063615331) /* "sompcaS1" */

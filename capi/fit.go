@@ -9,10 +9,9 @@ import "github.com/sompca/sompca/solver"
 func sompca_go_fit(out **C.sompca_model, data *C.sompca_cvoid, dtype C.int, nSamples C.size_t,
 	order C.size_t, shape *C.sompca_csize, opts *C.sompca_coptions) C.int {
 	return run("sompca_fit", func() error {
-		if out == nil {
-			return errorf(C.SOMPCA_EINVAL, "out is NULL")
+		if err := clearOut(out, "out"); err != nil {
+			return err
 		}
-		*out = nil
 		dims, err := samplesShape(nSamples, order, shape)
 		if err != nil {
 			return err

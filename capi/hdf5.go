@@ -87,10 +87,9 @@ func sompca_go_fit_hdf5(out **C.sompca_model, path, dataset *C.sompca_cchar, lay
 	var warnings []string
 	defer func() { setWarnings(warnings) }()
 	return run("sompca_fit_hdf5", func() error {
-		if out == nil {
-			return errorf(C.SOMPCA_EINVAL, "out is NULL")
+		if err := clearOut(out, "out"); err != nil {
+			return err
 		}
-		*out = nil
 		file, err := goString(path, "path")
 		if err != nil {
 			return err
@@ -198,10 +197,9 @@ func modelFile(m *solver.Model) string {
 //export sompca_go_model_load
 func sompca_go_model_load(out **C.sompca_model, path *C.sompca_cchar) C.int {
 	return run("sompca_model_load", func() error {
-		if out == nil {
-			return errorf(C.SOMPCA_EINVAL, "out is NULL")
+		if err := clearOut(out, "out"); err != nil {
+			return err
 		}
-		*out = nil
 		file, err := goString(path, "path")
 		if err != nil {
 			return err

@@ -50,10 +50,15 @@ func sompca_go_options_defaults(method C.int, out *C.sompca_options) C.int {
 // cOptions converts solver options to C options with the given 0-based
 // mode (-1: automatic or not applicable); n_components is
 // o.Components, n_threads 0 and progress NULL.
-// SOMPCA_MODE_ALL is solver.AllModes (either differing fails to compile).
+// SOMPCA_MODE_ALL is solver.AllModes and SOMPCA_MODE_UPDATES_* are
+// solver's ModeUpdates (either differing fails to compile).
 const (
 	_ = uint(solver.AllModes - C.SOMPCA_MODE_ALL)
 	_ = uint(C.SOMPCA_MODE_ALL - solver.AllModes)
+	_ = uint(solver.ModeUpdatesScatter - C.SOMPCA_MODE_UPDATES_SCATTER)
+	_ = uint(C.SOMPCA_MODE_UPDATES_SCATTER - solver.ModeUpdatesScatter)
+	_ = uint(solver.ModeUpdatesRows - C.SOMPCA_MODE_UPDATES_ROWS)
+	_ = uint(C.SOMPCA_MODE_UPDATES_ROWS - solver.ModeUpdatesRows)
 )
 
 func cOptions(s solver.Options, mode int) C.sompca_options {
@@ -158,6 +163,11 @@ func goOptions(p *C.sompca_coptions, order int) (solver.Options, error) {
 		return s, errorf(C.SOMPCA_EINVAL, "opts->memory_limit is %d: want 0 (the default, %s) or at most 2^63-1 bytes", uint64(o.memory_limit), solver.FormatBytes(solver.DefaultMemoryLimit()))
 	}
 	s.MemoryLimit = int64(o.memory_limit)
+	// The C codes are solver.ModeUpdates' values.
+	if o.mode_updates < C.SOMPCA_MODE_UPDATES_AUTO || o.mode_updates > C.SOMPCA_MODE_UPDATES_SCATTER {
+		return s, errorf(C.SOMPCA_EINVAL, "opts->mode_updates is %d: want SOMPCA_MODE_UPDATES_AUTO (%d), SOMPCA_MODE_UPDATES_ROWS (%d) or SOMPCA_MODE_UPDATES_SCATTER (%d)", int(o.mode_updates), C.SOMPCA_MODE_UPDATES_AUTO, C.SOMPCA_MODE_UPDATES_ROWS, C.SOMPCA_MODE_UPDATES_SCATTER)
+	}
+	s.ModeUpdates = solver.ModeUpdates(o.mode_updates)
 	if fn, user := o.progress, o.progress_user; fn != nil {
 		// fn and user are C pointers, used only while this fit runs.
 		s.Progress = func(done, total int, variance float64) bool {

@@ -4,7 +4,6 @@ package main
 import "C"
 
 import (
-	"runtime/cgo"
 	"unsafe"
 
 	"github.com/sompca/sompca/solver"
@@ -14,37 +13,9 @@ import (
 // solver.Session, which runs the engine and hands out its passes, and
 // solver.PassPartial, the pure function a driver runs where a block lives.
 
-// newSession boxes s in C memory and registers the box, as newHandle does
-// for models (a session box has its own magic number).
-func newSession(s *solver.Session) (*C.sompca_session, error) {
-	box := (*C.sompca_session)(C.malloc(C.sizeof_struct_sompca_session))
-	if box == nil {
-		return nil, errorf(C.SOMPCA_ENOMEM, "cannot allocate a session handle")
-	}
-	box.magic = C.SOMPCA_SESSION_MAGIC
-	box.handle = C.uintptr_t(cgo.NewHandle(s))
-	liveMu.Lock()
-	live[uintptr(unsafe.Pointer(box))] = struct{}{}
-	liveMu.Unlock()
-	return box, nil
-}
-
 // sessionOf returns the session that a handle refers to.
 func sessionOf(p *C.sompca_session) (*solver.Session, error) {
-	if p == nil {
-		return nil, errorf(C.SOMPCA_ENOTFITTED, "session is NULL")
-	}
-	liveMu.RLock()
-	_, ok := live[uintptr(unsafe.Pointer(p))]
-	liveMu.RUnlock()
-	if !ok || p.magic != C.SOMPCA_SESSION_MAGIC {
-		return nil, errorf(C.SOMPCA_EHANDLE, "session %p is not a live sompca session (freed, or not made by sompca_session_begin)", p)
-	}
-	s, ok := cgo.Handle(p.handle).Value().(*solver.Session)
-	if !ok {
-		return nil, errorf(C.SOMPCA_EINTERNAL, "session %p holds a %T, not a session", p, cgo.Handle(p.handle).Value())
-	}
-	return s, nil
+	return boxValue[*solver.Session](sessionBox, unsafe.Pointer(p))
 }
 
 // sessionCall runs the body of a session export: it checks the handle.
@@ -61,10 +32,9 @@ func sessionCall(name string, session *C.sompca_session, body func(s *solver.Ses
 //export sompca_go_session_begin
 func sompca_go_session_begin(out **C.sompca_session, nSamples C.size_t, order C.size_t, shape *C.sompca_csize, opts *C.sompca_coptions) C.int {
 	return run("sompca_session_begin", func() error {
-		if out == nil {
-			return errorf(C.SOMPCA_EINVAL, "out is NULL")
+		if err := clearOut(out, "out"); err != nil {
+			return err
 		}
-		*out = nil
 		dims, err := samplesShape(nSamples, order, shape)
 		if err != nil {
 			return err
@@ -80,12 +50,12 @@ func sompca_go_session_begin(out **C.sompca_session, nSamples C.size_t, order C.
 		if err != nil {
 			return solverError(err)
 		}
-		box, err := newSession(s)
+		box, err := newBox(sessionBox, s)
 		if err != nil {
 			s.Close()
 			return err
 		}
-		*out = box
+		*out = (*C.sompca_session)(box)
 		return nil
 	})
 }
@@ -93,10 +63,9 @@ func sompca_go_session_begin(out **C.sompca_session, nSamples C.size_t, order C.
 //export sompca_go_session_next
 func sompca_go_session_next(session *C.sompca_session, outMore *C.int) C.int {
 	return sessionCall("sompca_session_next", session, func(s *solver.Session) error {
-		if outMore == nil {
-			return errorf(C.SOMPCA_EINVAL, "out_more is NULL")
+		if err := clearOut(outMore, "out_more"); err != nil {
+			return err
 		}
-		*outMore = 0
 		more, err := s.Next()
 		if err != nil {
 			return solverError(err)
@@ -111,8 +80,8 @@ func sompca_go_session_next(session *C.sompca_session, outMore *C.int) C.int {
 //export sompca_go_session_request
 func sompca_go_session_request(session *C.sompca_session, first, nSamples C.size_t, dst unsafe.Pointer, capacity C.size_t, outLen *C.size_t) C.int {
 	return sessionCall("sompca_session_request", session, func(s *solver.Session) error {
-		if outLen == nil {
-			return errorf(C.SOMPCA_EINVAL, "out_len is NULL")
+		if err := clearOut(outLen, "out_len"); err != nil {
+			return err
 		}
 		if uint64(first) > uint64(s.Len()) || uint64(nSamples) > uint64(s.Len()) {
 			return errorf(C.SOMPCA_EINVAL, "block [%d, %d+%d) is outside the %d samples", uint64(first), uint64(first), uint64(nSamples), s.Len())
@@ -219,9 +188,6 @@ func sompca_go_pass_partial(dst unsafe.Pointer, capacity C.size_t, outLen *C.siz
 //export sompca_go_session_feed
 func sompca_go_session_feed(session *C.sompca_session, first, nSamples C.size_t, partial *C.sompca_cvoid, n C.size_t) C.int {
 	return sessionCall("sompca_session_feed", session, func(s *solver.Session) error {
-		if partial == nil {
-			return errorf(C.SOMPCA_EINVAL, "partial is NULL")
-		}
 		p, err := requestBytes(partial, n)
 		if err != nil {
 			return err
@@ -232,11 +198,14 @@ func sompca_go_session_feed(session *C.sompca_session, first, nSamples C.size_t,
 
 //export sompca_go_session_finish
 func sompca_go_session_finish(session *C.sompca_session, out **C.sompca_model) C.int {
-	return sessionCall("sompca_session_finish", session, func(s *solver.Session) error {
-		if out == nil {
-			return errorf(C.SOMPCA_EINVAL, "out is NULL")
+	return run("sompca_session_finish", func() error {
+		if err := clearOut(out, "out"); err != nil {
+			return err
 		}
-		*out = nil
+		s, err := sessionOf(session)
+		if err != nil {
+			return err
+		}
 		m, err := s.Model()
 		if err != nil {
 			return solverError(err)
@@ -251,18 +220,10 @@ func sompca_go_session_free(session *C.sompca_session) {
 		return
 	}
 	run("sompca_session_free", func() error {
-		s, err := sessionOf(session)
-		if err != nil {
-			return err
+		v, err := freeBox(sessionBox, unsafe.Pointer(session))
+		if s, ok := v.(*solver.Session); ok {
+			s.Close()
 		}
-		s.Close()
-		liveMu.Lock()
-		delete(live, uintptr(unsafe.Pointer(session)))
-		liveMu.Unlock()
-		cgo.Handle(session.handle).Delete()
-		session.magic = 0
-		session.handle = 0
-		C.free(unsafe.Pointer(session))
-		return nil
+		return err
 	})
 }

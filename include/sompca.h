@@ -104,7 +104,7 @@ extern "C" {
 #define SOMPCA_EDATA      7 /* bad data: NaN or Inf, zero variance, too few samples for the method */
 #define SOMPCA_ECANCELED  8 /* cancelled: by the progress callback or the flag of sompca_cancel_flag */
 #define SOMPCA_EINTERNAL  9 /* a bug in sompca (a recovered panic): please report it */
-#define SOMPCA_EHANDLE    10 /* misuse: a freed or foreign model handle (not made by sompca, or freed) */
+#define SOMPCA_EHANDLE    10 /* misuse: a freed or foreign model or session handle (not made by sompca, freed, or of the other kind) */
 #define SOMPCA_EFORK     11 /* called in a child forked after the library was loaded: see "Fork" */
 #define SOMPCA_ENUMERICAL 12 /* the numerics failed (an eigensolver did not converge) on data that passed every check */
 #define SOMPCA_EFILE      13 /* a file's content is invalid: not HDF5, corrupt (checksum mismatch), unsupported
@@ -149,6 +149,21 @@ extern "C" {
 /* Feature orders (sompca_options.feature_order). */
 #define SOMPCA_ORDER_VARIANCE   0 /* by captured variance, descending (the paper's order) */
 #define SOMPCA_ORDER_EXTRACTION 1 /* in the order the projections were found */
+
+/*
+ * opts.mode_updates: how a TVP method's mode update (SO-MPCA, FO-MPCA, TROD,
+ * UMPCA) gets the scatter of its partial projections. ROWS keeps the M x I_n
+ * partial projections and finds the eigenvector by Krylov products with
+ * them (fastest where the samples are read); SCATTER folds the I_n x I_n
+ * scatter in the pass (a block's partial is I_n^2 values whatever its size:
+ * what a distributed pass should move). The two models agree to rounding,
+ * not bit for bit; a fit and a fit session with the same choice give the
+ * same bits. AUTO (0, default) is ROWS for sompca_fit/sompca_fit_hdf5 and
+ * SCATTER for fit sessions.
+ */
+#define SOMPCA_MODE_UPDATES_AUTO 0
+#define SOMPCA_MODE_UPDATES_ROWS 1
+#define SOMPCA_MODE_UPDATES_SCATTER 2
 
 /* An opaque fitted model. */
 typedef struct sompca_model sompca_model;
@@ -232,6 +247,9 @@ typedef struct sompca_options {
 	sompca_read_progress_fn read_progress; /* bytes read by a fit from a file, passed
 	                          progress_user; may be NULL (default). New after memory_limit: a
 	                          struct from a header without it is accepted (read_progress NULL). */
+	int mode_updates;      /* SOMPCA_MODE_UPDATES_*; default SOMPCA_MODE_UPDATES_AUTO: rows in
+	                          sompca_fit*, the folded scatter in fit sessions. New after
+	                          read_progress: a struct without it is accepted (AUTO). */
 } sompca_options;
 
 /* The library's version as MAJOR*10000 + MINOR*100 + PATCH. Never fails. */
@@ -670,7 +688,8 @@ int sompca_session_begin(sompca_session **out, size_t n_samples, size_t order,
  * sompca_session_finish.
  *
  * Returns SOMPCA_OK; SOMPCA_EINVAL for a NULL argument or a pass not fully
- * fed; SOMPCA_ENOTFITTED for a bad session; and the fit's own failures as
+ * fed; SOMPCA_ENOTFITTED for a NULL session,
+ * SOMPCA_EHANDLE for a freed or foreign one; and the fit's own failures as
  * sompca_fit returns them: SOMPCA_EDATA (NaN or Inf naming the sample,
  * zero variance, too few samples), SOMPCA_EINVAL (more components than
  * the method can give), SOMPCA_ECANCELED.
@@ -687,7 +706,8 @@ int sompca_session_next(sompca_session *session, int *out_more);
  * different blocks may get different bytes.
  *
  * Returns SOMPCA_OK; SOMPCA_EINVAL for a NULL out_len, n_samples = 0, no
- * pass waiting, or a block outside [0, M); SOMPCA_ERANGE; SOMPCA_ENOTFITTED.
+ * pass waiting, or a block outside [0, M); SOMPCA_ERANGE; SOMPCA_ENOTFITTED for a NULL session,
+ * SOMPCA_EHANDLE for a freed or foreign one.
  */
 int sompca_session_request(sompca_session *session, size_t first, size_t n_samples,
                            void *dst, size_t cap, size_t *out_len);
@@ -744,7 +764,8 @@ int sompca_pass_partial(void *dst, size_t cap, size_t *out_len, const void *requ
  *
  * Returns SOMPCA_OK; SOMPCA_EINVAL for a NULL partial, a block out of
  * order, or bytes that are not a partial of this pass and block (the
- * session then fails); SOMPCA_ENOTFITTED for a bad session.
+ * session then fails); SOMPCA_ENOTFITTED for a NULL session,
+ * SOMPCA_EHANDLE for a freed or foreign one.
  */
 int sompca_session_feed(sompca_session *session, size_t first, size_t n_samples,
                         const void *partial, size_t len);
@@ -755,12 +776,14 @@ int sompca_session_feed(sompca_session *session, size_t first, size_t n_samples,
  * sompca_model_free; set to NULL on failure. A second call fails.
  *
  * Returns SOMPCA_OK; SOMPCA_EINVAL for a NULL out or a session not
- * finished; SOMPCA_ENOTFITTED for a bad session; or the session's error.
+ * finished; SOMPCA_ENOTFITTED for a NULL session,
+ * SOMPCA_EHANDLE for a freed or foreign one; or the session's error.
  */
 int sompca_session_finish(sompca_session *session, sompca_model **out);
 
 /* Ends a session at any point (a running fit is abandoned) and frees it.
- * NULL is a no-op. */
+ * NULL is a no-op; a freed or foreign pointer (a model, say) is left alone and
+ * sets the last error (SOMPCA_EHANDLE). */
 void sompca_session_free(sompca_session *session);
 
 #ifdef __cplusplus

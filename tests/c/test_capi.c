@@ -1317,14 +1317,29 @@ static void test_session(void)
 		opts.relaxed_start = methods[k][1];
 		opts.n_components = methods[k][0] == SOMPCA_METHOD_PCA ? 6 : 3;
 		opts.max_iter = 4;
-		sompca_model *ref = NULL;
-		CHECK_OK(sompca_fit(&ref, big, SOMPCA_UINT8, BIG, 3, shape3, &opts));
+		/* A session's mode updates are the folded scatter by default (AUTO),
+		 * sompca_fit's the rows: the reference fit asks for the scatter. */
+		sompca_model *ref = NULL, *rows = NULL;
+		sompca_options local = opts;
+		local.mode_updates = SOMPCA_MODE_UPDATES_SCATTER;
+		CHECK_OK(sompca_fit(&ref, big, SOMPCA_UINT8, BIG, 3, shape3, &local));
 		char what[64];
 		snprintf(what, sizeof what, "method %d, whole grains", methods[k][0]);
 		size_t grains[] = {SOMPCA_BLOCK_MULTIPLE, 2 * SOMPCA_BLOCK_MULTIPLE};
 		sompca_model *got = session_fit(big, SOMPCA_UINT8, BIG, &opts, grains, 2);
 		check_same_model(got, ref, 0, what);
 		sompca_model_free(got);
+		/* ... and a session asking for rows is sompca_fit's default. */
+		CHECK_OK(sompca_fit(&rows, big, SOMPCA_UINT8, BIG, 3, shape3, &opts));
+		local.mode_updates = SOMPCA_MODE_UPDATES_ROWS;
+		snprintf(what, sizeof what, "method %d, rows", methods[k][0]);
+		got = session_fit(big, SOMPCA_UINT8, BIG, &local, grains, 2);
+		check_same_model(got, rows, 0, what);
+		/* The two choices agree to rounding (the features of random data
+		 * with well separated eigenvalues: 1e-9 of their scale). */
+		check_same_model(got, ref, 1e-9, "rows against scatter");
+		sompca_model_free(got);
+		sompca_model_free(rows);
 		snprintf(what, sizeof what, "method %d, blocks of 100 and 37", methods[k][0]);
 		size_t odd[] = {100, 37};
 		got = session_fit(big, SOMPCA_UINT8, BIG, &opts, odd, 2);
@@ -1410,6 +1425,41 @@ static void test_session(void)
 	CHECK_STATUS(sompca_session_next(s, &more), SOMPCA_EINVAL); /* the session failed */
 	sompca_session_free(s);
 	sompca_session_free(NULL);
+	sompca_options_init(&opts);
+	opts.mode_updates = 3;
+	CHECK_STATUS(sompca_session_begin(&s, M, 3, shape3, &opts), SOMPCA_EINVAL);
+	CHECK(contains(sompca_last_error(), "mode_updates"));
+
+	/* Freed and foreign handles: SOMPCA_EHANDLE from every call (NULL is
+	 * SOMPCA_ENOTFITTED), a second free only sets the last error. */
+	CHECK_OK(sompca_session_begin(&s, M, 3, shape3, NULL));
+	CHECK_OK(sompca_session_next(s, &more));
+	sompca_session_free(s);
+	CHECK_STATUS(sompca_session_next(s, &more), SOMPCA_EHANDLE);
+	CHECK(contains(sompca_last_error(), "not a live sompca session"));
+	CHECK_STATUS(sompca_session_request(s, 0, M, request, sizeof request, &len), SOMPCA_EHANDLE);
+	CHECK_STATUS(sompca_session_feed(s, 0, M, partial, written), SOMPCA_EHANDLE);
+	model = (sompca_model *)&len;
+	CHECK_STATUS(sompca_session_finish(s, &model), SOMPCA_EHANDLE);
+	CHECK(model == NULL);
+	sompca_session_free(s);
+	CHECK(contains(sompca_last_error(), "sompca_session_free: session"));
+	CHECK_STATUS(sompca_session_request(NULL, 0, M, request, sizeof request, &len), SOMPCA_ENOTFITTED);
+	CHECK_STATUS(sompca_session_feed(NULL, 0, M, partial, written), SOMPCA_ENOTFITTED);
+	CHECK_STATUS(sompca_session_finish(NULL, &model), SOMPCA_ENOTFITTED);
+	/* A model is not a session, nor a session a model. */
+	sompca_model *fitted = NULL;
+	CHECK_OK(sompca_fit(&fitted, data_f64, SOMPCA_FLOAT64, M, 3, shape3, NULL));
+	CHECK_STATUS(sompca_session_next((sompca_session *)fitted, &more), SOMPCA_EHANDLE);
+	sompca_session_free((sompca_session *)fitted); /* refused: the model stays */
+	CHECK(n_components(fitted) > 0);
+	CHECK_OK(sompca_session_begin(&s, M, 3, shape3, NULL));
+	size_t p = 0;
+	CHECK_STATUS(sompca_model_n_components((const sompca_model *)s, &p), SOMPCA_EHANDLE);
+	sompca_model_free((sompca_model *)s); /* refused: the session stays */
+	CHECK_OK(sompca_session_next(s, &more));
+	sompca_session_free(s);
+	sompca_model_free(fitted);
 }
 
 /* SOMPCA_MODE_ALL: I0+I1+I2 features; those of mode n are, in order and

@@ -646,7 +646,8 @@ class _TVP(TensorProjection):
 
     def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_FOMPCA, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_FOMPCA, "max_iter"), tol=_default(_lib.METHOD_FOMPCA, "tol"),
-                 sort_features=_default(_lib.METHOD_FOMPCA, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None):
+                 sort_features=_default(_lib.METHOD_FOMPCA, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None,
+                 mode_updates="auto"):
         self.n_components = n_components
         self.relaxed_start = relaxed_start
         self.max_iter = max_iter
@@ -655,10 +656,15 @@ class _TVP(TensorProjection):
         self.n_jobs = n_jobs
         self.sample_shape = sample_shape
         self.memory_limit = memory_limit
+        self.mode_updates = mode_updates
 
     def _options(self):
         options = super()._options()
         options.relaxed_start = bool(self.relaxed_start)
+        if not isinstance(self.mode_updates, str) or self.mode_updates not in _lib.MODE_UPDATES:
+            raise ValueError(f"mode_updates must be one of {', '.join(map(repr, _lib.MODE_UPDATES))}, "
+                             f"got {self.mode_updates!r}")
+        options.mode_updates = _lib.MODE_UPDATES[self.mode_updates]
         options.max_iter = _int_param("max_iter", self.max_iter, 1, allow_none=False)
         options.tol = _real_param("tol", self.tol, 0.0, float("inf"))
         options.feature_order = _lib.ORDER_VARIANCE if self.sort_features else _lib.ORDER_EXTRACTION
@@ -702,7 +708,15 @@ _TVP_PARAMETERS = """
         does for classification); False keeps the extraction order.
     n_jobs : int or None, default=None
         Threads sharing each pass over the data; None or -1 use all cores.
-""" + _SAMPLE_SHAPE + _MEMORY_LIMIT
+""" + _SAMPLE_SHAPE + _MEMORY_LIMIT + """    mode_updates : {"auto", "rows", "scatter"}, default="auto"
+        How each mode update gets the scatter of its partial projections:
+        "rows" keeps the n_samples x I_n projections (fastest in one
+        process), "scatter" folds the I_n x I_n scatter in the pass (what a
+        pass over a dask array moves between workers); "auto" is "rows" for
+        arrays and HDF5 files and "scatter" for dask arrays. The two agree
+        to rounding; a dask fit equals an in-memory fit bit for bit when
+        both use the same choice (e.g. "scatter").
+"""
 
 _ATTRIBUTES = """
     Attributes
@@ -781,8 +795,10 @@ class SOMPCA(_TVP):
 
     def __init__(self, n_components=None, mode=None, relaxed_start=_default(_lib.METHOD_SOMPCA, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_SOMPCA, "max_iter"), tol=_default(_lib.METHOD_SOMPCA, "tol"),
-                 sort_features=_default(_lib.METHOD_SOMPCA, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None):
-        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, memory_limit)
+                 sort_features=_default(_lib.METHOD_SOMPCA, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None,
+                 mode_updates="auto"):
+        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, memory_limit,
+                         mode_updates)
         self.mode = mode
 
     def _options(self):
@@ -823,8 +839,10 @@ class TROD(_TVP):
 
     def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_TROD, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_TROD, "max_iter"), tol=_default(_lib.METHOD_TROD, "tol"),
-                 sort_features=_default(_lib.METHOD_TROD, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None):
-        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, memory_limit)
+                 sort_features=_default(_lib.METHOD_TROD, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None,
+                 mode_updates="auto"):
+        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, memory_limit,
+                         mode_updates)
 
 
 class UMPCA(_TVP):
@@ -839,8 +857,10 @@ class UMPCA(_TVP):
 
     def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_UMPCA, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_UMPCA, "max_iter"), tol=_default(_lib.METHOD_UMPCA, "tol"),
-                 sort_features=_default(_lib.METHOD_UMPCA, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None):
-        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, memory_limit)
+                 sort_features=_default(_lib.METHOD_UMPCA, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None,
+                 mode_updates="auto"):
+        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, memory_limit,
+                         mode_updates)
 
 
 class PCA(TensorProjection):

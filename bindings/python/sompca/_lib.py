@@ -45,6 +45,8 @@ LAYOUTS = {"samples-first": LAYOUT_SAMPLES_FIRST, "samples-last": LAYOUT_SAMPLES
            "column-major": LAYOUT_COLUMN_MAJOR}
 ORDER_VARIANCE, ORDER_EXTRACTION = range(2)
 MODE_ALL = -2  # SOMPCA_MODE_ALL: SO-MPCA in every mode, features fused
+# SOMPCA_MODE_UPDATES_*: how a TVP mode update gets its scatter (rows / folded scatter).
+MODE_UPDATES = {"auto": 0, "rows": 1, "scatter": 2}
 BLOCK_MULTIPLE = 64  # SOMPCA_BLOCK_MULTIPLE
 
 _VALUE_ERRORS = frozenset({EINVAL, ESHAPE, ERANGE, EDATA})
@@ -71,6 +73,7 @@ class Options(ctypes.Structure):
         ("progress_user", c_void_p),
         ("memory_limit", c_size_t),
         ("read_progress", READ_PROGRESS_FN),
+        ("mode_updates", c_int),
     ]
 
 

@@ -49,10 +49,18 @@ def U8(X):
     return np.clip(np.rint(X * 20 + 100), 0, 255).astype(np.uint8)
 
 
+TVP = (sompca.SOMPCA, sompca.FOMPCA, sompca.TROD, sompca.UMPCA)
+
+
 def small(cls, **params):
-    """A quick estimator: few sweeps and components keep the rounds of tasks few."""
-    if issubclass(cls, (sompca.SOMPCA, sompca.FOMPCA, sompca.TROD, sompca.UMPCA)):
+    """A quick estimator: few sweeps and components keep the rounds of tasks few.
+
+    TVP estimators get mode_updates="scatter", what a dask fit's "auto"
+    means, so that the in-memory reference makes the same passes.
+    """
+    if issubclass(cls, TVP):
         params.setdefault("n_components", 3)
+        params.setdefault("mode_updates", "scatter")
     if cls is not sompca.PCA:
         params.setdefault("max_iter", 3)
     return cls(**params)
@@ -84,6 +92,24 @@ def test_distributed_fit_is_the_local_fit_bit_for_bit(client, cls, X):
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.int16])
+def test_mode_updates_auto_is_scatter_on_dask(client, X):
+    """A dask fit's "auto" is the folded scatter; "rows" there is an in-memory fit's "auto".
+
+    The two choices agree to rounding only (the same scatter summed in
+    another order), so each is compared with its own in-memory reference,
+    and with the other to 1e-9 of the features' scale.
+    """
+    dX = da.from_array(X, chunks=(B,) + SHAPE)
+    scatter = small(sompca.SOMPCA).fit(X)
+    rows = small(sompca.SOMPCA, mode_updates="auto").fit(X)
+    with client.as_current():
+        assert_identical(small(sompca.SOMPCA, mode_updates="auto").fit(dX), scatter)
+        assert_identical(small(sompca.SOMPCA, mode_updates="rows").fit(dX), rows)
+    assert_close(scatter.transform(X), rows.transform(X), 1e-9)
+    with pytest.raises(ValueError, match="mode_updates must be one of 'auto', 'rows', 'scatter'"):
+        small(sompca.SOMPCA, mode_updates="dense").fit(X)
+
+
 def test_every_dtype_bit_for_bit(client, dtype, X, U8):
     data = U8.astype(dtype) if dtype is not np.float32 else X.astype(np.float32)
     local = small(sompca.SOMPCA).fit(data)
