@@ -708,7 +708,7 @@ _TVP_PARAMETERS = """
         does for classification); False keeps the extraction order.
     n_jobs : int or None, default=None
         Threads sharing each pass over the data; None or -1 use all cores.
-""" + _SAMPLE_SHAPE + _MEMORY_LIMIT + """    mode_updates : {"auto", "rows", "scatter"}, default="auto"
+""" + _SAMPLE_SHAPE + _MEMORY_LIMIT + """    mode_updates : {{"auto", "rows", "scatter"}}, default="auto"
         How each mode update gets the scatter of its partial projections:
         "rows" keeps the n_samples x I_n projections (fastest in one
         process), "scatter" folds the I_n x I_n scatter in the pass (what a

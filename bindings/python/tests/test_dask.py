@@ -91,7 +91,6 @@ def test_distributed_fit_is_the_local_fit_bit_for_bit(client, cls, X):
     assert_identical(remote, local)
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.int16])
 def test_mode_updates_auto_is_scatter_on_dask(client, X):
     """A dask fit's "auto" is the folded scatter; "rows" there is an in-memory fit's "auto".
 
@@ -110,6 +109,7 @@ def test_mode_updates_auto_is_scatter_on_dask(client, X):
         small(sompca.SOMPCA, mode_updates="dense").fit(X)
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.int16])
 def test_every_dtype_bit_for_bit(client, dtype, X, U8):
     data = U8.astype(dtype) if dtype is not np.float32 else X.astype(np.float32)
     local = small(sompca.SOMPCA).fit(data)
