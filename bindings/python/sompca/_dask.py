@@ -156,13 +156,14 @@ def _block_starts(chunks):
     return starts
 
 
-def fit(X, options, report=None, rounds=None):
+def fit(X, options, report=None, rounds=None, partial_bytes=None):
     """Fit a library model to the samples of a dask array.
 
     ``options`` is a ``sompca_options``; ``report(done, total, variance)``
     is called after each EMP (as for an in-memory fit). ``rounds``, if a
-    list, receives the wall time in seconds of each pass's round of tasks.
-    Returns a :class:`sompca._lib.Model`.
+    list, receives the wall time in seconds of each pass's round of tasks;
+    ``partial_bytes``, if a list, the bytes of the partials that each pass
+    brought to the driver. Returns a :class:`sompca._lib.Model`.
     """
     X = _prepare(X)
     n_samples, shape = int(X.shape[0]), tuple(int(d) for d in X.shape[1:])
@@ -178,6 +179,8 @@ def fit(X, options, report=None, rounds=None):
             partials = runner.round(token, requests)
             if rounds is not None:
                 rounds.append(time.perf_counter() - started)
+            if partial_bytes is not None:
+                partial_bytes.append(sum(len(partial) for partial in partials if partial is not None))
             for (first, n), partial in zip(spans, partials):
                 if n:
                     session.feed(first, n, partial)

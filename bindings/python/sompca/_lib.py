@@ -745,6 +745,7 @@ class Session:
         out = _session_p()
         check(lib.sompca_session_begin(byref(out), n_samples, len(shape), dims, byref(options)))
         self._handle = out
+        self._request_buffer = ctypes.create_string_buffer(4096)
         self._finalizer = weakref.finalize(self, _free_session, lib.generation, out)
 
     def next(self):
@@ -760,11 +761,15 @@ class Session:
 
     def request(self, first, n_samples):
         """The waiting pass's request (bytes) for the block [first, first + n_samples)."""
+        # One call when the last request's buffer is large enough (requests
+        # of one pass differ only in their blocks' slices), two otherwise.
         length = c_size_t()
-        status = lib.sompca_session_request(self._handle, first, n_samples, None, 0, byref(length))
+        buffer = self._request_buffer
+        status = lib.sompca_session_request(self._handle, first, n_samples, buffer, len(buffer), byref(length))
+        if status == ERANGE:
+            buffer = self._request_buffer = ctypes.create_string_buffer(max(length.value, 2 * len(buffer)))
+            status = lib.sompca_session_request(self._handle, first, n_samples, buffer, len(buffer), byref(length))
         check(status)
-        buffer = ctypes.create_string_buffer(length.value)
-        check(lib.sompca_session_request(self._handle, first, n_samples, buffer, length.value, byref(length)))
         return buffer.raw[:length.value]
 
     def feed(self, first, n_samples, partial):
