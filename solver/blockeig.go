@@ -96,8 +96,7 @@ func tridiagTop(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
 	}
 	Z := make([]float64, n*P) // row-major n x P: the vectors of T, then of S
 	x := make([]float64, n)
-	tx := make([]float64, n)
-	dl, dd, du := make([]float64, n-1), make([]float64, n), make([]float64, n-1)
+	scratch := make([]float64, 4*n)
 	const eps = 2.220446049250313e-16
 	for j := range P {
 		lam := vals[j]
@@ -110,23 +109,9 @@ func tridiagTop(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
 		}
 		ok := false
 		for it := 0; it < 8 && !ok; it++ {
-			shift := lam
-			for try := 0; ; try++ {
-				copy(dl, e)
-				copy(du, e)
-				for i := range n {
-					dd[i] = d[i] - shift
-				}
-				copy(tx, x)
-				if impl.Dgtsv(n, 1, dl, dd, du, tx, 1) {
-					break
-				}
-				if try > 10 {
-					return nil, nil, errorf(ErrNumerical, "solver: inverse iteration failed")
-				}
-				shift += float64(n) * eps * norm * float64(int(1)<<try)
+			if !shiftedSolve(d, e, lam, norm, x, scratch) {
+				return nil, nil, errorf(ErrNumerical, "solver: inverse iteration failed")
 			}
-			copy(x, tx)
 			for range 2 {
 				for q := first; q < j; q++ {
 					dot := 0.0
@@ -189,4 +174,32 @@ func tridiagTop(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
 		V.SetCol(j, col)
 	}
 	return V, vals, nil
+}
+
+// shiftedSolve is one step of inverse iteration on the symmetric
+// tridiagonal T (diagonal d, off-diagonal e, len(d)-1 of it): it sets x to
+// (T - lam I)^-1 x, unnormalised. When T - lam I is singular to working
+// precision (lam is an eigenvalue to rounding), the shift is moved away by
+// a few multiples of n eps norm, norm bounding ||T||, as LAPACK's Dstein
+// does. scratch holds at least 4 len(d) elements. It reports false if no
+// shift gave a solvable system.
+func shiftedSolve(d, e []float64, lam, norm float64, x, scratch []float64) bool {
+	const eps = 2.220446049250313e-16
+	n := len(d)
+	dl, dd, du, tx := scratch[:n-1], scratch[n:2*n], scratch[2*n:3*n-1], scratch[3*n:4*n]
+	shift := lam
+	for try := 0; try <= 11; try++ {
+		copy(dl, e[:n-1])
+		copy(du, e[:n-1])
+		for i := range n {
+			dd[i] = d[i] - shift
+		}
+		copy(tx, x)
+		if (gonum.Implementation{}).Dgtsv(n, 1, dl, dd, du, tx, 1) {
+			copy(x, tx)
+			return true
+		}
+		shift += float64(n) * eps * norm * float64(int(1)<<try)
+	}
+	return false
 }

@@ -213,13 +213,13 @@ func (e *eigenSolver) gramApply(Y []float64, n int) func(dst, v []float64) {
 func (e *eigenSolver) gramShare(t int) {
 	g := &e.gram
 	n, m := g.n, len(g.y)/g.n
-	vv := blas64.Vector{N: n, Inc: 1, Data: g.v}
 	for c := t * g.chunks / g.threads; c < (t+1)*g.chunks/g.threads; c++ {
 		lo, hi := c*gramChunk, min(m, (c+1)*gramChunk)
-		Yc := blas64.General{Rows: hi - lo, Cols: n, Stride: n, Data: g.y[lo*n : hi*n]}
-		tv := blas64.Vector{N: hi - lo, Inc: 1, Data: e.tmp[lo:hi]}
-		blas64.Gemv(blas.NoTrans, 1, Yc, vv, 0, tv)
-		blas64.Gemv(blas.Trans, 1, Yc, tv, 0, blas64.Vector{N: n, Inc: 1, Data: e.parts[c*n : (c+1)*n]})
+		// The contraction kernels (AVX2 where there is AVX2) read the
+		// chunk twice, the second time from cache: Y_c v, then Y_c^T of it.
+		Yc := Block{F64: g.y[lo*n : hi*n]}
+		dotRows(e.tmp[lo:hi], Yc, hi-lo, n, g.v)
+		axpyRows(e.parts[c*n:(c+1)*n], Yc, hi-lo, n, e.tmp[lo:hi])
 	}
 }
 

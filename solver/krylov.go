@@ -2,11 +2,11 @@ package solver
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/gonum"
 )
 
@@ -42,8 +42,9 @@ type krylov struct {
 	n       int
 	q       []float64 // basis, krylovSteps x n, row-major
 	w, h, x []float64
-	d, e, z []float64 // tridiagonal and its eigenvectors
-	work    []float64
+	d, e    []float64 // the tridiagonal Lanczos matrix
+	work    []float64 // copies of d and e for Dsterf
+	tri     []float64 // shiftedSolve's scratch
 	ct      []float64 // C^T v
 }
 
@@ -57,7 +58,7 @@ func (k *krylov) reset(n int) {
 	k.n = n
 	k.q, k.w, k.x = grow(k.q, s*n), grow(k.w, n), grow(k.x, n)
 	if k.h == nil {
-		k.h, k.d, k.e, k.z, k.work = make([]float64, s), make([]float64, s), make([]float64, s), make([]float64, s*s), make([]float64, 2*s)
+		k.h, k.d, k.e, k.work, k.tri = make([]float64, s), make([]float64, s), make([]float64, s), make([]float64, 2*s), make([]float64, 4*s)
 	}
 }
 
@@ -164,37 +165,50 @@ func (k *krylov) top(u []float64, apply func(dst, v []float64), C blas64.General
 	return theta, false
 }
 
-// ritz diagonalises the m x m tridiagonal Lanczos matrix (k.d, k.e) and
-// returns the Ritz estimate |b s_m| of the top Ritz pair's residual and
-// the pair's vector s (nil if the tridiagonal QR failed). It leaves k.d
-// and k.e as they were.
+// ritz finds the top eigenpair of the m x m tridiagonal Lanczos matrix
+// T (k.d, k.e) and returns the Ritz estimate |b s_m| of the top Ritz
+// pair's residual and the pair's unit vector s (nil if that failed). Only
+// the top pair is needed, so rather than the full eigendecomposition
+// (Dsteqr with vectors, O(m^3) and most of the cost of small updates) the
+// eigenvalues come from Dsterf and the vector from inverse iteration at the
+// top one (shiftedSolve, O(m) a step; two steps from a generic start, as a
+// Ritz value is accurate to rounding). It leaves k.d and k.e as they were.
 func (k *krylov) ritz(m int, b float64) (float64, []float64) {
 	d := k.work[:m]
 	e := k.work[m : 2*m]
 	copy(d, k.d[:m])
 	copy(e[:max(m-1, 0)], k.e[:max(m-1, 0)])
-	z := k.z[:m*m]
-	if !(gonum.Implementation{}).Dsteqr(lapack.EVTridiag, m, d, e, z, m, k.wsteqr(m)) {
+	s := k.h[:m]
+	if m == 1 {
+		s[0] = 1
+		return math.Abs(b), s
+	}
+	if !(gonum.Implementation{}).Dsterf(m, d, e) {
 		return math.Inf(1), nil
 	}
-	// Eigenvalues ascending: the top pair is the last column.
-	top := 0
-	for i := 1; i < m; i++ {
-		if d[i] > d[top] {
-			top = i
-		}
-	}
-	s := k.h[:m]
+	theta, norm := slices.Max(d), 0.0
 	for i := range m {
-		s[i] = z[i*m+top]
+		r := math.Abs(k.d[i])
+		if i > 0 {
+			r += math.Abs(k.e[i-1])
+		}
+		if i < m-1 {
+			r += math.Abs(k.e[i])
+		}
+		norm = max(norm, r)
+	}
+	for i := range s {
+		s[i] = 1 + 0.5*math.Sin(float64(i+1))
+	}
+	for range 2 {
+		if !shiftedSolve(k.d[:m], k.e[:m-1], theta, norm, s, k.tri[:4*m]) {
+			return math.Inf(1), nil
+		}
+		nrm := floats.Norm(s, 2)
+		if nrm == 0 || math.IsInf(nrm, 0) || math.IsNaN(nrm) {
+			return math.Inf(1), nil
+		}
+		floats.Scale(1/nrm, s)
 	}
 	return math.Abs(b * s[m-1]), s
-}
-
-func (k *krylov) wsteqr(m int) []float64 {
-	need := max(1, 2*m-2)
-	if len(k.work) < 2*krylovSteps+need {
-		k.work = append(k.work[:2*krylovSteps], make([]float64, need)...)
-	}
-	return k.work[2*krylovSteps : 2*krylovSteps+need]
 }
