@@ -13,8 +13,9 @@ process of its own so that its peak RSS is its own:
   sfit     the same fit streamed within --stream-limit
   memfit   the same fit on the samples already in memory (read not timed)
 
-and prints min and median seconds over --repeat runs, and the largest
-peak RSS. Options say which sizes, layouts and operations to run.
+and prints min and median CPU seconds (user + system, all threads) and
+wall seconds over --repeat runs, and the largest peak RSS. The machine
+may be shared: compare the rows of one run, as ratios. Options say which sizes, layouts and operations to run.
 """
 
 import argparse
@@ -80,11 +81,11 @@ def run_child(argv):
 H5PY_CHILD = r"""
 import json, re, sys, time, h5py
 with h5py.File(sys.argv[1], "r") as f:
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     x = f["X"][...]
-    seconds = time.perf_counter() - t
+    seconds, cpu = time.perf_counter() - t, time.process_time() - c
 rss = int(re.search(r"VmHWM:\s*(\d+) kB", open("/proc/self/status").read()).group(1)) << 10
-print(json.dumps({"seconds": seconds, "peak_rss": rss}))
+print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_rss": rss}))
 """
 
 
@@ -104,7 +105,8 @@ def main():
     args = ap.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     ops = args.ops.split(",")
-    print(f"{'M':>7} {'layout':<14} {'op':<7} {'min s':>8} {'median s':>9} {'peak RSS MB':>12}  limit")
+    print(f"{'M':>7} {'layout':<14} {'op':<7} {'cpu min':>8} {'cpu med':>8} {'wall min':>9} {'wall med':>9} "
+          f"{'peak RSS MB':>12}  limit")
     for m in [int(s) for s in args.sizes.split(",")]:
         method, p, k = FITS.get(m, FITS[10_000])
         for layout in args.layouts.split(","):
@@ -125,13 +127,16 @@ def main():
                     if op in ("pass", "sfit") and limit:
                         argv.append(f"-memory-limit={limit}")
                     argv += ["fit" if op == "sfit" else op, path, "/X"]
-                times, rss = [], 0
+                times, cpus, rss = [], [], 0
                 repeat = args.fit_repeat if args.fit_repeat and "fit" in op else args.repeat
                 for _ in range(repeat):
                     out = run_child(argv)
                     times.append(out["seconds"])
+                    cpus.append(out.get("cpu", float("nan")))
                     rss = max(rss, out["peak_rss"])
-                print(f"{m:>7} {layout:<14} {op:<7} {min(times):>8.3f} {statistics.median(times):>9.3f} {rss / 1e6:>12.0f}  {limit if op in ('pass', 'sfit') else ''}", flush=True)
+                print(f"{m:>7} {layout:<14} {op:<7} {min(cpus):>8.3f} {statistics.median(cpus):>8.3f} "
+                      f"{min(times):>9.3f} {statistics.median(times):>9.3f} {rss / 1e6:>12.0f}  "
+                      f"{limit if op in ('pass', 'sfit') else ''}", flush=True)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sompca/sompca/hdf5io"
@@ -28,7 +30,19 @@ func main() {
 	k := flag.Int("k", 2, "sweeps K")
 	threads := flag.Int("threads", 0, "threads (0: all cores)")
 	limit := flag.String("memory-limit", "", "memory limit, such as 128MB (default: the library's)")
+	profile := flag.String("cpuprofile", "", "write a CPU profile (pprof) of the operation to this file")
 	flag.Parse()
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench-hdf5:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if flag.NArg() != 3 {
 		fmt.Fprintln(os.Stderr, "usage: bench-hdf5 [flags] pass|fit|memfit FILE DATASET")
 		os.Exit(2)
@@ -40,6 +54,7 @@ func main() {
 	}
 	if err := run(flag.Arg(0), flag.Arg(1), flag.Arg(2), *samplesLast, *method, *p, *k, *threads, bytes); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-hdf5:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
@@ -70,14 +85,14 @@ func run(op, file, dataset string, samplesLast bool, method string, p, k, thread
 	if samplesLast {
 		in.Layout = hdf5io.SamplesLast
 	}
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	src, err := hdf5io.Open(file, dataset, in)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
 	if op == "memfit" {
-		start = time.Now()
+		start, cpu0 = time.Now(), cpuTime()
 	}
 	switch op {
 	case "pass":
@@ -103,8 +118,18 @@ func run(op, file, dataset string, samplesLast bool, method string, p, k, thread
 	default:
 		return fmt.Errorf("unknown operation %q", op)
 	}
-	fmt.Printf("{\"seconds\": %.6f, \"peak_rss\": %d}\n", time.Since(start).Seconds(), peakRSS())
+	fmt.Printf("{\"seconds\": %.6f, \"cpu\": %.6f, \"peak_rss\": %d}\n", time.Since(start).Seconds(), cpuTime()-cpu0, peakRSS())
 	return nil
+}
+
+// cpuTime returns the CPU seconds (user + system, all threads) the
+// process has used so far.
+func cpuTime() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // peakRSS returns the process's peak resident set size in bytes (VmHWM,
