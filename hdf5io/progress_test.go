@@ -2,6 +2,7 @@ package hdf5io
 
 import (
 	"errors"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -112,5 +113,63 @@ func TestReadProgress(t *testing.T) {
 		if hooked {
 			t.Errorf("limit %d: the fit left its read hook on the source", limit)
 		}
+	}
+}
+
+// chunkScript writes, with h5py, uint16 datasets of 300 samples of 7 x 5
+// in chunks that cut every axis unevenly (edge chunks partial), samples
+// first and last, fill value 9, of which only samples [0, 200) are
+// written: the chunks of samples [256, 300) are never stored. Element e of
+// sample i is (i * 35 + e) % 65521.
+const chunkScript = `
+import sys, h5py, numpy as np
+x = ((np.arange(300 * 35).reshape(300, 7, 5)) % 65521).astype(np.uint16)
+with h5py.File(sys.argv[1], "w") as f:
+    a = f.create_dataset("first", shape=(300, 7, 5), dtype=np.uint16, chunks=(64, 3, 2), fillvalue=9)
+    a[:200] = x[:200]
+    b = f.create_dataset("last", shape=(7, 5, 300), dtype=np.uint16, chunks=(3, 2, 64), fillvalue=9)
+    b[..., :200] = np.moveaxis(x[:200], 0, -1)
+`
+
+// TestChunksReadAsStored: unfiltered chunks are read as stored and copied
+// in place (sompca_h5_read_chunks), partial edge chunks included, and
+// chunks never written read as the fill value (the ordinary read takes
+// over), samples first and last, in runs that cut chunks.
+func TestChunksReadAsStored(t *testing.T) {
+	py := h5pyPython(t)
+	path := filepath.Join(t.TempDir(), "chunks.h5")
+	if out, err := exec.Command(py, "-c", chunkScript, path).CombinedOutput(); err != nil {
+		t.Fatalf("h5py: %v\n%s", err, out)
+	}
+	const m, size = 300, 35
+	for _, ds := range []string{"/first", "/last"} {
+		src, err := Open(path, ds, Options{SamplesLast: ds == "/last", ChunkBytes: 70 * size * 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !src.rawChunks {
+			t.Fatalf("%s: chunks not read as stored", ds)
+		}
+		for _, run := range []int{37, 128, m} {
+			for start := 0; start < m; start += run {
+				n := min(run, m-start)
+				b, err := src.Read(start, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range n {
+					for e := range size {
+						want := float32(9) // never written
+						if start+i < 200 {
+							want = float32(((start+i)*size + e) % 65521)
+						}
+						if got := b.F32[i*size+e]; got != want {
+							t.Fatalf("%s run %d: sample %d element %d = %v, want %v", ds, run, start+i, e, got, want)
+						}
+					}
+				}
+			}
+		}
+		src.Close()
 	}
 }

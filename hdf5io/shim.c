@@ -674,3 +674,160 @@ long long sompca_h5_file_size(hid_t file)
 	}
 	return (long long)st.st_size;
 }
+
+/* sompca_h5_raw_chunks returns 1 if the chunks of a chunked dataset can be
+ * read as stored (H5Dread_chunk) and copied as they are: no filters, and
+ * the file's element type is the memory type the dataset is read as
+ * (read_type), so that no conversion is due; 0 if not, negative on
+ * error. */
+int sompca_h5_raw_chunks(hid_t dset, int kind)
+{
+	hid_t dcpl = H5Dget_create_plist(dset), file_type = -1, mem_type = -1, saved;
+	int rc = -1;
+	if (dcpl < 0)
+		return -1;
+	if (H5Pget_layout(dcpl) != H5D_CHUNKED) {
+		rc = 0;
+		goto out;
+	}
+	int n = H5Pget_nfilters(dcpl);
+	if (n < 0)
+		goto out;
+	if (n > 0) {
+		rc = 0;
+		goto out;
+	}
+	if ((file_type = H5Dget_type(dset)) < 0 || (mem_type = read_type(dset, kind)) < 0)
+		goto out;
+	htri_t eq = H5Tequal(file_type, mem_type);
+	if (eq >= 0)
+		rc = eq > 0;
+out:
+	saved = save_errors(rc < 0);
+	if (mem_type >= 0)
+		H5Tclose(mem_type);
+	if (file_type >= 0)
+		H5Tclose(file_type);
+	H5Pclose(dcpl);
+	restore_errors(saved);
+	return rc;
+}
+
+/* copy_run copies n bytes; runs are often a few bytes (h5py's chunks=True
+ * cuts the last axis into pieces of 2 to 4 elements), where a call to
+ * memcpy would cost more than the copy. */
+static inline void copy_run(char *dst, const char *src, size_t n)
+{
+	switch (n) {
+	case 1: memcpy(dst, src, 1); return;
+	case 2: memcpy(dst, src, 2); return;
+	case 3: memcpy(dst, src, 3); return;
+	case 4: memcpy(dst, src, 4); return;
+	case 6: memcpy(dst, src, 6); return;
+	case 8: memcpy(dst, src, 8); return;
+	case 12: memcpy(dst, src, 12); return;
+	case 16: memcpy(dst, src, 16); return;
+	}
+	memcpy(dst, src, n);
+}
+
+/* sompca_h5_read_chunks reads the hyperslab start[rank], count[rank] of a
+ * dataset for which sompca_h5_raw_chunks holds into buf (C order, elements
+ * of esize bytes, as sompca_h5_hyperslab would), chunk by chunk: each
+ * chunk the hyperslab meets is read as stored (H5Dread_chunk), straight
+ * into buf when it lies there whole and in one piece, else into cbuf
+ * (which holds one chunk) and its part inside the hyperslab copied to buf.
+ * This skips HDF5's generic selection machinery, which is slow for small
+ * chunks (h5py's chunks=True) or short runs. dims is the dataset's extent,
+ * chunk its chunk shape. Returns 0; 1, with HDF5's error stack cleared,
+ * when a chunk cannot be read so (never written: the caller then reads
+ * the hyperslab the ordinary way, which fills it or reports the error). */
+int sompca_h5_read_chunks(hid_t dset, int rank, const hsize_t *dims, const hsize_t *chunk,
+                          const hsize_t *start, const hsize_t *count, size_t esize, void *buf,
+                          void *cbuf)
+{
+	hsize_t idx[H5S_MAX_RANK], lo[H5S_MAX_RANK], hi[H5S_MAX_RANK], org[H5S_MAX_RANK];
+	hsize_t a[H5S_MAX_RANK], b[H5S_MAX_RANK], i[H5S_MAX_RANK];
+	size_t cstride[H5S_MAX_RANK], bstride[H5S_MAX_RANK];
+	int d, last = rank - 1;
+	if (rank < 1 || rank > H5S_MAX_RANK)
+		return 1;
+	cstride[last] = bstride[last] = esize;
+	for (d = last; d > 0; d--) {
+		cstride[d - 1] = cstride[d] * chunk[d];
+		bstride[d - 1] = bstride[d] * count[d];
+	}
+	for (d = 0; d < rank; d++) {
+		if (count[d] == 0)
+			return 0;
+		lo[d] = idx[d] = start[d] / chunk[d];
+		hi[d] = (start[d] + count[d] - 1) / chunk[d];
+	}
+	for (;;) {
+		uint32_t filters = 0;
+		size_t dst = 0;
+		for (d = 0; d < rank; d++) {
+			org[d] = idx[d] * chunk[d];
+			a[d] = org[d] > start[d] ? org[d] : start[d];
+			b[d] = org[d] + chunk[d] < start[d] + count[d] ? org[d] + chunk[d] : start[d] + count[d];
+			if (b[d] > dims[d]) /* an edge chunk: only its part inside the extent */
+				b[d] = dims[d];
+			dst += (size_t)(a[d] - start[d]) * bstride[d];
+		}
+		/* Axes d0+1.. are whole in the chunk and in buf: the part of the
+		 * chunk in buf is runs of (b[d0]-a[d0]) x cstride[d0] bytes, the
+		 * same in both. */
+		int d0 = last;
+		while (d0 > 0 && b[d0] - a[d0] == chunk[d0] && count[d0] == chunk[d0])
+			d0--;
+		int whole = b[d0] - a[d0] == chunk[d0];
+		for (d = 0; d < d0 && whole; d++)
+			whole = b[d] - a[d] == 1 && chunk[d] == 1;
+		char *into = whole ? (char *)buf + dst : cbuf; /* the chunk is one run of buf */
+		if (H5Dread_chunk(dset, H5P_DEFAULT, org, &filters, into) < 0 || filters != 0) {
+			H5Eclear2(H5E_DEFAULT);
+			return 1;
+		}
+		if (!whole) {
+			size_t run = (size_t)(b[d0] - a[d0]) * cstride[d0];
+			/* Every index of the axes before d0: axis d0-1 in the inner loop. */
+			for (d = 0; d < d0; d++)
+				i[d] = a[d];
+			for (;;) {
+				size_t src = 0, out = 0;
+				for (d = 0; d < d0 - 1; d++) {
+					src += (size_t)(i[d] - org[d]) * cstride[d];
+					out += (size_t)(i[d] - start[d]) * bstride[d];
+				}
+				src += (size_t)(a[d0] - org[d0]) * cstride[d0];
+				out += (size_t)(a[d0] - start[d0]) * bstride[d0];
+				if (d0 == 0) {
+					copy_run((char *)buf + out, (const char *)cbuf + src, run);
+					break;
+				}
+				const char *from = (const char *)cbuf + src + (size_t)(a[d0 - 1] - org[d0 - 1]) * cstride[d0 - 1];
+				char *to = (char *)buf + out + (size_t)(a[d0 - 1] - start[d0 - 1]) * bstride[d0 - 1];
+				for (hsize_t j = a[d0 - 1]; j < b[d0 - 1]; j++) {
+					copy_run(to, from, run);
+					from += cstride[d0 - 1];
+					to += bstride[d0 - 1];
+				}
+				for (d = d0 - 2; d >= 0; d--) {
+					if (++i[d] < b[d])
+						break;
+					i[d] = a[d];
+				}
+				if (d < 0)
+					break;
+			}
+		}
+		/* The next chunk, last axis fastest. */
+		for (d = last; d >= 0; d--) {
+			if (++idx[d] <= hi[d])
+				break;
+			idx[d] = lo[d];
+		}
+		if (d < 0)
+			return 0;
+	}
+}

@@ -72,6 +72,12 @@ type Source struct {
 	dims  []uint  // the dataset's dimensions
 	chunk []uint  // its chunk shape; nil when not chunked
 
+	// Chunks read as stored and copied (sompca_h5_read_chunks) rather than
+	// through HDF5's selections: unfiltered, no type conversion.
+	rawChunks    bool
+	cdims, cchnk []C.hsize_t // dims and chunk for the C call
+	cbuf         []uint64    // one chunk as stored
+
 	shape  []int
 	m      int
 	size   int // elements per sample
