@@ -89,6 +89,9 @@ func (e *eigenSolver) top(u []float64, S *mat.SymDense, C *mat.Dense, warm []flo
 		applies := 0
 		val, ok = e.kr.top(u, e.symApply(S), constraint(C, n), warm, krylovMaxApply(n), &applies)
 		*hint = applies
+		if e.kr.canceled {
+			return 0, ErrCanceled
+		}
 		if !ok {
 			val, err = e.dense(u, S, C)
 		}
@@ -125,6 +128,9 @@ func (e *eigenSolver) topGram(u []float64, Y []float64, C *mat.Dense, warm []flo
 	if n > denseLimit && *hint <= gramBudget(n) {
 		applies := 0
 		val, ok := e.kr.top(u, e.gramApply(Y, n), constraint(C, n), warm, gramBudget(n), &applies)
+		if e.kr.canceled {
+			return 0, ErrCanceled
+		}
 		if ok {
 			*hint = applies
 			fixSign(u)

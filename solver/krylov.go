@@ -46,6 +46,12 @@ type krylov struct {
 	work    []float64 // copies of d and e for Dsterf
 	tri     []float64 // shiftedSolve's scratch
 	ct      []float64 // C^T v
+
+	// cancel, if not nil, is polled at every restart and every 4 products
+	// (Options.Cancel); once it returns true top stops, reporting no
+	// convergence, and sets canceled (reset by the next top).
+	cancel   func() bool
+	canceled bool
 }
 
 // reset sizes the workspace for operators of dimension n, reusing the
@@ -86,6 +92,7 @@ func (k *krylov) project(v []float64, C blas64.General) {
 func (k *krylov) top(u []float64, apply func(dst, v []float64), C blas64.General, warm []float64, maxApply int, applies *int) (float64, bool) {
 	n := len(u)
 	k.reset(n)
+	k.canceled = false
 	x := k.x
 	if warm != nil {
 		copy(x, warm)
@@ -113,6 +120,9 @@ func (k *krylov) top(u []float64, apply func(dst, v []float64), C blas64.General
 	steps := min(krylovSteps, n-C.Cols)
 	theta := 0.0
 	for *applies < maxApply {
+		if k.stop() {
+			break
+		}
 		copy(k.q[:n], x)
 		m := 0 // basis vectors used
 		for j := 0; j < steps; j++ {
@@ -144,6 +154,10 @@ func (k *krylov) top(u []float64, apply func(dst, v []float64), C blas64.General
 			}
 			// The Ritz estimate of the residual decides when to restart.
 			if j%4 == 3 {
+				if k.stop() {
+					copy(u, x)
+					return theta, false
+				}
 				if res, _ := k.ritz(m, b); res <= 0.1*krylovTol*math.Abs(theta) {
 					break
 				}
@@ -163,6 +177,14 @@ func (k *krylov) top(u []float64, apply func(dst, v []float64), C blas64.General
 	}
 	copy(u, x)
 	return theta, false
+}
+
+// stop polls k.cancel, recording a cancellation in k.canceled.
+func (k *krylov) stop() bool {
+	if k.cancel != nil && k.cancel() {
+		k.canceled = true
+	}
+	return k.canceled
 }
 
 // ritz finds the top eigenpair of the m x m tridiagonal Lanczos matrix

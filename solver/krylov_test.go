@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -366,5 +367,38 @@ func TestModeRowsPass(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestKrylovCancel: a cancelled Krylov iteration stops at its next poll
+// (every 4 products), and the mode update reports ErrCanceled instead of
+// going on with the formed scatter or a dense eigendecomposition.
+func TestKrylovCancel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 18))
+	m, n := 200, 60
+	Y := make([]float64, m*n)
+	for i := range Y {
+		Y[i] = rng.NormFloat64()
+	}
+	polls := 0
+	var e eigenSolver
+	e.threads = 1
+	defer e.close()
+	e.kr.cancel = func() bool { polls++; return polls >= 3 }
+	u := make([]float64, n)
+	hint := 0
+	_, err := e.topGram(u, Y, nil, nil, &hint)
+	if !errors.Is(err, ErrCanceled) {
+		t.Fatalf("topGram with a cancel that fires at the 3rd poll: error %v, want ErrCanceled", err)
+	}
+	// Polls 1 and 2 passed (the restart and 4 products), the 3rd stopped
+	// it after 8 products: random 200 x 60 data needs more than that.
+	if polls != 3 {
+		t.Errorf("cancel polled %d times, want 3", polls)
+	}
+	// Without cancellation the same problem converges.
+	e.kr.cancel = nil
+	if _, err := e.topGram(u, Y, nil, nil, &hint); err != nil {
+		t.Fatalf("topGram without cancel: %v", err)
 	}
 }

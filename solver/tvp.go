@@ -69,6 +69,7 @@ func (f *fitter) fitTVP() (*Model, error) {
 	}
 	t := &tvpFit{fitter: f, p: P, nu: f.mode}
 	t.eig.threads = f.opts.Threads // 0: GOMAXPROCS (see gramApply)
+	t.eig.kr.cancel = f.opts.Cancel
 	if f.scatterUpdates {
 		t.S = make([]*mat.SymDense, f.n)
 	} else {
