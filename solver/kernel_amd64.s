@@ -19,7 +19,8 @@
 //
 // Registers: DI dst, SI x, DX v, R8 rows, R9 cols, CX column index,
 // R10 cols rounded down to 16, R11 cols rounded down to 4, X9 zero (the
-// upper lanes source for scalar conversions), R12 scratch; AXPY_ROWS also
+// upper lanes source for scalar conversions), R12 scratch; DOT_ROWS on
+// short rows also BX, AX, R13 (row pointers) and Y13 (v), AXPY_ROWS also
 // R13, BX, AX (see there).
 
 // LOAD4_E(mem, xreg, yreg) sets the 4 float64 lanes of yreg to the 4
@@ -53,10 +54,16 @@ GLOBL tailMask<>(SB), RODATA|NOPTR, $128
 // then to the scalar X8; the accumulators are summed pairwise at the end
 // of the row.
 //
-// Shorter rows (short), two at a time, BX being the second: one vector
-// accumulator per row (Y0, Y1) and one scalar (X8, X10), so that the two
-// rows share the final horizontal sum. A last odd row (one) is done alone
-// in the same order: ((lane0+lane1) + (lane2+lane3)) + scalar.
+// Shorter rows (short, such as the gait data's trailing mode of 10),
+// four at a time (quad; BX, AX, R13 the second to fourth): one vector
+// accumulator per row (Y0-Y3) and one scalar (X8, X10-X12), the four
+// rows' chains independent, so that the loop is bound by throughput, not
+// by the latency of one row's chain, and the four rows share the final
+// horizontal sums (VHADDPD, then the halves exchanged by VPERM2F128) and
+// one 32-byte store. Rows left over go two at a time (pair; BX the
+// second, sharing one horizontal sum), then alone (one). Every row's
+// value is ((lane0+lane1) + (lane2+lane3)) + scalar, whichever group it
+// is in (TestDotRowsAVX2ShortExactOrder).
 #define DOT_ROWS(LOAD4, LOAD1, size, o4, o8, o12) \
 	MOVQ   dst+0(FP), DI; \
 	MOVQ   x+8(FP), SI; \
@@ -123,6 +130,69 @@ sum: \
 	VZEROUPPER; \
 	RET; \
 short: \
+	CMPQ R8, $4; \
+	JLT  pairs; \
+quad: \
+	VXORPD Y0, Y0, Y0; \
+	VXORPD Y1, Y1, Y1; \
+	VXORPD Y2, Y2, Y2; \
+	VXORPD Y3, Y3, Y3; \
+	VXORPD X8, X8, X8; \
+	VXORPD X10, X10, X10; \
+	VXORPD X11, X11, X11; \
+	VXORPD X12, X12, X12; \
+	LEAQ   (SI)(R9*size), BX; \
+	LEAQ   (BX)(R9*size), AX; \
+	LEAQ   (AX)(R9*size), R13; \
+	XORQ   CX, CX; \
+	CMPQ   CX, R11; \
+	JGE    quadSingles; \
+quadBy4: \
+	VMOVUPD     (DX)(CX*8), Y13; \
+	LOAD4((SI)(CX*size), X4, Y4); \
+	LOAD4((BX)(CX*size), X5, Y5); \
+	LOAD4((AX)(CX*size), X6, Y6); \
+	LOAD4((R13)(CX*size), X7, Y7); \
+	VFMADD231PD Y13, Y4, Y0; \
+	VFMADD231PD Y13, Y5, Y1; \
+	VFMADD231PD Y13, Y6, Y2; \
+	VFMADD231PD Y13, Y7, Y3; \
+	ADDQ        $4, CX; \
+	CMPQ        CX, R11; \
+	JLT         quadBy4; \
+quadSingles: \
+	CMPQ CX, R9; \
+	JGE  quadSum; \
+quadBy1: \
+	VMOVSD      (DX)(CX*8), X13; \
+	LOAD1((SI)(CX*size), X4); \
+	VFMADD231SD X13, X4, X8; \
+	LOAD1((BX)(CX*size), X5); \
+	VFMADD231SD X13, X5, X10; \
+	LOAD1((AX)(CX*size), X6); \
+	VFMADD231SD X13, X6, X11; \
+	LOAD1((R13)(CX*size), X7); \
+	VFMADD231SD X13, X7, X12; \
+	INCQ        CX; \
+	CMPQ        CX, R9; \
+	JLT         quadBy1; \
+quadSum: \
+	VHADDPD     Y1, Y0, Y0; \
+	VHADDPD     Y3, Y2, Y2; \
+	VPERM2F128  $0x20, Y2, Y0, Y4; \
+	VPERM2F128  $0x31, Y2, Y0, Y5; \
+	VADDPD      Y5, Y4, Y4; \
+	VUNPCKLPD   X10, X8, X8; \
+	VUNPCKLPD   X12, X11, X11; \
+	VINSERTF128 $1, X11, Y8, Y8; \
+	VADDPD      Y8, Y4, Y4; \
+	VMOVUPD     Y4, (DI); \
+	ADDQ        $32, DI; \
+	LEAQ        (R13)(R9*size), SI; \
+	SUBQ        $4, R8; \
+	CMPQ        R8, $4; \
+	JGE         quad; \
+pairs: \
 	CMPQ R8, $2; \
 	JLT  one; \
 pair: \

@@ -577,3 +577,58 @@ func cpuHz() float64 {
 	}
 	return 0
 }
+
+// dotRowsShortFMA is the arithmetic the assembly dotRows kernels do on rows
+// shorter than 16 columns, row by row: lane k (0..3) is the FMA chain
+// over the columns c = k, k+4, ... below cols rounded down to 4, the
+// tail the FMA chain over the rest, and the row's value ((lane0+lane1) +
+// (lane2+lane3)) + tail.
+func dotRowsShortFMA(dst []float64, x Block, rows, cols int, v []float64) {
+	body := cols &^ 3
+	for r := range rows {
+		var lane [4]float64
+		for c := 0; c < body; c++ {
+			lane[c%4] = math.FMA(x.at(r*cols+c), v[c], lane[c%4])
+		}
+		tail := 0.0
+		for c := body; c < cols; c++ {
+			tail = math.FMA(x.at(r*cols+c), v[c], tail)
+		}
+		dst[r] = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + tail
+	}
+}
+
+// TestDotRowsAVX2ShortExactOrder checks the assembly dotRows bit for bit
+// against dotRowsShortFMA on rows of 1 to 15 columns and 1 to 13 rows
+// (every grouping of rows the kernel makes, and every tail).
+func TestDotRowsAVX2ShortExactOrder(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(9, 1))
+	for rows := 1; rows <= 13; rows++ {
+		for cols := 1; cols < 16; cols++ {
+			kc := newKernelCase(rng, rows, cols, rng.IntN(4), false)
+			for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}, {F64: kc.f64}} {
+				want := make([]float64, rows)
+				dotRowsShortFMA(want, x, rows, cols, kc.vRow)
+				got := make([]float64, rows)
+				withAVX2(true, func() {
+					switch {
+					case x.U8 != nil:
+						dotRowsAsm(got, x.U8, rows, cols, kc.vRow)
+					case x.F32 != nil:
+						dotRowsAsm(got, x.F32, rows, cols, kc.vRow)
+					default:
+						dotRowsAsm(got, x.F64, rows, cols, kc.vRow)
+					}
+				})
+				for r := range rows {
+					if math.Float64bits(got[r]) != math.Float64bits(want[r]) {
+						t.Fatalf("%dx%d/%s: dst[%d] = %v, fma chains in the kernel's order %v", rows, cols, elemName(x), r, got[r], want[r])
+					}
+				}
+			}
+		}
+	}
+}
