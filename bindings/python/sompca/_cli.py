@@ -4,14 +4,16 @@ Every failure is one line on stderr and exit status 1 (130 after Ctrl-C).
 """
 
 import argparse
+import math
+import re
 import sys
-import time
 import warnings
 
 import numpy as np
 
 from ._estimators import HDF5, estimator_for, load, method_name, split_spec
 from ._lib import LAYOUTS
+from ._progress import ProgressBar
 from ._version import __version__
 
 _DESCRIPTION = """\
@@ -36,65 +38,6 @@ class _Parser(argparse.ArgumentParser):
         self.exit(1, f"{self.prog}: error: {message} (see --help)\n")
 
 
-class _ProgressBar:
-    """A one-line progress bar on a terminal; nothing elsewhere.
-
-    Called after each EMP (or sweep), and ``read`` while the library reads
-    the data file: the line shows EMPs done and bytes read.
-    """
-
-    def __init__(self, label, stream):
-        self.label = label
-        self.stream = stream
-        self.drawn = False
-        self.done = self.total = 0
-        self.variance = None
-        self.bytes = None  # (read, total) of the data file
-        self.width = 0  # characters of the last line drawn
-        self.last_draw = 0.0
-
-    def __call__(self, done, total, variance):
-        self.done, self.total, self.variance = done, total, variance
-        self._draw()
-
-    def read(self, bytes_read, bytes_total):
-        self.bytes = (bytes_read, bytes_total)
-        now = time.monotonic()
-        if now - self.last_draw >= 0.1 or bytes_read == bytes_total:  # at most 10 redraws a second
-            self._draw()
-
-    def _draw(self):
-        width = 30
-        filled = width * self.done // self.total if self.total > 0 else 0
-        bar = "#" * filled + "-" * (width - filled)
-        line = f"\r{self.label} [{bar}] {self.done}/{self.total if self.total > 0 else '?'}"
-        if self.variance is not None:
-            line += f"  variance {self.variance:.4g}"
-        if self.bytes is not None:
-            read, total = self.bytes
-            line += f"  read {_size(read)}"
-            line += f" of {_size(total)}" if read <= total else f" ({read / total:.1f} passes over {_size(total)})"
-        pad = max(self.width - len(line), 0)
-        self.width = len(line)
-        self.stream.write(line + " " * (pad + 1))
-        self.stream.flush()
-        self.drawn = True
-        self.last_draw = time.monotonic()
-
-    def close(self):
-        if self.drawn:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
-def _size(n):
-    """Bytes for people: "704 MB" (MB = 10^6 bytes, as --memory-limit reads it)."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{n} bytes"
-
-
 def _data_spec(text):
     try:
         split_spec(text)
@@ -108,9 +51,40 @@ def _mode_arg(text):
     if text == "all":
         return text
     try:
-        return int(text)
+        mode = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"want a 0-based mode number or 'all', got {text!r}") from None
+        mode = -1
+    if mode < 0:
+        raise argparse.ArgumentTypeError(f"want a mode number (modes count from 0) or 'all', got {text!r}")
+    return mode
+
+
+def _count(what):
+    """An argparse type: a positive integer, refused in the option's own words."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"want {what} (an integer >= 1), got {text!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"want {what} (an integer >= 1), got {value}")
+        return value
+    return parse
+
+
+def _real(what, low, high, low_open):
+    """An argparse type: a finite real number in [low, high] ((low, high] when low_open; high may be inf)."""
+    interval = f"{'(' if low_open else '['}{low:g}, {high:g}{']' if math.isfinite(high) else ')'}"
+
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"want {what} in {interval}, got {text!r}") from None
+        if not (math.isfinite(value) and (low < value if low_open else low <= value) and value <= high):
+            raise argparse.ArgumentTypeError(f"want {what} in {interval}, got {text}")
+        return value
+    return parse
 
 
 def _build_parser():
@@ -126,24 +100,24 @@ def _build_parser():
     fit.add_argument("-m", "--method", default="so-mpca-rs",
                      help="so-mpca, so-mpca-rs, fo-mpca, fo-mpca-rs, trod, trod-rs, umpca, umpca-rs, pca, mpca or "
                           "csa; -rs = relaxed start (default: %(default)s)")
-    fit.add_argument("-P", "--n-components", type=int, metavar="P",
+    fit.add_argument("-P", "--n-components", type=_count("a number of features"), metavar="P",
                      help="number of features (default: the method's bound, e.g. I_nu for so-mpca)")
     fit.add_argument("-o", "--output", required=True, metavar="MODEL.h5",
                      help="model file to write (written atomically)")
     fit.add_argument("--mode", type=_mode_arg, metavar="NU",
                      help="so-mpca only: the orthogonal mode, 0-based, or 'all' (one fit per mode, features fused "
                           "by captured variance) (default: the largest mode)")
-    fit.add_argument("--max-iter", type=int, metavar="K",
+    fit.add_argument("--max-iter", type=_count("a number of sweeps"), metavar="K",
                      help="alternating sweeps per EMP; mpca/csa: in total (default: 20)")
-    fit.add_argument("--tol", type=float,
+    fit.add_argument("--tol", type=_real("a tolerance", 0, float("inf"), False),
                      help="stop an EMP's sweeps once the relative change of its variance is at most TOL "
                           "(default: 0, run all sweeps; not for pca, mpca, csa)")
-    fit.add_argument("--q", type=float,
+    fit.add_argument("--q", type=_real("a fraction", 0, 1, True),
                      help="mpca/csa only: fraction of each mode's variance (csa: energy) kept (default: 0.97)")
     fit.add_argument("--order", choices=["variance", "extraction"],
                      help="feature order: by captured variance, descending, or as extracted (default: variance; "
                           "not for pca)")
-    fit.add_argument("-j", "--threads", type=int, metavar="N",
+    fit.add_argument("-j", "--threads", type=_count("a number of threads"), metavar="N",
                      help="threads sharing each pass over the data (default: all cores)")
     fit.add_argument("--memory-limit", metavar="SIZE",
                      help="memory budget of the fit, in bytes or as 512MB, 2GiB, ...: a dataset that fits is read "
@@ -200,9 +174,10 @@ def _fit(args):
     estimator.set_params(**params)
     bar = None
     if not args.quiet and sys.stderr.isatty():
-        bar = _ProgressBar(f"fit {method_name(estimator)}", sys.stderr)
+        bar = ProgressBar(f"fit {method_name(estimator)}", sys.stderr)
     try:
-        estimator._fit(HDF5(args.data, layout=args.layout), progress=bar, read_progress=bar.read if bar is not None else None)
+        estimator._fit(HDF5(args.data, layout=args.layout), progress=bar,
+                       read_progress=bar.read if bar is not None else None)
     finally:
         if bar is not None:
             bar.close()
@@ -249,12 +224,44 @@ def _shape(shape):
     return " x ".join(str(i) for i in shape)
 
 
+# The library's and the estimators' names of options, in the words of --help.
+_OPTION_NAMES = {"n_components": "-P/--n-components", "mode": "--mode", "max_iter": "--max-iter", "tol": "--tol",
+                 "q": "--q", "n_jobs": "-j/--threads", "n_threads": "-j/--threads", "sort_features": "--order",
+                 "feature_order": "--order", "memory_limit": "--memory-limit", "MemoryLimit": "--memory-limit",
+                 "layout": "--layout"}
+
+
+def _cli_words(message):
+    """A library or estimator message in the words of --help.
+
+    No C function names (``sompca_fit_hdf5: ``), Go package prefixes,
+    C option fields (``opts->mode``) or estimator parameter names
+    (``memory_limit must be ...``): the options are named as --help names them.
+
+    Examples
+    --------
+    >>> _cli_words("sompca_fit_hdf5: opts->mode is 5: want -1 (automatic), SOMPCA_MODE_ALL (-2, every mode) or a mode "
+    ...            "0..1 of the order-2 samples")
+    "--mode 5: want 'all' or a mode 0..1 of the order-2 samples"
+    >>> _cli_words("memory_limit must be at least 1 byte, got 0")
+    '--memory-limit must be at least 1 byte, got 0'
+    >>> _cli_words("sompca_fit_hdf5: solver: ... or the fit a larger MemoryLimit, use fewer threads")
+    '... or the fit a larger --memory-limit, use fewer threads'
+    """
+    message = re.sub(r"\bsompca_[a-z0-9_]+: ", "", message)
+    message = re.sub(r"\b(?:solver|hdf5io|capi): ", "", message)
+    message = re.sub(r"\bopts->mode is (-?\d+): want .*? or a mode", r"--mode \1: want 'all' or a mode", message)
+    message = re.sub(r"\bopts->(\w+) is ", lambda m: _OPTION_NAMES.get(m.group(1), m.group(0)) + " ", message)
+    message = re.sub(r"\bMemoryLimit\b", "--memory-limit", message)
+    return re.sub(r"^(\w+)(?= must be)", lambda m: _OPTION_NAMES.get(m.group(1), m.group(1)), message)
+
+
 def main(argv=None):
     """Run the command line with argv (default: sys.argv[1:]); return the exit status."""
     args = _build_parser().parse_args(argv)
 
     def show(message, category, *rest, **kw):  # warnings as one line each, like errors
-        print(f"sompca {args.command}: warning: {' '.join(str(message).split())}", file=sys.stderr)
+        print(f"sompca {args.command}: warning: {_cli_words(' '.join(str(message).split()))}", file=sys.stderr)
 
     try:
         with warnings.catch_warnings():
@@ -265,7 +272,7 @@ def main(argv=None):
         print("sompca: interrupted", file=sys.stderr)
         return 130
     except (ValueError, OSError, RuntimeError, MemoryError) as err:
-        message = " ".join(str(err).split())  # one line
+        message = _cli_words(" ".join(str(err).split()))  # one line, in the words of --help
         print(f"sompca {args.command}: error: {message}", file=sys.stderr)
         return 1
     return 0

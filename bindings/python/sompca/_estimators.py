@@ -21,6 +21,7 @@ import warnings
 import numpy as np
 
 from . import _dask, _lib
+from ._progress import ProgressBar
 
 try:
     from sklearn.base import BaseEstimator as _Base
@@ -404,7 +405,13 @@ class TensorProjection(_Mixin, _Base):
         self : object
             The fitted estimator.
         """
-        return self._fit(X)
+        if not self.verbose:
+            return self._fit(X)
+        progress = ProgressBar(f"fit {type(self).__name__}", sys.stderr)
+        try:
+            return self._fit(X, progress=progress, read_progress=progress.read)
+        finally:
+            progress.close()
 
     def _fit(self, X, progress=None, read_progress=None):
         """Fit; ``progress(done, total, variance)`` is called after each unit of work.
@@ -646,8 +653,8 @@ class _TVP(TensorProjection):
 
     def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_FOMPCA, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_FOMPCA, "max_iter"), tol=_default(_lib.METHOD_FOMPCA, "tol"),
-                 sort_features=_default(_lib.METHOD_FOMPCA, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None,
-                 mode_updates="auto"):
+                 sort_features=_default(_lib.METHOD_FOMPCA, "sort_features"), n_jobs=None,
+                 sample_shape=None, memory_limit=None, mode_updates="auto", verbose=False):
         self.n_components = n_components
         self.relaxed_start = relaxed_start
         self.max_iter = max_iter
@@ -657,6 +664,7 @@ class _TVP(TensorProjection):
         self.sample_shape = sample_shape
         self.memory_limit = memory_limit
         self.mode_updates = mode_updates
+        self.verbose = verbose
 
     def _options(self):
         options = super()._options()
@@ -679,6 +687,12 @@ _MEMORY_LIMIT = """    memory_limit : int, str or None, default=None
         whatever the budget if it holds the M x max I_n partial projections
         (else to about 1e-13). A budget too small for one run of samples
         raises MemoryError naming both sizes.
+"""
+
+_VERBOSE = """    verbose : bool, default=False
+        Draw a progress bar of the fit on stderr, as the command line does:
+        one step per EMP (MPCA and CSA: per sweep; PCA: one step), with the
+        variance captured so far and, for an HDF5 file, the bytes read.
 """
 
 _SAMPLE_SHAPE = """    sample_shape : tuple of int or None, default=None
@@ -716,7 +730,7 @@ _TVP_PARAMETERS = """
         arrays and HDF5 files and "scatter" for dask arrays. The two agree
         to rounding; a dask fit equals an in-memory fit bit for bit when
         both use the same choice (e.g. "scatter").
-"""
+""" + _VERBOSE
 
 _ATTRIBUTES = """
     Attributes
@@ -795,10 +809,10 @@ class SOMPCA(_TVP):
 
     def __init__(self, n_components=None, mode=None, relaxed_start=_default(_lib.METHOD_SOMPCA, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_SOMPCA, "max_iter"), tol=_default(_lib.METHOD_SOMPCA, "tol"),
-                 sort_features=_default(_lib.METHOD_SOMPCA, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None,
-                 mode_updates="auto"):
+                 sort_features=_default(_lib.METHOD_SOMPCA, "sort_features"), n_jobs=None,
+                 sample_shape=None, memory_limit=None, mode_updates="auto", verbose=False):
         super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, memory_limit,
-                         mode_updates)
+                         mode_updates, verbose)
         self.mode = mode
 
     def _options(self):
@@ -839,10 +853,10 @@ class TROD(_TVP):
 
     def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_TROD, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_TROD, "max_iter"), tol=_default(_lib.METHOD_TROD, "tol"),
-                 sort_features=_default(_lib.METHOD_TROD, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None,
-                 mode_updates="auto"):
+                 sort_features=_default(_lib.METHOD_TROD, "sort_features"), n_jobs=None,
+                 sample_shape=None, memory_limit=None, mode_updates="auto", verbose=False):
         super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, memory_limit,
-                         mode_updates)
+                         mode_updates, verbose)
 
 
 class UMPCA(_TVP):
@@ -857,10 +871,10 @@ class UMPCA(_TVP):
 
     def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_UMPCA, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_UMPCA, "max_iter"), tol=_default(_lib.METHOD_UMPCA, "tol"),
-                 sort_features=_default(_lib.METHOD_UMPCA, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None,
-                 mode_updates="auto"):
+                 sort_features=_default(_lib.METHOD_UMPCA, "sort_features"), n_jobs=None,
+                 sample_shape=None, memory_limit=None, mode_updates="auto", verbose=False):
         super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, memory_limit,
-                         mode_updates)
+                         mode_updates, verbose)
 
 
 class PCA(TensorProjection):
@@ -872,22 +886,24 @@ class PCA(TensorProjection):
         Number of features P; None selects min(M - 1, prod_n I_n).
     n_jobs : int or None, default=None
         Threads sharing each pass over the data; None or -1 use all cores.
-""" + _SAMPLE_SHAPE + _MEMORY_LIMIT + _ATTRIBUTES
+""" + _SAMPLE_SHAPE + _MEMORY_LIMIT + _VERBOSE + _ATTRIBUTES
 
     _method = _lib.METHOD_PCA
 
-    def __init__(self, n_components=None, n_jobs=None, sample_shape=None, memory_limit=None):
+    def __init__(self, n_components=None, n_jobs=None, sample_shape=None, memory_limit=None, verbose=False):
         self.n_components = n_components
         self.n_jobs = n_jobs
         self.sample_shape = sample_shape
         self.memory_limit = memory_limit
+        self.verbose = verbose
 
 
 class _TTP(TensorProjection):
     """The tensor-to-tensor baselines MPCA and CSA."""
 
     def __init__(self, n_components=None, q=_default(_lib.METHOD_MPCA, "q"), max_iter=_default(_lib.METHOD_MPCA, "max_iter"),
-                 sort_features=_default(_lib.METHOD_MPCA, "sort_features"), n_jobs=None, sample_shape=None, memory_limit=None):
+                 sort_features=_default(_lib.METHOD_MPCA, "sort_features"), n_jobs=None,
+                 sample_shape=None, memory_limit=None, verbose=False):
         self.n_components = n_components
         self.q = q
         self.max_iter = max_iter
@@ -895,6 +911,7 @@ class _TTP(TensorProjection):
         self.n_jobs = n_jobs
         self.sample_shape = sample_shape
         self.memory_limit = memory_limit
+        self.verbose = verbose
 
     def _options(self):
         options = super()._options()
@@ -917,7 +934,7 @@ _TTP_PARAMETERS = """
         of the projected tensor's entries.
     n_jobs : int or None, default=None
         Threads sharing each pass over the data; None or -1 use all cores.
-""" + _SAMPLE_SHAPE + _MEMORY_LIMIT
+""" + _SAMPLE_SHAPE + _MEMORY_LIMIT + _VERBOSE
 
 
 class MPCA(_TTP):

@@ -2,6 +2,7 @@
 
 import os
 import pty
+import re
 import shutil
 import subprocess
 import sys
@@ -71,9 +72,16 @@ def test_installed_script(tmp_path, h5file):
     (["fit", "{data}", "-o", "{tmp}/m.h5"], ["FILE.h5:/DATASET"]),
     (["fit", "{data}:/data/X", "-m", "pca-rs", "-o", "{tmp}/m.h5"], ["pca-rs"]),
     (["fit", "{data}:/data/X", "-m", "so-mpca", "--q", "0.5", "-o", "{tmp}/m.h5"], ["--q", "so-mpca"]),
-    (["fit", "{data}:/data/X", "-P", "0", "-o", "{tmp}/m.h5"], ["n_components"]),
+    (["fit", "{data}:/data/X", "-P", "0", "-o", "{tmp}/m.h5"], ["-P/--n-components", "got 0"]),
     (["fit", "{data}:/data/X", "-P", "100", "-o", "{tmp}/m.h5"], ["100"]),
-    (["fit", "{data}:/data/X", "--mode", "7", "-o", "{tmp}/m.h5"], ["mode"]),
+    (["fit", "{data}:/data/X", "--mode", "7", "-o", "{tmp}/m.h5"], ["--mode 7", "0..1"]),
+    (["fit", "{data}:/data/X", "--mode", "-1", "-o", "{tmp}/m.h5"], ["--mode", "'-1'"]),
+    (["fit", "{data}:/data/X", "-j", "0", "-o", "{tmp}/m.h5"], ["-j/--threads", "got 0"]),
+    (["fit", "{data}:/data/X", "--max-iter", "0", "-o", "{tmp}/m.h5"], ["--max-iter", "got 0"]),
+    (["fit", "{data}:/data/X", "--tol", "nan", "-o", "{tmp}/m.h5"], ["--tol", "nan"]),
+    (["fit", "{data}:/data/X", "-m", "mpca", "--q", "1.5", "-o", "{tmp}/m.h5"], ["--q", "1.5"]),
+    (["fit", "{data}:/data/X", "--memory-limit", "12XB", "-o", "{tmp}/m.h5"], ["--memory-limit", "12XB"]),
+    (["fit", "{data}:/data/X", "--memory-limit", "100", "-o", "{tmp}/m.h5"], ["--memory-limit", "100 bytes"]),
     (["fit", "{data}:/data/X"], ["-o"]),
     (["fit", "{data}:/data/X", "-P", "many", "-o", "{tmp}/m.h5"], ["many"]),
     (["transform", "{missing}", "{data}:/data/X", "-o", "{tmp}/f.h5:/Y"], ["missing.h5"]),
@@ -87,6 +95,11 @@ def test_bad_input_exits_1_with_one_line(tmp_path, h5file, args, words):
     assert result.stdout == "" and len(result.stderr.strip().splitlines()) == 1, result.stderr
     for word in words:
         assert word in result.stderr
+    # In the words of --help: no C functions or fields, Go packages or estimator parameters.
+    internal = re.findall(r"sompca_\w+|opts->|SOMPCA_\w+|\b(?:solver|hdf5io|capi):|MemoryLimit|"
+                          r"\b(?:n_components|n_jobs|n_threads|max_iter|memory_limit|sort_features|feature_order)\b",
+                          result.stderr)
+    assert not internal, result.stderr
     assert not (tmp_path / "m.h5").exists()
 
 
