@@ -108,7 +108,10 @@ test-capi: $(CTEST_DIR)/test_capi $(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/
 	$(CTEST_DIR)/test_dlopen $(SOMPCA_LIB)
 	rm -rf $(CTEST_DIR)/go $(CTEST_DIR)/tmp && mkdir -p $(CTEST_DIR)/tmp
 	CGO_ENABLED=0 $(GO) run ./tests/c/gofeatures -out $(CTEST_DIR)/go
-	$(CTEST_DIR)/test_capi $(CTEST_DIR)/go $(CTEST_DIR)/tmp
+	$(CTEST_DIR)/test_capi $(CTEST_DIR)/go $(CTEST_DIR)/tmp > $(CTEST_DIR)/test_capi.out || { cat $(CTEST_DIR)/test_capi.out; exit 1; }
+	@cat $(CTEST_DIR)/test_capi.out
+	@# README.md says the C test runs thousands of checks: hold it to that.
+	@awk '/ passed, 0 failed$$/ { n = $$1 } END { if (n < 1000) { print "error: the C test ran " n + 0 " checks; README.md says thousands" > "/dev/stderr"; exit 1 } }' $(CTEST_DIR)/test_capi.out
 	SOMPCA_TEST_PANIC_IN=sompca_model_n_samples $(CTEST_DIR)/test_capi --panic
 	rm -rf $(CTEST_DIR)/limited && mkdir -p $(CTEST_DIR)/limited
 	sh -c 'ulimit -f 64 && exec $(CTEST_DIR)/test_capi --file-size-limit $(CTEST_DIR)/limited'

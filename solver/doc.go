@@ -265,7 +265,8 @@
 //     more case where tvpFit.emp builds the constraint matrix C), whether
 //     it deflates, its bound on P with the reason shown in errors, and its
 //     Defaults;
-//  3. add its reference fits to shared/fixtures and testdata, and its
+//  3. add its reference fits, from an independent implementation, to
+//     testdata/fixtures.json (testdata/convert_fixtures.py converts them), and its
 //     expectations to the table-driven tests (TestInvariants' tvpCases,
 //     the C test's method names, Python's test_methods).
 //

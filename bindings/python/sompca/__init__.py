@@ -36,16 +36,29 @@ Examples
 [(6, 3), (5, 3)]
 """
 
-from ._version import __version__
 from . import _lib  # loads libsompca and checks its version
-from ._estimators import (CSA, FOMPCA, HDF5, MPCA, PCA, SOMPCA, TROD, UMPCA, NotFittedError, TensorProjection,
-                          estimator_for, load, method_name)
+from ._estimators import (
+    CSA,
+    FOMPCA,
+    HDF5,
+    MPCA,
+    PCA,
+    SOMPCA,
+    TROD,
+    UMPCA,
+    NotFittedError,
+    TensorProjection,
+    estimator_for,
+    load,
+    method_name,
+)
 from ._lib import LayoutWarning
+from ._version import __version__
 
 __all__ = ["SOMPCA", "FOMPCA", "TROD", "UMPCA", "PCA", "MPCA", "CSA", "TensorProjection", "NotFittedError",
            "HDF5", "LayoutWarning", "estimator_for", "method_name", "load", "library_version", "__version__"]
 
 
-def library_version():
+def library_version() -> str:
     """Return the version of the loaded libsompca (equal to ``__version__``)."""
     return _lib.version()

@@ -97,7 +97,7 @@ def _library_dtype(dtype):
 # Per-process block caches: fit token -> {(first, n): float64 array}. A few
 # fits' worth are kept (least recently used dropped); the driver drops its
 # own at the end of a fit.
-_CACHES = collections.OrderedDict()
+_CACHES: "collections.OrderedDict[object, dict]" = collections.OrderedDict()
 _CACHES_LOCK = threading.Lock()
 _CACHES_KEPT = 4
 
@@ -298,7 +298,8 @@ def _transform_block(block, ref, block_info=None):
 class _ModelRef:
     """A fitted model that travels to workers as its file's bytes, loaded once per process."""
 
-    _loaded = collections.OrderedDict()  # digest -> Model, the few most recent
+    # digest -> Model, the few most recent
+    _loaded: "collections.OrderedDict[str, _lib.Model]" = collections.OrderedDict()
     _lock = threading.Lock()
 
     def __init__(self, model, data=None, key=None):

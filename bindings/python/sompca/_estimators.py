@@ -9,16 +9,20 @@ and grid search work); without it a minimal base gives the same
 ``get_params``/``set_params``.
 """
 
+from __future__ import annotations
+
 import inspect
 import numbers
-import re
 import os
+import re
 import sys
 import tempfile
 import threading
 import warnings
+from typing import Any, Optional, Tuple, TypeVar, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _dask, _lib
 from ._progress import ProgressBar
@@ -38,10 +42,10 @@ except ImportError:
 
 if _Base is None:
 
-    class NotFittedError(ValueError, AttributeError):
+    class NotFittedError(ValueError, AttributeError):  # type: ignore[no-redef]  # scikit-learn's when installed
         """Raised by ``transform`` or ``save`` before ``fit``."""
 
-    class _Base:
+    class _Base:  # type: ignore[no-redef]
         """The part of scikit-learn's BaseEstimator that sompca needs."""
 
         @classmethod
@@ -65,7 +69,7 @@ if _Base is None:
             args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items() if v != defaults[k].default)
             return f"{type(self).__name__}({args})"
 
-    class _Mixin:
+    class _Mixin:  # type: ignore[no-redef]
         pass
 
 
@@ -81,7 +85,13 @@ _NATIVE_DTYPES = {
 }
 
 
-def split_spec(spec):
+# What fit and transform accept: an array-like (numpy arrays, h5py Datasets
+# and dask arrays all are), a "file.h5:/dataset" string, or an HDF5(...).
+Samples = Union[npt.ArrayLike, str, "HDF5"]
+_Estimator = TypeVar("_Estimator", bound="TensorProjection")
+
+
+def split_spec(spec: str) -> Tuple[str, str]:
     """Split ``"file.h5:/path/to/dataset"`` into the file and the dataset name.
 
     The split is at the last ``':'`` followed by ``'/'``, so file names may
@@ -124,14 +134,14 @@ class HDF5:
     HDF5('faces.h5:/X', layout='column-major')
     """
 
-    def __init__(self, source, layout="samples-first"):
+    def __init__(self, source: Any, layout: str = "samples-first") -> None:
         if layout not in _lib.LAYOUTS:
             raise ValueError(f"layout={layout!r}: want one of {', '.join(map(repr, _lib.LAYOUTS))}")
         if isinstance(source, str):
             split_spec(source)  # checks the form now
         elif isinstance(source, HDF5):
             source = source.source
-        self.source = source
+        self.source: Any = source
         self.layout = layout
 
     def __repr__(self):
@@ -314,7 +324,8 @@ def _n_threads(n_jobs):
     if n_jobs is None or n_jobs == -1:
         return 0
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be None, a positive integer or a negative integer (-1 = all cores), got {n_jobs!r}")
+        raise ValueError("n_jobs must be None, a positive integer or a negative integer (-1 = all cores), "
+                         f"got {n_jobs!r}")
     if n_jobs < 0:  # -2 = all cores but one, as in scikit-learn
         return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
     return _int_param("n_jobs", n_jobs, 1)
@@ -324,7 +335,7 @@ _BYTE_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**1
                "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 
 
-def parse_memory_limit(value):
+def parse_memory_limit(value: Union[int, str, None]) -> int:
     """``memory_limit`` in bytes for the library: None -> 0 (its default).
 
     Accepts a positive int (bytes) or a string of a number and a unit,
@@ -336,14 +347,16 @@ def parse_memory_limit(value):
     if isinstance(value, str):
         match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][0-9]+)?)\s*([A-Za-z]*)\s*", value)
         unit = match and _BYTE_UNITS.get(match.group(2).lower())
-        if not unit:
-            raise ValueError(f"memory_limit must be a number of bytes or a size such as '512MB' or '2GiB', got {value!r}")
+        if not match or not unit:
+            raise ValueError("memory_limit must be a number of bytes or a size such as '512MB' or '2GiB', "
+                             f"got {value!r}")
         value = int(float(match.group(1)) * unit)
         if value < 1:
             raise ValueError(f"memory_limit must be at least 1 byte, got {value!r}")
         return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value < 2**63:
-        raise ValueError(f"memory_limit must be None, a positive number of bytes or a size such as '512MB', got {value!r}")
+        raise ValueError("memory_limit must be None, a positive number of bytes or a size such as '512MB', "
+                         f"got {value!r}")
     return int(value)
 
 
@@ -375,9 +388,9 @@ class TensorProjection(_Mixin, _Base):
     has.
     """
 
-    _method = None
+    _method: Optional[int] = None
 
-    def fit(self, X, y=None):
+    def fit(self: _Estimator, X: Samples, y: object = None) -> _Estimator:
         """Fit the model to training samples.
 
         Parameters
@@ -542,7 +555,7 @@ class TensorProjection(_Mixin, _Base):
                 f"this {type(self).__name__} instance is not fitted yet; call fit(X) before using it")
         return model
 
-    def transform(self, X):
+    def transform(self, X: Samples) -> Any:  # a numpy array; a dask array for dask input
         """Project samples to features.
 
         Parameters
@@ -570,7 +583,7 @@ class TensorProjection(_Mixin, _Base):
             features = model.transform_array(array, dtype)
         return features
 
-    def inverse_transform(self, X):
+    def inverse_transform(self, X: npt.ArrayLike) -> np.ndarray:
         """Reconstruct samples from their features (least squares).
 
         A feature vector z = A^T vec(x - mean_) is the product of the
@@ -623,17 +636,17 @@ class TensorProjection(_Mixin, _Base):
             basis = (basis[:, None, :] * u[None, :, :]).reshape(-1, u.shape[1])
         return basis
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: Samples, y: object = None) -> Any:
         """Fit to X, then return the features of X (see ``fit`` and ``transform``)."""
         return self.fit(X).transform(X)
 
-    def get_feature_names_out(self, input_features=None):
+    def get_feature_names_out(self, input_features: object = None) -> np.ndarray:
         """Feature names ``"<class>0"``, ``"<class>1"``, ... (for scikit-learn's set_output)."""
         self._fitted_model()
         prefix = type(self).__name__.lower()
         return np.asarray([f"{prefix}{j}" for j in range(self.n_components_)], dtype=object)
 
-    def save(self, path):
+    def save(self, path: Union[str, os.PathLike]) -> None:
         """Write the fitted model to an HDF5 model file (read it with :func:`sompca.load`).
 
         Parameters
@@ -779,7 +792,8 @@ class SOMPCA(_TVP):
     and Lu, IJCAI 2015, Sec. 3).
 
     Parameters
-    ----------""" + _TVP_PARAMETERS.format(bound=", I_nu", relaxed=_default(_lib.METHOD_SOMPCA, "relaxed_start")).replace(
+    ----------""" + _TVP_PARAMETERS.format(
+        bound=", I_nu", relaxed=_default(_lib.METHOD_SOMPCA, "relaxed_start")).replace(
         "    sort_features", """    mode : int, "all" or None, default=None
         The orthogonal mode nu, 0-based like every mode number in sompca
         (the paper's nu = 1 is mode 0); None selects argmax_n I_n (eq. 9).
@@ -835,7 +849,8 @@ class FOMPCA(_TVP):
     2015, Sec. 3.1).
 
     Parameters
-    ----------""" + _TVP_PARAMETERS.format(bound=", min_n I_n", relaxed=_default(_lib.METHOD_FOMPCA, "relaxed_start")) + _ATTRIBUTES
+    ----------""" + _TVP_PARAMETERS.format(
+        bound=", min_n I_n", relaxed=_default(_lib.METHOD_FOMPCA, "relaxed_start")) + _ATTRIBUTES
 
     _method = _lib.METHOD_FOMPCA
 
@@ -865,7 +880,8 @@ class UMPCA(_TVP):
     Successive EMPs whose training features are mutually uncorrelated.
 
     Parameters
-    ----------""" + _TVP_PARAMETERS.format(bound=", min(min_n I_n, M - 1)", relaxed=_default(_lib.METHOD_UMPCA, "relaxed_start")) + _ATTRIBUTES
+    ----------""" + _TVP_PARAMETERS.format(
+        bound=", min(min_n I_n, M - 1)", relaxed=_default(_lib.METHOD_UMPCA, "relaxed_start")) + _ATTRIBUTES
 
     _method = _lib.METHOD_UMPCA
 
@@ -890,7 +906,8 @@ class PCA(TensorProjection):
 
     _method = _lib.METHOD_PCA
 
-    def __init__(self, n_components=None, n_jobs=None, sample_shape=None, memory_limit=None, verbose=False):
+    def __init__(self, n_components=None, n_jobs=None,
+                 sample_shape=None, memory_limit=None, verbose=False):
         self.n_components = n_components
         self.n_jobs = n_jobs
         self.sample_shape = sample_shape
@@ -901,7 +918,8 @@ class PCA(TensorProjection):
 class _TTP(TensorProjection):
     """The tensor-to-tensor baselines MPCA and CSA."""
 
-    def __init__(self, n_components=None, q=_default(_lib.METHOD_MPCA, "q"), max_iter=_default(_lib.METHOD_MPCA, "max_iter"),
+    def __init__(self, n_components=None, q=_default(_lib.METHOD_MPCA, "q"),
+                 max_iter=_default(_lib.METHOD_MPCA, "max_iter"),
                  sort_features=_default(_lib.METHOD_MPCA, "sort_features"), n_jobs=None,
                  sample_shape=None, memory_limit=None, verbose=False):
         self.n_components = n_components
@@ -943,7 +961,8 @@ class MPCA(_TTP):
     A tensor-to-tensor projection whose projected entries are the features.
 
     Parameters
-    ----------""" + _TTP_PARAMETERS.format(what="variance", rank="captured variance") + _ATTRIBUTES + """    ranks_ : tuple of int
+    ----------""" + _TTP_PARAMETERS.format(what="variance", rank="captured variance") + _ATTRIBUTES + """\
+    ranks_ : tuple of int
         The mode ranks P_1, ..., P_N kept from Q = ``q``.
 """
 
@@ -956,7 +975,8 @@ class CSA(_TTP):
     MPCA's tensor-to-tensor projection on uncentred data, ranked by energy.
 
     Parameters
-    ----------""" + _TTP_PARAMETERS.format(what="energy", rank="energy") + _ATTRIBUTES + """    ranks_ : tuple of int
+    ----------""" + _TTP_PARAMETERS.format(what="energy", rank="energy") + _ATTRIBUTES + """\
+    ranks_ : tuple of int
         The mode ranks P_1, ..., P_N kept from Q = ``q``.
 """
 
@@ -977,7 +997,7 @@ ESTIMATORS = {
 METHOD_NAMES = {_lib.method_name(code): cls for code, cls in ESTIMATORS.items()}
 
 
-def estimator_for(name, **params):
+def estimator_for(name: str, **params: Any) -> TensorProjection:
     """Return an unfitted estimator for a method name such as ``"so-mpca-rs"``.
 
     The library reads the name (case and ``'_'`` for ``'-'`` do not
@@ -996,7 +1016,7 @@ def estimator_for(name, **params):
     return cls(**params)
 
 
-def method_name(estimator):
+def method_name(estimator: TensorProjection) -> str:
     """The library's method name of an estimator, such as ``"so-mpca-rs"``.
 
     Examples
@@ -1007,7 +1027,7 @@ def method_name(estimator):
     return _lib.method_name(type(estimator)._method, bool(getattr(estimator, "relaxed_start", False)))
 
 
-def load(path):
+def load(path: Union[str, os.PathLike]) -> TensorProjection:
     """Read a fitted estimator from an HDF5 model file.
 
     Parameters

@@ -24,6 +24,7 @@ Ctrl-C stops within milliseconds and raises :class:`KeyboardInterrupt`.
 """
 
 import ctypes
+import functools
 import os
 import pathlib
 import tempfile
@@ -94,7 +95,8 @@ _SIGNATURES = {
     "sompca_options_defaults": (c_int, [c_int, POINTER(Options)]),
     "sompca_method_from_name": (c_int, [c_char_p, POINTER(c_int), POINTER(c_int)]),
     "sompca_method_name": (c_char_p, [c_int, c_int]),
-    "sompca_fit": (c_int, [POINTER(_model_p), c_void_p, c_int, c_size_t, c_size_t, POINTER(c_size_t), POINTER(Options)]),
+    "sompca_fit": (c_int, [POINTER(_model_p), c_void_p, c_int, c_size_t, c_size_t, POINTER(c_size_t),
+                           POINTER(Options)]),
     "sompca_fit_hdf5": (c_int, [POINTER(_model_p), c_char_p, c_char_p, c_int, POINTER(Options)]),
     "sompca_transform_size": (c_int, [_model_p, c_size_t, POINTER(c_size_t)]),
     "sompca_transform": (c_int, [_model_p, _doubles, c_size_t, c_void_p, c_int, c_size_t]),
@@ -458,7 +460,7 @@ def _run_fit(call, options, report, report_read=None):
     progress = _Progress(report, report_read)
     progress.install(options)
     out = _model_p()
-    status, message, interrupted = _interruptibly(lambda: call(byref(out), byref(options)),
+    status, message, interrupted = _interruptibly(functools.partial(call, byref(out), byref(options)),
                                                   on_interrupt=progress.cancel.set)
     if status == OK and not (interrupted or progress.error is not None):
         return out
@@ -485,7 +487,7 @@ def _free(generation, handle):
 
 # The live models, whose file bytes the parent keeps before a fork so that
 # the child can load them into its own copy of the library.
-_models = weakref.WeakSet()
+_models: "weakref.WeakSet[Model]" = weakref.WeakSet()
 
 
 def _before_fork():
@@ -531,7 +533,8 @@ class Model:
         if not self._bytes:
             raise RuntimeError(
                 "sompca: this model was made before the process forked and could not be carried into the child "
-                f"(the library's Go runtime does not survive fork); fit or load it again in the child, or {FORK_REMEDY}")
+                "(the library's Go runtime does not survive fork); fit or load it again in the child, or "
+                f"{FORK_REMEDY}")
         self._own(_load_bytes(self._bytes))
 
     # Construction -------------------------------------------------------
