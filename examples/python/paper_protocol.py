@@ -531,6 +531,55 @@ def _ranks(gallery, gallery_subjects, probe, probe_subjects):
     return subject_ranks(gallery, gallery_subjects, probe, probe_subjects)
 
 
+def run_protocol(methods, fits, Ps, score, progress=None):
+    """The loop both protocols share: fit each method once per training set, score each P.
+
+    Parameters
+    ----------
+    methods : dict
+        Name -> estimator factory (see :func:`sompca_methods`).
+    fits : callable
+        ``fits()`` yields the fits of a method as (where, key, X_train,
+        X_tests), made when needed (one split's arrays at a time):
+        ``where`` names the fit in errors (``", L = 2, split 0"``), ``key``
+        is passed on to ``score``.
+    Ps : sequence of int
+        Numbers of features.
+    score : callable
+        ``score(key, P, train, tests)`` returns a list of (cell, value):
+        ``train`` and ``tests`` are the training features and those of each
+        array of ``X_tests``, top P columns; both are None when the method
+        gave fewer than P features, and then every value is NaN.
+    progress : callable, optional
+        Called as ``progress(name, seconds)`` after each method.
+
+    Returns
+    -------
+    dict
+        (method, *cell) -> array of the values scored for that cell, in the
+        order of ``fits``.
+    """
+    max_p = max(Ps)
+    rates = {}
+    for name, make in methods.items():
+        start = time.perf_counter()
+        for where, key, X_train, X_tests in fits():
+            try:
+                _, (f_train, *f_tests) = fit_features(make, X_train, X_tests, max_p)
+            except Exception as err:
+                raise RuntimeError(f"{name}{where}: {err}") from err
+            for P in Ps:
+                if f_train.shape[1] >= P:
+                    cells = score(key, P, f_train[:, :P], [f[:, :P] for f in f_tests])
+                else:
+                    cells = [(cell, np.nan) for cell, _ in score(key, P, None, None)]
+                for cell, value in cells:
+                    rates.setdefault((name, *cell), []).append(value)
+        if progress is not None:
+            progress(name, time.perf_counter() - start)
+    return {cell: np.array(values, dtype=np.float64) for cell, values in rates.items()}
+
+
 def run_splits(X, y, methods, Ls, Ps, n_splits, seed, progress=None):
     """Run the random-split protocol (the paper's Table 1).
 
@@ -555,28 +604,19 @@ def run_splits(X, y, methods, Ls, Ps, n_splits, seed, progress=None):
         (method, L, P) -> array of n_splits recognition rates in percent,
         NaN where the method gave fewer than P features.
     """
-    max_p = max(Ps)
     splits = {(L, r): split_per_class(y, L, seed, r) for L in Ls for r in range(n_splits)}
-    rates = {}
-    for name, make in methods.items():
-        start = time.perf_counter()
-        for L in Ls:
-            table = np.full((len(Ps), n_splits), np.nan)
-            for r in range(n_splits):
-                train, test = splits[L, r]
-                try:
-                    _, (f_train, f_test) = fit_features(make, X[train], [X[test]], max_p)
-                except Exception as err:
-                    raise RuntimeError(f"{name}, L = {L}, split {r}: {err}") from err
-                for i, P in enumerate(Ps):
-                    if f_train.shape[1] >= P:
-                        predicted = _nearest(f_train[:, :P], y[train], f_test[:, :P])
-                        table[i, r] = 100.0 * np.mean(predicted == y[test])
-            for i, P in enumerate(Ps):
-                rates[name, L, P] = table[i]
-        if progress is not None:
-            progress(name, time.perf_counter() - start)
-    return rates
+
+    def score(key, P, train, tests):
+        L, r = key
+        if train is None:
+            return [((L, P), None)]
+        tr, te = splits[key]
+        return [((L, P), 100.0 * np.mean(_nearest(train, y[tr], tests[0]) == y[te]))]
+
+    def fits():
+        return ((f", L = {L}, split {r}", (L, r), X[tr], [X[te]]) for (L, r), (tr, te) in splits.items())
+
+    return run_protocol(methods, fits, Ps, score, progress)
 
 
 def run_gallery(gallery, probes, methods, Ps, ranks=RANKS, progress=None):
@@ -602,25 +642,18 @@ def run_gallery(gallery, probes, methods, Ps, ranks=RANKS, progress=None):
     """
     X_gallery, gallery_subjects = gallery
     names = list(probes)
-    rates = {}
-    for name, make in methods.items():
-        start = time.perf_counter()
-        try:
-            _, (f_gallery, *f_probes) = fit_features(make, X_gallery, [probes[n][0] for n in names], max(Ps))
-        except Exception as err:
-            raise RuntimeError(f"{name}: {err}") from err
-        for probe, f_probe in zip(names, f_probes):
-            for P in Ps:
-                if f_gallery.shape[1] >= P:
-                    _, r = _ranks(f_gallery[:, :P], gallery_subjects, f_probe[:, :P], probes[probe][1])
-                    for k in ranks:
-                        rates[name, k, probe, P] = np.array([100.0 * np.mean(r <= k)])
-                else:
-                    for k in ranks:
-                        rates[name, k, probe, P] = np.array([np.nan])
-        if progress is not None:
-            progress(name, time.perf_counter() - start)
-    return rates
+
+    def score(key, P, f_gallery, f_probes):
+        cells = []
+        for i, probe in enumerate(names):
+            r = None if f_gallery is None else _ranks(f_gallery, gallery_subjects, f_probes[i], probes[probe][1])[1]
+            cells += [((k, probe, P), None if r is None else 100.0 * np.mean(r <= k)) for k in ranks]
+        return cells
+
+    def fits():
+        return [("", None, X_gallery, [probes[n][0] for n in names])]
+
+    return run_protocol(methods, fits, Ps, score, progress)
 
 
 # ---------------------------------------------------------------- tables
