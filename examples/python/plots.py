@@ -27,13 +27,17 @@ _STYLES = {
     "SO-MPCA-RS": ("tab:red", "*"),
     "TROD-RS": ("tab:pink", ">"),
     "UMPCA-RS": ("tab:gray", "P"),
+    # Beyond the paper: SO-MPCA-RS over every mode, feature- and score-level fusion (dashed, in SO-MPCA-RS's red).
+    "SO-MPCA-RS-FF": ("darkred", "h"),
+    "SO-MPCA-RS-SF": ("salmon", "p"),
 }
 
 
 def _style(name):
     color, marker = _STYLES.get(name, ("black", "."))
     return {"color": color, "marker": marker, "markersize": 4,
-            "linewidth": 2.2 if name == "SO-MPCA-RS" else 1.2, "label": name}
+            "linewidth": 2.2 if name == "SO-MPCA-RS" else 1.2,
+            "linestyle": "--" if name.endswith(("-FF", "-SF")) else "-", "label": name}
 
 
 def extraction_order_variance(estimator):
