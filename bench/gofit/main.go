@@ -33,14 +33,15 @@ func main() {
 	repeat := flag.Int("repeat", 1, "fits to time")
 	k := flag.Int("k", 20, "sweeps K (MaxIter)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of all fits here")
+	updates := flag.String("mode-updates", "auto", "TVP mode updates: auto (rows), rows or scatter (solver.Options.ModeUpdates)")
 	flag.Parse()
-	if err := run(*data, *dtype, *shapeArg, *method, *p, *q, *threads, *repeat, *k, *cpuprofile); err != nil {
+	if err := run(*data, *dtype, *shapeArg, *method, *p, *q, *threads, *repeat, *k, *cpuprofile, *updates); err != nil {
 		fmt.Fprintln(os.Stderr, "gofit:", err)
 		os.Exit(1)
 	}
 }
 
-func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat, k int, cpuprofile string) error {
+func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat, k int, cpuprofile, updates string) error {
 	var shape []int
 	for _, s := range strings.Split(shapeArg, ",") {
 		v, err := strconv.Atoi(s)
@@ -76,6 +77,15 @@ func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat
 		return err
 	}
 	opts := solver.Options{Method: meth, RelaxedStart: rs, Components: p, Q: q, MaxIter: k, Threads: threads}
+	switch updates {
+	case "auto":
+	case "rows":
+		opts.ModeUpdates = solver.ModeUpdatesRows
+	case "scatter":
+		opts.ModeUpdates = solver.ModeUpdatesScatter
+	default:
+		return fmt.Errorf("-mode-updates %q: want auto, rows or scatter", updates)
+	}
 	if cpuprofile != "" {
 		f, err := os.Create(cpuprofile)
 		if err != nil {

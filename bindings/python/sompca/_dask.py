@@ -214,10 +214,15 @@ class _ClusterRounds:
     The array is persisted once; its blocks stay on the workers as futures.
     Grouping blocks by worker makes a round one task per worker thread
     rather than one per block (the scheduler's time per task is what a
-    round costs on small blocks). Groups are made again when the set of workers changes
-    (a worker lost or added); a stale group costs a transfer, never a wrong
-    result, since the partials are pure.
+    round costs on small blocks). Groups are made again when the set of
+    workers changes (a worker lost or added), which is checked at most every
+    ``REGROUP_SECONDS`` (asking the scheduler is a round trip, a fixed cost
+    that every round would otherwise pay) and after a round that failed; a
+    stale group costs a transfer, never a wrong result, since the partials
+    are pure.
     """
+
+    REGROUP_SECONDS = 2.0
 
     def __init__(self, client, X):
         from distributed import futures_of, wait
@@ -230,8 +235,12 @@ class _ClusterRounds:
         self.futures = [by_key[key] for key in _flat_keys(X)]
         self.workers = None
         self.groups = None
+        self.checked = -float("inf")  # time.monotonic() of the last look at the workers
 
     def _regroup(self):
+        if self.groups is not None and time.monotonic() - self.checked < self.REGROUP_SECONDS:
+            return self.groups
+        self.checked = time.monotonic()
         info = self.client.scheduler_info().get("workers", {})
         workers = frozenset(info)
         if self.groups is None or workers != self.workers:
@@ -254,8 +263,13 @@ class _ClusterRounds:
         groups = [group for group in groups if group]
         submitted = [self.client.submit(block_partials, token, [(requests[i], self.futures[i]) for i in group],
                                         pure=False) for group in groups]
+        try:
+            results = self.client.gather(submitted)
+        except BaseException:
+            self.checked = -float("inf")  # look at the workers again before the next round
+            raise
         partials = [None] * len(requests)
-        for group, result in zip(groups, self.client.gather(submitted)):
+        for group, result in zip(groups, results):
             for i, partial in zip(group, result):
                 partials[i] = partial
         return partials
