@@ -83,7 +83,7 @@ def test_python_blocks(workdir, monkeypatch, doc, line, code):
         import dask.distributed as distributed  # make test installs dask
         real = distributed.Client
         monkeypatch.setattr(distributed, "Client", lambda *a, **k: real(processes=False, n_workers=1,
-                                                                        threads_per_worker=2, dashboard_address=None))
+                                                                        threads_per_worker=2, dashboard_address=":0"))
     try:
         exec(compile(code, f"{doc}:{line}", "exec"), names)
     finally:
