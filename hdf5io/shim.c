@@ -733,101 +733,131 @@ static inline void copy_run(char *dst, const char *src, size_t n)
 
 /* sompca_h5_read_chunks reads the hyperslab start[rank], count[rank] of a
  * dataset for which sompca_h5_raw_chunks holds into buf (C order, elements
- * of esize bytes, as sompca_h5_hyperslab would), chunk by chunk: each
- * chunk the hyperslab meets is read as stored (H5Dread_chunk), straight
- * into buf when it lies there whole and in one piece, else into cbuf
- * (which holds one chunk) and its part inside the hyperslab copied to buf.
- * This skips HDF5's generic selection machinery, which is slow for small
- * chunks (h5py's chunks=True) or short runs. dims is the dataset's extent,
- * chunk its chunk shape. Returns 0; 1, with HDF5's error stack cleared,
- * when a chunk cannot be read so (never written: the caller then reads
- * the hyperslab the ordinary way, which fills it or reports the error). */
+ * of esize bytes, as sompca_h5_hyperslab would), without HDF5's generic
+ * selection machinery, which is slow for small chunks (h5py's
+ * chunks=True) or short runs. dims is the dataset's extent, chunk its
+ * chunk shape. The chunks are taken a row at a time (those of one chunk
+ * index along axis 0): a row that is one chunk lying in buf in one piece
+ * is read straight into buf (H5Dread_chunk); the chunks of any other row
+ * are read as stored into rowbuf, which holds rowcap bytes, and buf is
+ * then written in order, each run of the last axis copied from its chunk,
+ * so that the writes stream. Returns 0; 1, with HDF5's error stack
+ * cleared, when a chunk cannot be read so (never written: the caller then
+ * reads the hyperslab the ordinary way, which fills it or reports the
+ * error) or rowbuf is too small. */
 int sompca_h5_read_chunks(hid_t dset, int rank, const hsize_t *dims, const hsize_t *chunk,
                           const hsize_t *start, const hsize_t *count, size_t esize, void *buf,
-                          void *cbuf)
+                          void *rowbuf, size_t rowcap)
 {
-	hsize_t idx[H5S_MAX_RANK], lo[H5S_MAX_RANK], hi[H5S_MAX_RANK], org[H5S_MAX_RANK];
-	hsize_t a[H5S_MAX_RANK], b[H5S_MAX_RANK], i[H5S_MAX_RANK];
-	size_t cstride[H5S_MAX_RANK], bstride[H5S_MAX_RANK];
-	int d, last = rank - 1;
-	if (rank < 1 || rank > H5S_MAX_RANK)
+	hsize_t lo[H5S_MAX_RANK], hi[H5S_MAX_RANK], org[H5S_MAX_RANK], g[H5S_MAX_RANK];
+	hsize_t i[H5S_MAX_RANK], q[H5S_MAX_RANK], r[H5S_MAX_RANK], end[H5S_MAX_RANK];
+	size_t cstride[H5S_MAX_RANK], gstride[H5S_MAX_RANK];
+	int d, last = rank - 1, rc = 1;
+	size_t cbytes, nrow = 1, npieces;
+	struct piece { size_t chunk, offset, len; } *pieces = NULL;
+	char *to = buf;
+	if (rank < 2 || rank > H5S_MAX_RANK)
 		return 1;
-	cstride[last] = bstride[last] = esize;
-	for (d = last; d > 0; d--) {
+	cstride[last] = esize;
+	for (d = last; d > 0; d--)
 		cstride[d - 1] = cstride[d] * chunk[d];
-		bstride[d - 1] = bstride[d] * count[d];
-	}
+	cbytes = cstride[0] * chunk[0];
 	for (d = 0; d < rank; d++) {
 		if (count[d] == 0)
 			return 0;
-		lo[d] = idx[d] = start[d] / chunk[d];
-		hi[d] = (start[d] + count[d] - 1) / chunk[d];
+		end[d] = start[d] + count[d];
+		lo[d] = start[d] / chunk[d];
+		hi[d] = (end[d] - 1) / chunk[d];
 	}
-	for (;;) {
+	gstride[last] = 1;
+	for (d = last; d > 1; d--)
+		gstride[d - 1] = gstride[d] * (hi[d] - lo[d] + 1);
+	nrow = gstride[1] * (hi[1] - lo[1] + 1);
+	/* One row lies in buf in one piece when it is one chunk whose axes
+	 * 1.. are whole in buf. */
+	int one = nrow == 1;
+	for (d = 1; d < rank && one; d++)
+		one = start[d] % chunk[d] == 0 && count[d] == chunk[d] && end[d] <= dims[d];
+	/* The runs of the last axis, the same in every row of buf. */
+	npieces = hi[last] - lo[last] + 1;
+	if ((pieces = malloc(npieces * sizeof *pieces)) == NULL)
+		return 1;
+	for (hsize_t p = start[last], k = 0; p < end[last]; k++) {
+		hsize_t c = p / chunk[last], e = (c + 1) * chunk[last] < end[last] ? (c + 1) * chunk[last] : end[last];
+		pieces[k].chunk = (size_t)(c - lo[last]) * cbytes;
+		pieces[k].offset = (size_t)(p - c * chunk[last]) * esize;
+		pieces[k].len = (size_t)(e - p) * esize;
+		p = e;
+	}
+	for (hsize_t c0 = lo[0]; c0 <= hi[0]; c0++) {
 		uint32_t filters = 0;
-		size_t dst = 0;
-		for (d = 0; d < rank; d++) {
-			org[d] = idx[d] * chunk[d];
-			a[d] = org[d] > start[d] ? org[d] : start[d];
-			b[d] = org[d] + chunk[d] < start[d] + count[d] ? org[d] + chunk[d] : start[d] + count[d];
-			if (b[d] > dims[d]) /* an edge chunk: only its part inside the extent */
-				b[d] = dims[d];
-			dst += (size_t)(a[d] - start[d]) * bstride[d];
+		hsize_t a0 = c0 * chunk[0] > start[0] ? c0 * chunk[0] : start[0];
+		hsize_t b0 = (c0 + 1) * chunk[0] < end[0] ? (c0 + 1) * chunk[0] : end[0];
+		org[0] = c0 * chunk[0];
+		if (one && a0 == org[0] && b0 - a0 == chunk[0]) {
+			for (d = 1; d < rank; d++)
+				org[d] = start[d];
+			if (H5Dread_chunk(dset, H5P_DEFAULT, org, &filters, to) < 0 || filters != 0)
+				goto fail;
+			to += cbytes;
+			continue;
 		}
-		/* Axes d0+1.. are whole in the chunk and in buf: the part of the
-		 * chunk in buf is runs of (b[d0]-a[d0]) x cstride[d0] bytes, the
-		 * same in both. */
-		int d0 = last;
-		while (d0 > 0 && b[d0] - a[d0] == chunk[d0] && count[d0] == chunk[d0])
-			d0--;
-		int whole = b[d0] - a[d0] == chunk[d0];
-		for (d = 0; d < d0 && whole; d++)
-			whole = b[d] - a[d] == 1 && chunk[d] == 1;
-		char *into = whole ? (char *)buf + dst : cbuf; /* the chunk is one run of buf */
-		if (H5Dread_chunk(dset, H5P_DEFAULT, org, &filters, into) < 0 || filters != 0) {
-			H5Eclear2(H5E_DEFAULT);
-			return 1;
-		}
-		if (!whole) {
-			size_t run = (size_t)(b[d0] - a[d0]) * cstride[d0];
-			/* Every index of the axes before d0: axis d0-1 in the inner loop. */
-			for (d = 0; d < d0; d++)
-				i[d] = a[d];
-			for (;;) {
-				size_t src = 0, out = 0;
-				for (d = 0; d < d0 - 1; d++) {
-					src += (size_t)(i[d] - org[d]) * cstride[d];
-					out += (size_t)(i[d] - start[d]) * bstride[d];
-				}
-				src += (size_t)(a[d0] - org[d0]) * cstride[d0];
-				out += (size_t)(a[d0] - start[d0]) * bstride[d0];
-				if (d0 == 0) {
-					copy_run((char *)buf + out, (const char *)cbuf + src, run);
+		if (nrow * cbytes > rowcap)
+			goto fail;
+		/* Every chunk of the row, in the order of gstride. */
+		for (d = 1; d < rank; d++)
+			g[d] = lo[d];
+		for (size_t k = 0;; k++) {
+			for (d = 1; d < rank; d++)
+				org[d] = g[d] * chunk[d];
+			if (H5Dread_chunk(dset, H5P_DEFAULT, org, &filters, (char *)rowbuf + k * cbytes) < 0 || filters != 0)
+				goto fail;
+			for (d = last; d >= 1; d--) {
+				if (++g[d] <= hi[d])
 					break;
+				g[d] = lo[d];
+			}
+			if (d < 1)
+				break;
+		}
+		/* buf in order: every row of the last axis, its runs from their chunks. */
+		for (hsize_t s = a0; s < b0; s++) {
+			size_t base0 = (size_t)(s - org[0]) * cstride[0];
+			for (d = 1; d < last; d++) {
+				i[d] = start[d];
+				q[d] = start[d] / chunk[d];
+				r[d] = start[d] - q[d] * chunk[d];
+			}
+			for (;;) {
+				size_t base = base0;
+				for (d = 1; d < last; d++)
+					base += (size_t)(q[d] - lo[d]) * gstride[d] * cbytes + (size_t)r[d] * cstride[d];
+				for (size_t k = 0; k < npieces; k++) {
+					copy_run(to, (const char *)rowbuf + base + pieces[k].chunk + pieces[k].offset, pieces[k].len);
+					to += pieces[k].len;
 				}
-				const char *from = (const char *)cbuf + src + (size_t)(a[d0 - 1] - org[d0 - 1]) * cstride[d0 - 1];
-				char *to = (char *)buf + out + (size_t)(a[d0 - 1] - start[d0 - 1]) * bstride[d0 - 1];
-				for (hsize_t j = a[d0 - 1]; j < b[d0 - 1]; j++) {
-					copy_run(to, from, run);
-					from += cstride[d0 - 1];
-					to += bstride[d0 - 1];
-				}
-				for (d = d0 - 2; d >= 0; d--) {
-					if (++i[d] < b[d])
+				for (d = last - 1; d >= 1; d--) {
+					i[d]++;
+					if (++r[d] == chunk[d]) {
+						r[d] = 0;
+						q[d]++;
+					}
+					if (i[d] < end[d])
 						break;
-					i[d] = a[d];
+					i[d] = start[d];
+					q[d] = start[d] / chunk[d];
+					r[d] = start[d] - q[d] * chunk[d];
 				}
-				if (d < 0)
+				if (d < 1)
 					break;
 			}
 		}
-		/* The next chunk, last axis fastest. */
-		for (d = last; d >= 0; d--) {
-			if (++idx[d] <= hi[d])
-				break;
-			idx[d] = lo[d];
-		}
-		if (d < 0)
-			return 0;
 	}
+	rc = 0;
+	goto out;
+fail:
+	H5Eclear2(H5E_DEFAULT);
+out:
+	free(pieces);
+	return rc;
 }

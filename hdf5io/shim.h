@@ -44,7 +44,7 @@ herr_t sompca_h5_hyperslab(hid_t dset, int kind, int rank, const hsize_t *start,
 int sompca_h5_raw_chunks(hid_t dset, int kind);
 int sompca_h5_read_chunks(hid_t dset, int rank, const hsize_t *dims, const hsize_t *chunk,
                           const hsize_t *start, const hsize_t *count, size_t esize, void *buf,
-                          void *cbuf);
+                          void *rowbuf, size_t rowcap);
 hid_t sompca_h5_create_dataset(hid_t loc, const char *name, int kind, int rank, const hsize_t *dims, int checksum);
 herr_t sompca_h5_checksummed_format(hid_t file);
 herr_t sompca_h5_create_checksummed(const char *path);

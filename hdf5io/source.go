@@ -76,7 +76,7 @@ type Source struct {
 	// through HDF5's selections: unfiltered, no type conversion.
 	rawChunks    bool
 	cdims, cchnk []C.hsize_t // dims and chunk for the C call
-	cbuf         []uint64    // one chunk as stored
+	rowbuf       []uint64    // the chunks of one row as stored (chunkRowBytes)
 
 	shape  []int
 	m      int

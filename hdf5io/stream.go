@@ -22,10 +22,12 @@ import (
 //     chunk cache, sized for one row of chunks along the sample axis, so
 //     that no chunk is read or decompressed twice in a pass.
 //   - Unfiltered chunks whose stored element type is the type read need
-//     no decoding: each is read as stored (H5Dread_chunk) and its part of
-//     the read copied in place (sompca_h5_read_chunks), which for small
-//     chunks (h5py's chunks=True) is several times faster than HDF5's
-//     selections. A chunk never written falls back to the ordinary read.
+//     no decoding: they are read as stored (H5Dread_chunk), a row of
+//     chunks at a time, and the read's block written in order from them
+//     (sompca_h5_read_chunks), or a chunk read straight into the block
+//     when it lies there in one piece; for small chunks (h5py's
+//     chunks=True) that is several times faster than HDF5's selections.
+//     A chunk never written falls back to the ordinary read.
 //   - Filters (gzip, shuffle, ...) are HDF5's own, at their decode speed.
 //   - Data that must be converted or transposed (samples last) is read
 //     into a raw buffer of about rawTarget bytes at a time, whole chunks
@@ -92,6 +94,26 @@ func (s *Source) rawSamples() int {
 		b = max(b/c, 1) * c
 	}
 	return min(b, s.block)
+}
+
+// chunkRowBytes returns the bytes, as stored, of the chunks of one row
+// (one chunk index along axis 0) that an HDF5 read of the samples meets:
+// what sompca_h5_read_chunks holds at once.
+func (s *Source) chunkRowBytes() int64 {
+	per := s.block
+	if !s.direct() {
+		per = s.rawSamples()
+	}
+	b := s.chunkBytes()
+	for d := 1; d < len(s.dims); d++ {
+		c := s.chunk[d]
+		n := (s.dims[d] + c - 1) / c
+		if d == s.sampleAxis() { // a read of per samples from anywhere
+			n = min(n, (uint(per)+c-1)/c+1)
+		}
+		b *= int64(n)
+	}
+	return b
 }
 
 // chunkBytes returns the bytes of one chunk as stored (0: not chunked).
@@ -171,11 +193,11 @@ func (s *Source) reopen(cache bool) error {
 		s.rd = -1
 	}
 	s.rawChunks = s.rawChunks && cache
-	s.cbuf, s.cached = nil, 0
+	s.rowbuf, s.cached = nil, 0
 	var cacheBytes int64
 	switch {
 	case s.rawChunks:
-		s.cached = s.chunkBytes() // s.cbuf, allocated by the first read
+		s.cached = s.chunkRowBytes() // s.rowbuf, allocated by the first read
 	case cache:
 		cacheBytes = s.rowBytes()
 		s.cached = cacheBytes
@@ -417,11 +439,11 @@ func (s *Source) readSlab(out solver.Block, start, k, off int) error {
 		s.raw = words(s.raw, n, s.kind)
 		dst = &s.raw[0]
 	}
-	if s.rawChunks && s.cbuf == nil {
-		s.cbuf = make([]uint64, (s.chunkBytes()+7)/8)
+	if s.rawChunks && s.rowbuf == nil {
+		s.rowbuf = make([]uint64, (s.cached+7)/8)
 	}
 	read := s.rawChunks && C.sompca_h5_read_chunks(s.rd, C.int(rank), &s.cdims[0], &s.cchnk[0], &offset[0], &count[0],
-		C.size_t(s.kind.memBytes()), unsafePointer(dst), unsafePointer(&s.cbuf[0])) == 0
+		C.size_t(s.kind.memBytes()), unsafePointer(dst), unsafePointer(&s.rowbuf[0]), C.size_t(8*len(s.rowbuf))) == 0
 	if !read && C.sompca_h5_hyperslab(s.rd, C.int(s.kind), C.int(rank), &offset[0], &count[0], unsafePointer(dst), 0) < 0 {
 		return h5err(ErrCorrupt, fmt.Sprintf("cannot read samples [%d, %d)", start, start+k))
 	}
