@@ -861,3 +861,60 @@ out:
 	free(pieces);
 	return rc;
 }
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/* transpose16 writes the 16 x 16 bytes at src (rows ss bytes apart)
+ * transposed to dst (rows ds bytes apart): four rounds of interleaving
+ * (bytes, pairs, quads, halves). */
+static void transpose16(const uint8_t *src, size_t ss, uint8_t *dst, size_t ds)
+{
+	__m128i r[16], t[16];
+	int j;
+	for (j = 0; j < 16; j++)
+		r[j] = _mm_loadu_si128((const __m128i *)(src + j * ss));
+	for (j = 0; j < 8; j++) { /* t[2j], t[2j+1]: rows 2j, 2j+1, columns 0-7 and 8-15 */
+		t[2 * j] = _mm_unpacklo_epi8(r[2 * j], r[2 * j + 1]);
+		t[2 * j + 1] = _mm_unpackhi_epi8(r[2 * j], r[2 * j + 1]);
+	}
+	for (j = 0; j < 4; j++) { /* r[4j..4j+3]: rows 4j..4j+3, columns 0-3, 4-7, 8-11, 12-15 */
+		r[4 * j] = _mm_unpacklo_epi16(t[4 * j], t[4 * j + 2]);
+		r[4 * j + 1] = _mm_unpackhi_epi16(t[4 * j], t[4 * j + 2]);
+		r[4 * j + 2] = _mm_unpacklo_epi16(t[4 * j + 1], t[4 * j + 3]);
+		r[4 * j + 3] = _mm_unpackhi_epi16(t[4 * j + 1], t[4 * j + 3]);
+	}
+	for (j = 0; j < 2; j++) { /* t[8j+2c'], t[8j+2c'+1]: rows 8j..8j+7, column pairs */
+		for (int c = 0; c < 4; c++) {
+			t[8 * j + 2 * c] = _mm_unpacklo_epi32(r[8 * j + c], r[8 * j + 4 + c]);
+			t[8 * j + 2 * c + 1] = _mm_unpackhi_epi32(r[8 * j + c], r[8 * j + 4 + c]);
+		}
+	}
+	for (j = 0; j < 8; j++) { /* columns 2j and 2j+1, all 16 rows */
+		_mm_storeu_si128((__m128i *)(dst + 2 * j * ds), _mm_unpacklo_epi64(t[j], t[8 + j]));
+		_mm_storeu_si128((__m128i *)(dst + (2 * j + 1) * ds), _mm_unpackhi_epi64(t[j], t[8 + j]));
+	}
+}
+#endif
+
+/* sompca_transpose_u8 writes dst[c*rows + r] = src[r*cols + c] for r <
+ * rows, c < cols: samples stored last (a row per element, a column per
+ * sample) made sample-major, in tiles of 16 x 16 (SSE2 where there is). */
+void sompca_transpose_u8(const uint8_t *src, size_t rows, size_t cols, uint8_t *dst)
+{
+	for (size_t r0 = 0; r0 < rows; r0 += 16) {
+		size_t r1 = r0 + 16 < rows ? r0 + 16 : rows;
+		for (size_t c0 = 0; c0 < cols; c0 += 16) {
+			size_t c1 = c0 + 16 < cols ? c0 + 16 : cols;
+#ifdef __SSE2__
+			if (r1 - r0 == 16 && c1 - c0 == 16) {
+				transpose16(src + r0 * cols + c0, cols, dst + c0 * rows + r0, rows);
+				continue;
+			}
+#endif
+			for (size_t c = c0; c < c1; c++)
+				for (size_t r = r0; r < r1; r++)
+					dst[c * rows + r] = src[r * cols + c];
+		}
+	}
+}

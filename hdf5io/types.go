@@ -198,6 +198,10 @@ func convertKind(dst solver.Block, off int, raw []uint64, kd kind, size, k int, 
 	case kInt8:
 		convert(dst.F32[off:], view[int8](raw, n), size, k, samplesLast, perm)
 	case kUint8, kBool:
+		if samplesLast && perm == nil && n > 0 { // the common image case: transposed in C, by SSE2
+			C.sompca_transpose_u8((*C.uint8_t)(unsafePointer(&view[uint8](raw, n)[0])), C.size_t(size), C.size_t(k), (*C.uint8_t)(unsafePointer(&dst.U8[off])))
+			return
+		}
 		convert(dst.U8[off:], view[uint8](raw, n), size, k, samplesLast, perm)
 	case kInt16:
 		convert(dst.F32[off:], view[int16](raw, n), size, k, samplesLast, perm)
