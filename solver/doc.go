@@ -239,18 +239,19 @@
 //     in cache: each group of 4 elements is widened to float64 (2
 //     instructions) before its FMA, and dotRows ends each row with a
 //     horizontal sum. Rows as short as the gait data's trailing mode (10)
-//     spend more on the row's start and end than on its 10 FMAs: such
-//     dotRows calls run at about 1 G elements/s (5% of peak), against 2-4
-//     G/s (10-20%) on rows of 60 and more. axpyRows streams x row by row,
-//     loading and storing dst once per row (per 4 rows when a row is at
-//     most 256 bytes), so on long rows it is bound by the loads and
-//     stores of dst (3 memory operations per vector FMA), not the FMA
-//     units.
+//     spend as much on the row's start and end (2 of its 10 columns in
+//     scalar FMAs, the horizontal sum, the store) as on its FMAs, even
+//     with 4 rows in flight sharing the sums: in the gait fit dotRows
+//     runs at about 4 G uint8 elements/s per core, a fifth of the FMA
+//     peak. axpyRows streams x row by row, loading and storing dst once
+//     per row (per 4 rows when a row is at most 256 bytes), so on long
+//     rows it is bound by the loads and stores of dst (3 memory
+//     operations per vector FMA), not the FMA units.
 //
-// In a SO-MPCA-RS fit of the gait data (K = 20, P = 32) the kernels take
-// about 3/4 of the CPU time in uint8 and 90% in float64; the rest is the
-// Krylov products with the partial projections (gonum's Gemv) and the
-// small eigenproblems.
+// In a SO-MPCA-RS fit of the gait data (K = 20, P = 32: 31 x 20 sweeps of
+// 2 passes over X, 6.4 G elements) the kernels take about 3/4 of the CPU
+// time in uint8 and 90% in float64; the rest is the Krylov products with
+// the partial projections and the small eigenproblems.
 //
 // # Adding a method
 //
