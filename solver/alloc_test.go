@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -8,16 +9,22 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// allocsPerFit returns the allocations of one fit (after one to warm up).
+// allocsPerFit returns the allocations of one fit: the fewest of 3, each
+// after one fit to warm up, since a garbage collection during a fit
+// empties gonum's sync.Pool of scratch slices and adds a few.
 func allocsPerFit(t *testing.T, m int, shape []int, opts Options) float64 {
 	t.Helper()
 	src := must(NewSliceSource(randomTensors(5, m, shape), m, shape))
-	return testing.AllocsPerRun(1, func() {
-		var model Model
-		if err := model.Fit(src, opts); err != nil {
-			t.Fatal(err)
-		}
-	})
+	least := math.Inf(1)
+	for range 3 {
+		least = min(least, testing.AllocsPerRun(1, func() {
+			var model Model
+			if err := model.Fit(src, opts); err != nil {
+				t.Fatal(err)
+			}
+		}))
+	}
+	return least
 }
 
 // TestAllocations: workspaces (partial projections, partial results and

@@ -161,18 +161,23 @@ type svdWork struct {
 // in rows, so that the updates of a fit, whose constraints gain a column
 // per EMP, need nothing new.
 func (w *svdWork) reserve(rows []int, c int) {
+	maxA, maxU, maxVt, maxWork := 0, 0, 0, 0
 	for _, n := range rows {
 		k := min(n, c)
-		w.a, w.u, w.vt, w.s = grow(w.a, n*c), grow(w.u, n*k), grow(w.vt, k*c), grow(w.s, k)
+		maxA, maxU, maxVt = max(maxA, n*c), max(maxU, n*k), max(maxVt, k*c)
+	}
+	w.a, w.u, w.vt, w.s = grow(w.a, maxA), grow(w.u, maxU), grow(w.vt, maxVt), grow(w.s, c)
+	for _, n := range rows {
 		for cc := 1; cc <= c; cc++ {
 			kk := min(n, cc)
 			a := blas64.General{Rows: n, Cols: cc, Stride: cc, Data: w.a}
 			u := blas64.General{Rows: n, Cols: kk, Stride: kk, Data: w.u}
 			vt := blas64.General{Rows: kk, Cols: cc, Stride: cc, Data: w.vt}
 			lapack64.Gesvd(lapack.SVDStore, lapack.SVDStore, a, u, vt, w.s, w.query[:], -1)
-			w.work = grow(w.work, int(w.query[0]))
+			maxWork = max(maxWork, int(w.query[0]))
 		}
 	}
+	w.work = grow(w.work, maxWork)
 }
 
 // orthonormalRange is the function of that name on scratch w; the basis

@@ -63,6 +63,7 @@ func (k *krylov) reset(n int) {
 	s := krylovSteps
 	k.n = n
 	k.q, k.w, k.x = grow(k.q, s*n), grow(k.w, n), grow(k.x, n)
+	k.ct = grow(k.ct, n) // a constraint has fewer than n columns
 	if k.h == nil {
 		k.h, k.d, k.e, k.work, k.tri = make([]float64, s), make([]float64, s), make([]float64, s), make([]float64, 2*s), make([]float64, 4*s)
 	}

@@ -177,7 +177,8 @@ func rankForShare(vals []float64, q float64) int {
 // returns out's shape. tmp is scratch of at least len(x); sc holds
 // scratch for the transposes of modeProduct, grown as needed.
 func projectModes(out, tmp, x []float64, dims []int, proj []*mat.Dense, sc *scratch) []int {
-	cur := append([]int(nil), dims...)
+	cur := append(sc.cur[:0], dims...) // valid until projectModes' next call on sc
+	sc.cur = cur
 	src := x
 	bufs := [2][]float64{out, tmp}
 	which := 0
@@ -206,7 +207,11 @@ func projectModes(out, tmp, x []float64, dims []int, proj []*mat.Dense, sc *scra
 }
 
 // scratch is the space modeProduct and modeGram transpose into.
-type scratch struct{ a, b []float64 }
+// cur is projectModes' result shape.
+type scratch struct {
+	a, b []float64
+	cur  []int
+}
 
 // unfold copies the tensor src (pre, d, post) into dst as the d x
 // (pre post) matrix whose row i holds src[:, i, :]: the mode's unfolding,
@@ -230,16 +235,16 @@ func modeProduct(dst, src []float64, pre, d, post int, U *mat.Dense, sc *scratch
 	Um := blas64.General{Rows: d, Cols: r, Stride: ur.Stride, Data: ur.Data}
 	switch {
 	case post == 1:
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, blas64.General{Rows: pre, Cols: d, Stride: d, Data: src[:pre*d]}, Um,
+		gemmSerial(blas.NoTrans, 1, blas64.General{Rows: pre, Cols: d, Stride: d, Data: src[:pre*d]}, Um,
 			0, blas64.General{Rows: pre, Cols: r, Stride: r, Data: dst[:pre*r]})
 	case pre == 1:
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, Um, blas64.General{Rows: d, Cols: post, Stride: post, Data: src[:d*post]},
+		gemmSerial(blas.Trans, 1, Um, blas64.General{Rows: d, Cols: post, Stride: post, Data: src[:d*post]},
 			0, blas64.General{Rows: r, Cols: post, Stride: post, Data: dst[:r*post]})
 	default:
 		cols := pre * post
 		sc.a, sc.b = grow(sc.a, d*cols), grow(sc.b, r*cols)
 		unfold(sc.a, src, pre, d, post)
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, Um, blas64.General{Rows: d, Cols: cols, Stride: cols, Data: sc.a},
+		gemmSerial(blas.Trans, 1, Um, blas64.General{Rows: d, Cols: cols, Stride: cols, Data: sc.a},
 			0, blas64.General{Rows: r, Cols: cols, Stride: cols, Data: sc.b})
 		for a := range pre {
 			for j := range r {
