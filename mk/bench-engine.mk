@@ -4,7 +4,7 @@
 # paper's gait size (731 x 32 x 22 x 10) and 2000 images of 32 x 32,
 # P = 32, K = 20, tol = 0, with the C/Go and Python/Go ratios and the
 # 2-thread speed-up and efficiency; then each contraction kernel's
-# elements/s and fraction of one core's FMA peak per element type. It takes
+# elements per CPU second and fraction of one core's FMA peak per element type. It takes
 # minutes: it is not part of make test.
 #
 #   make bench-engine
@@ -25,7 +25,7 @@ bench-engine: $(BUILD)/bench/cfit python-package
 	$(MAKE) --no-print-directory bench-kernels
 
 # One line per kernel x shape x element type (AVX2 kernels; -tags purego for
-# the Go loops): Gelem/s (one FMA per element) and peak-frac, the fraction
+# the Go loops): Gelem/cpu-s (elements, one FMA each, per CPU second) and peak-frac, the fraction
 # of 8 float64 FMAs per cycle at /proc/cpuinfo's clock. See solver/doc.go,
 # "Kernels", for what bounds them.
 bench-kernels:

@@ -223,7 +223,7 @@
 // the leading one (a weighted sum of rows). Each takes one FMA per
 // element, so a core's peak is its FMA rate, 8 float64 FMAs a cycle (two
 // 256-bit units; 21 G/s at 2.6 GHz). make bench-kernels reports every
-// kernel's elements/s and fraction of that peak, per element type, on
+// kernel's elements per CPU second and fraction of that peak, per element type, on
 // one sample held in cache (BenchmarkKernels) and in whole passes as a
 // fit makes them (BenchmarkPassRate). What bounds them:
 //

@@ -333,19 +333,19 @@ func BenchmarkKernels(b *testing.B) {
 				b.Run("dotRows/"+shapeName, func(b *testing.B) {
 					withAVX2(impl.on, func() {
 						b.SetBytes(int64(rows * cols * elemBytes(x)))
+						defer reportPeak(b, rows*cols)()
 						for range b.N {
 							dotRows(dst, x, rows, cols, kc.vRow)
 						}
-						reportPeak(b, rows*cols)
 					})
 				})
 				b.Run("axpyRows/"+shapeName, func(b *testing.B) {
 					withAVX2(impl.on, func() {
 						b.SetBytes(int64(rows * cols * elemBytes(x)))
+						defer reportPeak(b, rows*cols)()
 						for range b.N {
 							axpyRows(dst, x, rows, cols, kc.vCol)
 						}
-						reportPeak(b, rows*cols)
 					})
 				})
 			}
@@ -439,22 +439,22 @@ func BenchmarkKernelsStream(b *testing.B) {
 			b.Run("dotRows/"+name, func(b *testing.B) {
 				b.SetBytes(int64(m * n * elemBytes(all)))
 				defer reportCPU(b, m*n)()
+				defer reportPeak(b, m*n)()
 				for range b.N {
 					for i := range m {
 						dotRows(dst, sample(i), rows, cols, vRow)
 					}
 				}
-				reportPeak(b, m*n)
 			})
 			b.Run("axpyRows/"+name, func(b *testing.B) {
 				b.SetBytes(int64(m * n * elemBytes(all)))
 				defer reportCPU(b, m*n)()
+				defer reportPeak(b, m*n)()
 				for range b.N {
 					for i := range m {
 						axpyRows(dst, sample(i), rows, cols, vCol)
 					}
 				}
-				reportPeak(b, m*n)
 			})
 		}
 	}
@@ -498,12 +498,12 @@ func BenchmarkPassRate(b *testing.B) {
 					p := op.p
 					b.SetBytes(int64(c.m * size * elemSize(elem)))
 					b.ResetTimer()
+					defer reportPeak(b, c.m*size)()
 					for range b.N {
 						if err := r.Run(&p, out); err != nil {
 							b.Fatal(err)
 						}
 					}
-					reportPeak(b, c.m*size)
 				})
 			}
 		}
@@ -550,16 +550,27 @@ func elemSize(e Elem) int {
 	return 8
 }
 
-// reportPeak reports a contraction's elements per second (one FMA each)
-// and their fraction of one core's FMA peak: 8 float64 FMAs a cycle (two
-// 256-bit FMA units, as AVX2 cores of the last decade have) at the clock
+// reportPeak, deferred as defer reportPeak(b, elems)() where the timing
+// starts, reports a contraction's elements (one FMA each) per CPU second
+// of the process (Gelem/cpu-s; per wall second where the CPU time is not
+// known), steadier than the wall clock on a shared machine, and their
+// fraction of one core's FMA peak: 8 float64 FMAs a cycle (two 256-bit
+// FMA units, as AVX2 cores of the last decade have) at the clock
 // /proc/cpuinfo gives (its first "cpu MHz"; no fraction where there is
-// none).
-func reportPeak(b *testing.B, elems int) {
-	rate := float64(elems) * float64(b.N) / b.Elapsed().Seconds()
-	b.ReportMetric(rate/1e9, "Gelem/s")
-	if hz := cpuHz(); hz > 0 {
-		b.ReportMetric(rate/(8*hz), "peak-frac")
+// none). The benchmarks run on one goroutine, so CPU seconds are one
+// core's.
+func reportPeak(b *testing.B, elems int) func() {
+	start := processCPU()
+	return func() {
+		secs := float64(processCPU()-start) / 1e9
+		if secs <= 0 {
+			secs = b.Elapsed().Seconds()
+		}
+		rate := float64(elems) * float64(b.N) / secs
+		b.ReportMetric(rate/1e9, "Gelem/cpu-s")
+		if hz := cpuHz(); hz > 0 {
+			b.ReportMetric(rate/(8*hz), "peak-frac")
+		}
 	}
 }
 
