@@ -74,3 +74,19 @@ func axpyRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols i
 		axpyRowsF64AVX2(&dst[0], &x[0], &v[0], rows, cols)
 	}
 }
+
+//go:noescape
+func gram3x4AVX2(out *float64, a *float64, lda int, b *float64, ldb int, k int)
+
+// gram3x4 sets out[4i+j] = sum_{c<k} a[i*lda+c] b[j*ldb+c] for i < 3,
+// j < 4, k a positive multiple of 4: in assembly when useAVX2, else as
+// gram3x4Go.
+func gram3x4(out *[12]float64, a []float64, lda int, b []float64, ldb int, k int) {
+	if !useAVX2 {
+		gram3x4Go(out, a, lda, b, ldb, k)
+		return
+	}
+	// The assembly reads a[:2*lda+k] and b[:3*ldb+k].
+	_, _ = a[2*lda+k-1], b[3*ldb+k-1]
+	gram3x4AVX2(&out[0], &a[0], lda, &b[0], ldb, k)
+}

@@ -522,3 +522,89 @@ TEXT ·axpyRowsF32AVX2(SB), NOSPLIT, $0-40
 // func axpyRowsF64AVX2(dst *float64, x *float64, v *float64, rows, cols int)
 TEXT ·axpyRowsF64AVX2(SB), NOSPLIT, $0-40
 	AXPY_ROWS(LOAD4_F64, LOAD1_F64, 8, 32, 64, 96)
+
+// func gram3x4AVX2(out *float64, a *float64, lda int, b *float64, ldb int, k int)
+//
+// out[4*i+j] = sum_c a[i*lda+c] b[j*ldb+c] for i < 3, j < 4 and c < k,
+// k a positive multiple of 4 (strides in elements): the 3 x 4 block of
+// dot products of gramBlock (pca.go). Lane l of accumulator Y(4i+j) sums
+// the terms c = l mod 4 in order of c; the 4 lanes are then summed as
+// (l0 + l1) + (l2 + l3). Registers: DI out, SI a, R8 a stride in bytes,
+// DX b, R9 b stride, CX k in bytes, AX byte offset, Y0-Y11 accumulators,
+// Y12-Y14 a's rows, Y15 one row of b.
+TEXT ·gram3x4AVX2(SB), NOSPLIT, $0-48
+	MOVQ   out+0(FP), DI
+	MOVQ   a+8(FP), SI
+	MOVQ   lda+16(FP), R8
+	SHLQ   $3, R8
+	MOVQ   b+24(FP), DX
+	MOVQ   ldb+32(FP), R9
+	SHLQ   $3, R9
+	MOVQ   k+40(FP), CX
+	SHLQ   $3, CX
+	LEAQ   (SI)(R8*1), R10  // a row 1
+	LEAQ   (SI)(R8*2), R11  // a row 2
+	LEAQ   (DX)(R9*1), R12  // b row 1
+	LEAQ   (DX)(R9*2), R13  // b row 2
+	LEAQ   (R13)(R9*1), BX  // b row 3
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	XORQ   AX, AX
+
+gramLoop:
+	VMOVUPD     (SI)(AX*1), Y12
+	VMOVUPD     (R10)(AX*1), Y13
+	VMOVUPD     (R11)(AX*1), Y14
+	VMOVUPD     (DX)(AX*1), Y15
+	VFMADD231PD Y12, Y15, Y0
+	VFMADD231PD Y13, Y15, Y4
+	VFMADD231PD Y14, Y15, Y8
+	VMOVUPD     (R12)(AX*1), Y15
+	VFMADD231PD Y12, Y15, Y1
+	VFMADD231PD Y13, Y15, Y5
+	VFMADD231PD Y14, Y15, Y9
+	VMOVUPD     (R13)(AX*1), Y15
+	VFMADD231PD Y12, Y15, Y2
+	VFMADD231PD Y13, Y15, Y6
+	VFMADD231PD Y14, Y15, Y10
+	VMOVUPD     (BX)(AX*1), Y15
+	VFMADD231PD Y12, Y15, Y3
+	VFMADD231PD Y13, Y15, Y7
+	VFMADD231PD Y14, Y15, Y11
+	ADDQ        $32, AX
+	CMPQ        AX, CX
+	JLT         gramLoop
+
+	// Horizontal sums, 4 accumulators at a time: VHADDPD gives
+	// (l0+l1) of two accumulators per 128-bit half, the cross-half add
+	// then (l0+l1)+(l2+l3).
+	VHADDPD      Y1, Y0, Y0
+	VHADDPD      Y3, Y2, Y2
+	VPERM2F128   $0x20, Y2, Y0, Y12
+	VPERM2F128   $0x31, Y2, Y0, Y13
+	VADDPD       Y13, Y12, Y12
+	VMOVUPD      Y12, (DI)
+	VHADDPD      Y5, Y4, Y4
+	VHADDPD      Y7, Y6, Y6
+	VPERM2F128   $0x20, Y6, Y4, Y12
+	VPERM2F128   $0x31, Y6, Y4, Y13
+	VADDPD       Y13, Y12, Y12
+	VMOVUPD      Y12, 32(DI)
+	VHADDPD      Y9, Y8, Y8
+	VHADDPD      Y11, Y10, Y10
+	VPERM2F128   $0x20, Y10, Y8, Y12
+	VPERM2F128   $0x31, Y10, Y8, Y13
+	VADDPD       Y13, Y12, Y12
+	VMOVUPD      Y12, 64(DI)
+	VZEROUPPER
+	RET

@@ -22,3 +22,8 @@ func dotRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols in
 func axpyRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64) {
 	axpyRowsT(dst, x, rows, cols, v)
 }
+
+// gram3x4 is gram3x4Go: there is no assembly here.
+func gram3x4(out *[12]float64, a []float64, lda int, b []float64, ldb int, k int) {
+	gram3x4Go(out, a, lda, b, ldb, k)
+}

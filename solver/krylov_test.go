@@ -267,26 +267,6 @@ func TestTridiagTop(t *testing.T) {
 	}
 }
 
-// TestGramUpper: the blocked Gram matrix equals gonum's SymOuterK (an
-// independent path) to rounding, across block edges (m not a multiple of
-// the 256-row blocks).
-func TestGramUpper(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 9))
-	const m, d = 300, 37
-	X := mat.NewDense(m, d, nil)
-	for i := range m {
-		for j := range d {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
-	got := gramUpper(X)
-	want := mat.NewSymDense(m, nil)
-	want.SymOuterK(1, X)
-	if !mat.EqualApprox(got, want, 1e-12) {
-		t.Error("gramUpper differs from SymOuterK")
-	}
-}
-
 // TestTuckerComplements: MPCA and CSA through the complement projectors
 // (I - W W^T, and the full mode scatter from the first pass) give the fit
 // of the direct projections U U^T: the identity U U^T = I - W W^T holds

@@ -3,8 +3,6 @@ package solver
 import (
 	"math"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -95,34 +93,4 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 		W.SetCol(j, col)
 	}
 	return W, vals, nil
-}
-
-// gramUpper returns the Gram matrix X X^T of X's rows, computed by blocks
-// of its upper triangle, each one general matrix product (gonum's Dgemm,
-// blocked for the cache and spread over the cores, faster per
-// multiply-add than its Dsyrk), so that only half of the full product is
-// computed. Each entry is computed by one Dgemm in a fixed order, so the
-// result does not depend on the number of cores.
-func gramUpper(X *mat.Dense) *mat.SymDense {
-	m, d := X.Dims()
-	K := mat.NewSymDense(m, nil)
-	kr := K.RawSymmetric()
-	xr := X.RawMatrix()
-	const bs = 256
-	blk := make([]float64, bs*bs)
-	for i0 := 0; i0 < m; i0 += bs {
-		i1 := min(i0+bs, m)
-		for j0 := i0; j0 < m; j0 += bs {
-			j1 := min(j0+bs, m)
-			C := blas64.General{Rows: i1 - i0, Cols: j1 - j0, Stride: j1 - j0, Data: blk[:(i1-i0)*(j1-j0)]}
-			blas64.Gemm(blas.NoTrans, blas.Trans, 1,
-				blas64.General{Rows: i1 - i0, Cols: d, Stride: xr.Stride, Data: xr.Data[i0*xr.Stride:]},
-				blas64.General{Rows: j1 - j0, Cols: d, Stride: xr.Stride, Data: xr.Data[j0*xr.Stride:]}, 0, C)
-			for i := i0; i < i1; i++ {
-				lo := max(j0, i)
-				copy(kr.Data[i*kr.Stride+lo:i*kr.Stride+j1], C.Data[(i-i0)*C.Stride+lo-j0:(i-i0)*C.Stride+j1-j0])
-			}
-		}
-	}
-	return K
 }
