@@ -111,13 +111,9 @@ func copyBytes(dst unsafe.Pointer, capacity C.size_t, src []byte, what string) e
 //export sompca_go_pass_info
 func sompca_go_pass_info(request *C.sompca_cvoid, requestLen C.size_t, outPartial, outCache, outFirst, outN *C.size_t) C.int {
 	return run("sompca_pass_info", func() error {
-		req, err := requestBytes(request, requestLen)
+		_, info, err := readRequest(request, requestLen)
 		if err != nil {
 			return err
-		}
-		info, err := solver.ReadPassInfo(req)
-		if err != nil {
-			return solverError(err)
 		}
 		for _, o := range []struct {
 			p *C.size_t
@@ -129,6 +125,16 @@ func sompca_go_pass_info(request *C.sompca_cvoid, requestLen C.size_t, outPartia
 		}
 		return nil
 	})
+}
+
+// readRequest views the caller's request and reads what it asks for.
+func readRequest(request *C.sompca_cvoid, n C.size_t) ([]byte, solver.PassInfo, error) {
+	req, err := requestBytes(request, n)
+	if err != nil {
+		return nil, solver.PassInfo{}, err
+	}
+	info, err := solver.ReadPassInfo(req)
+	return req, info, solverError(err)
 }
 
 // requestBytes views the caller's request (not copied; used only during
@@ -150,13 +156,9 @@ func sompca_go_pass_partial(dst unsafe.Pointer, capacity C.size_t, outLen *C.siz
 		if outLen == nil || dst == nil {
 			return errorf(C.SOMPCA_EINVAL, "dst or out_len is NULL")
 		}
-		req, err := requestBytes(request, requestLen)
+		req, info, err := readRequest(request, requestLen)
 		if err != nil {
 			return err
-		}
-		info, err := solver.ReadPassInfo(req)
-		if err != nil {
-			return solverError(err)
 		}
 		if err := checkDst(dst, capacity, info.PartialLen, "bytes", "partial"); err != nil {
 			return err
