@@ -7,7 +7,8 @@
 
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK         := $(BUILD)/tools/staticcheck-$(STATICCHECK_VERSION)
-PY_LINT_PACKAGES    := ruff mypy
+# Pinned, so that a new release's rules cannot turn CI red on unchanged code.
+PY_LINT_PACKAGES    := ruff==0.17.6 mypy==2.4.1
 # staticcheck v0.8.2 is its release 2026.2.2.
 GO_FILES             = $(shell find . -name '*.go' -not -path './.venv/*' -not -path './build/*')
 
@@ -27,11 +28,15 @@ $(STATICCHECK):
 	GOBIN=$(CURDIR)/$(BUILD)/tools $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	mv $(BUILD)/tools/staticcheck $@
 
-$(VENV)/.lint-stamp: $(PY_STAMP)
+# The stamp's name carries a digest of the pins: changing them reinstalls.
+PY_LINT_STAMP := $(VENV)/.lint-stamp-$(shell echo "$(PY_LINT_PACKAGES)" | md5sum | cut -c1-8)
+
+$(PY_LINT_STAMP): $(PY_STAMP)
 	$(PY) -m pip install -q $(PY_LINT_PACKAGES) || { echo "error: pip could not install $(PY_LINT_PACKAGES)" >&2; exit 1; }
+	rm -f $(VENV)/.lint-stamp*
 	touch $@
 
-lint-python: $(VENV)/.lint-stamp
+lint-python: $(PY_LINT_STAMP)
 	cd $(PY_PKG) && $(CURDIR)/$(VENV)/bin/ruff check sompca
 	cd $(PY_PKG) && $(CURDIR)/$(VENV)/bin/mypy sompca
 
