@@ -24,10 +24,13 @@ bench-engine: $(BUILD)/bench/cfit python-package
 	$(PY) bench/engine/table.py --gofit $(BUILD)/gofit --cfit $(BUILD)/bench/cfit $(ENGINE_ARGS)
 	$(MAKE) --no-print-directory bench-kernels
 
-# One line per kernel x shape x element type (AVX2 kernels; -tags purego for
-# the Go loops): Gelem/cpu-s (elements, one FMA each, per CPU second) and peak-frac, the fraction
-# of 8 float64 FMAs per cycle at /proc/cpuinfo's clock. See solver/doc.go,
-# "Kernels", for what bounds them.
+# One line per kernel x shape x element type x implementation (go: the
+# portable loops, avx2: the assembly), on one sample in cache
+# (BenchmarkKernels), streamed over many samples (BenchmarkKernelsStream)
+# and in whole passes (BenchmarkPassRate): Gelem/cpu-s (elements, one FMA
+# each, per CPU second) and peak-frac, their fraction of 8 float64 FMAs per
+# cycle at /proc/cpuinfo's clock. See solver/doc.go, "Kernels", for what
+# bounds them.
 bench-kernels:
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench 'Kernels|PassRate' -benchtime 200ms ./solver | grep -E 'Gelem|^ok'
 
