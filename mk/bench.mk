@@ -19,14 +19,15 @@ bench-reference: python-package
 	CGO_ENABLED=0 $(GO) build -o $(BUILD)/gofit ./bench/gofit
 	$(PY) bench/run.py --gofit $(BUILD)/gofit $(BENCH_ARGS)
 
-# Issue 18 point 6: the PCA Gram matrix (3000 x 6000) with gonum's pure-Go
-# Dgemm against OpenBLAS through cgo (bench/blas, its own Go module so that
-# the project does not depend on it). Measurement only: the solver does not
-# use OpenBLAS. BLAS_ARGS='M D' for another size.
+# Issue 18 point 6: the PCA Gram matrix (3000 x 6000) and its tridiagonal
+# reduction (Dsytrd) with gonum's pure Go against OpenBLAS through cgo
+# (bench/blas, its own Go module so that the project does not depend on
+# it). Measurement only: the solver does not use OpenBLAS. BLAS_ARGS='M D'
+# for another size.
 BLAS_ARGS ?=
 
 .PHONY: bench-blas
 
 bench-blas:
-	$(MAKE) deps-system EXTRA_APT_PACKAGES=libopenblas-dev
+	$(MAKE) deps-system EXTRA_APT_PACKAGES="libopenblas-dev liblapacke-dev"
 	cd bench/blas && CGO_ENABLED=1 CGO_LDFLAGS=-lopenblas $(GO) run . $(BLAS_ARGS)

@@ -3,13 +3,22 @@
 // 3000 x 6000 as in the speed table) with gonum's pure-Go Dgemm, which the
 // solver uses, and with OpenBLAS through gonum's netlib cgo wrapper
 // (blas64.Use), in CPU seconds (user + system, all threads) and wall
-// seconds, with the largest relative difference of the two products.
+// seconds, with the largest relative difference of the two products; then
+// the tridiagonal reduction of that Gram matrix (Dsytrd, the bulk of PCA's
+// eigenvector step at M = 3000), gonum's against OpenBLAS's LAPACK.
 //
 // It is its own Go module so that the project's module does not depend on
-// cgo BLAS: make bench-blas installs Debian's libopenblas-dev and runs it.
+// cgo BLAS: make bench-blas installs Debian's libopenblas-dev and
+// liblapacke-dev and runs it.
 //
 //	go run . [M D]     (CGO_LDFLAGS=-lopenblas, OPENBLAS_NUM_THREADS as wanted)
 package main
+
+/*
+#cgo LDFLAGS: -llapacke
+#include <lapacke.h>
+*/
+import "C"
 
 import (
 	"fmt"
@@ -23,6 +32,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
+	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/netlib/blas/netlib"
 )
 
@@ -71,4 +81,47 @@ func main() {
 		worst = math.Max(worst, math.Abs(out[0][i]-out[1][i])/math.Max(1, math.Abs(out[0][i])))
 	}
 	fmt.Printf("largest relative difference, gonum vs OpenBLAS: %.3g\n", worst)
+
+	// The tridiagonal reduction PCA's eigenvectors start from (Dsytrd of
+	// the M x M Gram matrix), gonum's against OpenBLAS's LAPACK (LAPACKE).
+	var diag [2][]float64
+	for k, impl := range []lapackImpl{lapackgonum.Implementation{}, lapacke{}} {
+		a := append([]float64(nil), out[0]...)
+		dd, e, tau := make([]float64, m), make([]float64, m-1), make([]float64, m-1)
+		work := []float64{0}
+		impl.Dsytrd(blas.Upper, m, a, m, dd, e, tau, work, -1)
+		work = make([]float64, int(work[0]))
+		t0, c0 := time.Now(), cpuSeconds()
+		impl.Dsytrd(blas.Upper, m, a, m, dd, e, tau, work, len(work))
+		wall, cpu := time.Since(t0).Seconds(), cpuSeconds()-c0
+		fmt.Printf("%-28T Dsytrd, n = %d: cpu %6.2f s, wall %6.2f s\n", impl, m, cpu, wall)
+		diag[k] = dd
+	}
+	worst = 0
+	for i := range diag[0] {
+		worst = math.Max(worst, math.Abs(diag[0][i]-diag[1][i])/math.Max(1, math.Abs(diag[0][i])))
+	}
+	fmt.Printf("largest relative difference of the tridiagonal's diagonal: %.3g\n", worst)
+}
+
+// lapacke is OpenBLAS's Dsytrd through LAPACKE (gonum's netlib LAPACK
+// wrapper, last released in 2019, does not build against gonum v0.17).
+type lapacke struct{}
+
+func (lapacke) Dsytrd(uplo blas.Uplo, n int, a []float64, lda int, d, e, tau, work []float64, lwork int) {
+	if lwork == -1 {
+		work[0] = 1
+		return
+	}
+	ul := C.char('U')
+	if uplo == blas.Lower {
+		ul = 'L'
+	}
+	C.LAPACKE_dsytrd(C.LAPACK_ROW_MAJOR, ul, C.lapack_int(n), (*C.double)(&a[0]), C.lapack_int(lda),
+		(*C.double)(&d[0]), (*C.double)(&e[0]), (*C.double)(&tau[0]))
+}
+
+// lapackImpl is the one LAPACK routine compared.
+type lapackImpl interface {
+	Dsytrd(uplo blas.Uplo, n int, a []float64, lda int, d, e, tau, work []float64, lwork int)
 }
