@@ -735,32 +735,33 @@ static inline void copy_run(char *dst, const char *src, size_t n)
  * dataset for which sompca_h5_raw_chunks holds into buf (C order, elements
  * of esize bytes, as sompca_h5_hyperslab would), without HDF5's generic
  * selection machinery, which is slow for small chunks (h5py's
- * chunks=True) or short runs. dims is the dataset's extent, chunk its
- * chunk shape. The chunks are taken a row at a time (those of one chunk
- * index along axis 0): a row that is one chunk lying in buf in one piece
- * is read straight into buf (H5Dread_chunk); the chunks of any other row
- * are read as stored into rowbuf, which holds rowcap bytes, and buf is
- * then written in order, each run of the last axis copied from its chunk,
- * so that the writes stream. Returns 0; 1, with HDF5's error stack
+ * chunks=True) or short runs. chunk is the chunk shape. The chunks are
+ * taken a unit at a time: those of one chunk index along axis 0 (and, for
+ * rank >= 3, along axis 1, so that a unit stays in cache). A unit that is one chunk lying in buf in one piece is
+ * read straight into buf (H5Dread_chunk); the chunks of any other unit are
+ * read as stored into rowbuf, which holds rowcap bytes, and their part of
+ * buf written in order, each run of the
+ * last axis copied from its chunk, so that the writes stream. Returns 0; 1, with HDF5's error stack
  * cleared, when a chunk cannot be read so (never written: the caller then
  * reads the hyperslab the ordinary way, which fills it or reports the
  * error) or rowbuf is too small. */
-int sompca_h5_read_chunks(hid_t dset, int rank, const hsize_t *dims, const hsize_t *chunk,
+int sompca_h5_read_chunks(hid_t dset, int rank, const hsize_t *chunk,
                           const hsize_t *start, const hsize_t *count, size_t esize, void *buf,
                           void *rowbuf, size_t rowcap)
 {
 	hsize_t lo[H5S_MAX_RANK], hi[H5S_MAX_RANK], org[H5S_MAX_RANK], g[H5S_MAX_RANK];
 	hsize_t i[H5S_MAX_RANK], q[H5S_MAX_RANK], r[H5S_MAX_RANK], end[H5S_MAX_RANK];
-	size_t cstride[H5S_MAX_RANK], gstride[H5S_MAX_RANK];
-	int d, last = rank - 1, rc = 1;
-	size_t cbytes, nrow = 1, npieces;
+	size_t cstride[H5S_MAX_RANK], bstride[H5S_MAX_RANK], gstride[H5S_MAX_RANK];
+	int d, last = rank - 1, u = rank >= 3 ? 2 : 1, rc = 1; /* axes < u are fixed in a unit */
+	size_t cbytes, nunit, npieces;
 	struct piece { size_t chunk, offset, len; } *pieces = NULL;
-	char *to = buf;
 	if (rank < 2 || rank > H5S_MAX_RANK)
 		return 1;
-	cstride[last] = esize;
-	for (d = last; d > 0; d--)
+	cstride[last] = bstride[last] = esize;
+	for (d = last; d > 0; d--) {
 		cstride[d - 1] = cstride[d] * chunk[d];
+		bstride[d - 1] = bstride[d] * count[d];
+	}
 	cbytes = cstride[0] * chunk[0];
 	for (d = 0; d < rank; d++) {
 		if (count[d] == 0)
@@ -770,14 +771,13 @@ int sompca_h5_read_chunks(hid_t dset, int rank, const hsize_t *dims, const hsize
 		hi[d] = (end[d] - 1) / chunk[d];
 	}
 	gstride[last] = 1;
-	for (d = last; d > 1; d--)
+	for (d = last; d > u; d--)
 		gstride[d - 1] = gstride[d] * (hi[d] - lo[d] + 1);
-	nrow = gstride[1] * (hi[1] - lo[1] + 1);
-	/* One row lies in buf in one piece when it is one chunk whose axes
-	 * 1.. are whole in buf. */
-	int one = nrow == 1;
+	nunit = gstride[u] * (hi[u] - lo[u] + 1);
+	/* A chunk lies in buf in one piece when its axes 1.. are whole in buf. */
+	int one = 1;
 	for (d = 1; d < rank && one; d++)
-		one = start[d] % chunk[d] == 0 && count[d] == chunk[d] && end[d] <= dims[d];
+		one = start[d] % chunk[d] == 0 && count[d] == chunk[d];
 	/* The runs of the last axis, the same in every row of buf. */
 	npieces = hi[last] - lo[last] + 1;
 	if ((pieces = malloc(npieces * sizeof *pieces)) == NULL)
@@ -797,59 +797,76 @@ int sompca_h5_read_chunks(hid_t dset, int rank, const hsize_t *dims, const hsize
 		if (one && a0 == org[0] && b0 - a0 == chunk[0]) {
 			for (d = 1; d < rank; d++)
 				org[d] = start[d];
-			if (H5Dread_chunk(dset, H5P_DEFAULT, org, &filters, to) < 0 || filters != 0)
+			if (H5Dread_chunk(dset, H5P_DEFAULT, org, &filters, (char *)buf + (a0 - start[0]) * bstride[0]) < 0 ||
+			    filters != 0)
 				goto fail;
-			to += cbytes;
 			continue;
 		}
-		if (nrow * cbytes > rowcap)
+		if (nunit * cbytes > rowcap)
 			goto fail;
-		/* Every chunk of the row, in the order of gstride. */
-		for (d = 1; d < rank; d++)
-			g[d] = lo[d];
-		for (size_t k = 0;; k++) {
-			for (d = 1; d < rank; d++)
-				org[d] = g[d] * chunk[d];
-			if (H5Dread_chunk(dset, H5P_DEFAULT, org, &filters, (char *)rowbuf + k * cbytes) < 0 || filters != 0)
-				goto fail;
-			for (d = last; d >= 1; d--) {
-				if (++g[d] <= hi[d])
-					break;
+		for (hsize_t c1 = u == 2 ? lo[1] : 0; c1 <= (u == 2 ? hi[1] : 0); c1++) {
+			hsize_t a1 = 0, b1 = 1;
+			if (u == 2) {
+				org[1] = c1 * chunk[1];
+				a1 = org[1] > start[1] ? org[1] : start[1];
+				b1 = org[1] + chunk[1] < end[1] ? org[1] + chunk[1] : end[1];
+			}
+			/* Every chunk of the unit, in the order of gstride. */
+			for (d = u; d < rank; d++)
 				g[d] = lo[d];
-			}
-			if (d < 1)
-				break;
-		}
-		/* buf in order: every row of the last axis, its runs from their chunks. */
-		for (hsize_t s = a0; s < b0; s++) {
-			size_t base0 = (size_t)(s - org[0]) * cstride[0];
-			for (d = 1; d < last; d++) {
-				i[d] = start[d];
-				q[d] = start[d] / chunk[d];
-				r[d] = start[d] - q[d] * chunk[d];
-			}
-			for (;;) {
-				size_t base = base0;
-				for (d = 1; d < last; d++)
-					base += (size_t)(q[d] - lo[d]) * gstride[d] * cbytes + (size_t)r[d] * cstride[d];
-				for (size_t k = 0; k < npieces; k++) {
-					copy_run(to, (const char *)rowbuf + base + pieces[k].chunk + pieces[k].offset, pieces[k].len);
-					to += pieces[k].len;
-				}
-				for (d = last - 1; d >= 1; d--) {
-					i[d]++;
-					if (++r[d] == chunk[d]) {
-						r[d] = 0;
-						q[d]++;
-					}
-					if (i[d] < end[d])
+			for (size_t k = 0;; k++) {
+				for (d = u; d < rank; d++)
+					org[d] = g[d] * chunk[d];
+				if (H5Dread_chunk(dset, H5P_DEFAULT, org, &filters, (char *)rowbuf + k * cbytes) < 0 || filters != 0)
+					goto fail;
+				for (d = last; d >= u; d--) {
+					if (++g[d] <= hi[d])
 						break;
-					i[d] = start[d];
-					q[d] = start[d] / chunk[d];
-					r[d] = start[d] - q[d] * chunk[d];
+					g[d] = lo[d];
 				}
-				if (d < 1)
+				if (d < u)
 					break;
+			}
+			/* The unit's part of buf in order: for each index of the
+			 * axes < u, every row of the last axis, its runs from their
+			 * chunks. */
+			for (hsize_t s0 = a0; s0 < b0; s0++) {
+				for (hsize_t s1 = a1; s1 < b1; s1++) {
+					size_t base0 = (size_t)(s0 - org[0]) * cstride[0];
+					char *to = (char *)buf + (size_t)(s0 - start[0]) * bstride[0];
+					if (u == 2) {
+						base0 += (size_t)(s1 - org[1]) * cstride[1];
+						to += (size_t)(s1 - start[1]) * bstride[1];
+					}
+					for (d = u; d < last; d++) {
+						i[d] = start[d];
+						q[d] = start[d] / chunk[d];
+						r[d] = start[d] - q[d] * chunk[d];
+					}
+					for (;;) {
+						size_t base = base0;
+						for (d = u; d < last; d++)
+							base += (size_t)(q[d] - lo[d]) * gstride[d] * cbytes + (size_t)r[d] * cstride[d];
+						for (size_t k = 0; k < npieces; k++) {
+							copy_run(to, (const char *)rowbuf + base + pieces[k].chunk + pieces[k].offset, pieces[k].len);
+							to += pieces[k].len;
+						}
+						for (d = last - 1; d >= u; d--) {
+							i[d]++;
+							if (++r[d] == chunk[d]) {
+								r[d] = 0;
+								q[d]++;
+							}
+							if (i[d] < end[d])
+								break;
+							i[d] = start[d];
+							q[d] = start[d] / chunk[d];
+							r[d] = start[d] - q[d] * chunk[d];
+						}
+						if (d < u)
+							break;
+					}
+				}
 			}
 		}
 	}

@@ -43,7 +43,7 @@ hid_t sompca_h5_open_cached(hid_t loc, const char *name, size_t nbytes, size_t n
 herr_t sompca_h5_hyperslab(hid_t dset, int kind, int rank, const hsize_t *start, const hsize_t *count, void *buf, int write);
 int sompca_h5_raw_chunks(hid_t dset, int kind);
 void sompca_transpose_u8(const uint8_t *src, size_t rows, size_t cols, uint8_t *dst);
-int sompca_h5_read_chunks(hid_t dset, int rank, const hsize_t *dims, const hsize_t *chunk,
+int sompca_h5_read_chunks(hid_t dset, int rank, const hsize_t *chunk,
                           const hsize_t *start, const hsize_t *count, size_t esize, void *buf,
                           void *rowbuf, size_t rowcap);
 hid_t sompca_h5_create_dataset(hid_t loc, const char *name, int kind, int rank, const hsize_t *dims, int checksum);

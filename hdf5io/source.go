@@ -74,9 +74,9 @@ type Source struct {
 
 	// Chunks read as stored and copied (sompca_h5_read_chunks) rather than
 	// through HDF5's selections: unfiltered, no type conversion.
-	rawChunks    bool
-	cdims, cchnk []C.hsize_t // dims and chunk for the C call
-	rowbuf       []uint64    // the chunks of one row as stored (chunkRowBytes)
+	rawChunks bool
+	cchnk     []C.hsize_t // the chunk shape for the C call
+	rowbuf    []uint64    // the chunks of one unit as stored (chunkRowBytes)
 
 	shape  []int
 	m      int

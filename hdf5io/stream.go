@@ -65,11 +65,7 @@ func (s *Source) setStorage(readBytes int64) error {
 	if s.chunk != nil {
 		switch C.sompca_h5_raw_chunks(hid(s.dset), C.int(s.kind)) {
 		case 1:
-			s.rawChunks = true
-			s.cdims, s.cchnk = make([]C.hsize_t, rank), chunk
-			for i, d := range s.dims {
-				s.cdims[i] = C.hsize_t(d)
-			}
+			s.rawChunks, s.cchnk = true, chunk
 		case 0:
 		default:
 			return h5err(ErrCorrupt, "cannot read the storage layout")
@@ -96,16 +92,20 @@ func (s *Source) rawSamples() int {
 	return min(b, s.block)
 }
 
-// chunkRowBytes returns the bytes, as stored, of the chunks of one row
-// (one chunk index along axis 0) that an HDF5 read of the samples meets:
-// what sompca_h5_read_chunks holds at once.
+// chunkRowBytes returns the bytes, as stored, of the chunks of one unit
+// (one chunk index along axis 0, and along axis 1 for rank >= 3) that an
+// HDF5 read of the samples meets: what sompca_h5_read_chunks holds at once.
 func (s *Source) chunkRowBytes() int64 {
 	per := s.block
 	if !s.direct() {
 		per = s.rawSamples()
 	}
 	b := s.chunkBytes()
-	for d := 1; d < len(s.dims); d++ {
+	first := 1 // the first axis a unit spans
+	if len(s.dims) >= 3 {
+		first = 2
+	}
+	for d := first; d < len(s.dims); d++ {
 		c := s.chunk[d]
 		n := (s.dims[d] + c - 1) / c
 		if d == s.sampleAxis() { // a read of per samples from anywhere
@@ -442,7 +442,7 @@ func (s *Source) readSlab(out solver.Block, start, k, off int) error {
 	if s.rawChunks && s.rowbuf == nil {
 		s.rowbuf = make([]uint64, (s.cached+7)/8)
 	}
-	read := s.rawChunks && C.sompca_h5_read_chunks(s.rd, C.int(rank), &s.cdims[0], &s.cchnk[0], &offset[0], &count[0],
+	read := s.rawChunks && C.sompca_h5_read_chunks(s.rd, C.int(rank), &s.cchnk[0], &offset[0], &count[0],
 		C.size_t(s.kind.memBytes()), unsafePointer(dst), unsafePointer(&s.rowbuf[0]), C.size_t(8*len(s.rowbuf))) == 0
 	if !read && C.sompca_h5_hyperslab(s.rd, C.int(s.kind), C.int(rank), &offset[0], &count[0], unsafePointer(dst), 0) < 0 {
 		return h5err(ErrCorrupt, fmt.Sprintf("cannot read samples [%d, %d)", start, start+k))
