@@ -11,9 +11,12 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"unsafe"
 )
 
@@ -64,10 +67,41 @@ func h5err(kind error, what string) error {
 	if strings.Contains(strings.ToLower(msg), "checksum") {
 		return fmt.Errorf("%w: checksum mismatch (the file was corrupted after it was written): %s: %s", ErrCorrupt, what, msg)
 	}
+	if e, call := osError(msg); e != 0 {
+		// A failed system call (a full disk, EIO): its error first, the
+		// HDF5 call that met it after; errors.Is(err, syscall.EIO) holds.
+		// It says nothing of the file's content: ErrIO, not ErrCorrupt.
+		if kind == ErrCorrupt {
+			kind = ErrIO
+		}
+		if kind == nil {
+			return fmt.Errorf("%s: %w (in %s)", what, e, call)
+		}
+		return fmt.Errorf("%w: %s: %w (in %s)", kind, what, e, call)
+	}
 	if kind != nil {
 		return fmt.Errorf("%w: %s: %s", kind, what, msg)
 	}
 	return fmt.Errorf("%s: %s", what, msg)
+}
+
+// sysErrno finds the system error in the text of libhdf5's file drivers
+// ("..., errno = 5, error message = 'Input/output error', ...").
+var sysErrno = regexp.MustCompile(`errno = (\d+), error message`)
+
+// osError returns the system error that an HDF5 error stack reports and
+// the HDF5 API function that met it, or 0.
+func osError(msg string) (syscall.Errno, string) {
+	m := sysErrno.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return 0, ""
+	}
+	n, err := strconv.Atoi(msg[m[2]:m[3]])
+	if err != nil || n <= 0 {
+		return 0, ""
+	}
+	call, _, _ := strings.Cut(msg, ":") // the API function
+	return syscall.Errno(n), call
 }
 
 // cstr returns name as a C string that the caller frees with freeCString.

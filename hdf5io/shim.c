@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "shim.h"
 
@@ -282,18 +284,34 @@ out:
 	return dset;
 }
 
-/* sompca_h5_create_checksummed creates (truncates) the file at path in
- * the HDF5 1.10 format, superblock version 3 and version 2 object headers,
- * all with checksums, and closes it. */
-herr_t sompca_h5_create_checksummed(const char *path)
+herr_t sompca_h5_abandon(hid_t file);
+
+/* H5Flush_or_abandon flushes and closes a new file, or abandons it (see
+ * sompca_h5_abandon) when a write fails. */
+static herr_t H5Flush_or_abandon(hid_t f)
+{
+	if (H5Fflush(f, H5F_SCOPE_LOCAL) < 0) {
+		hid_t saved = save_errors(1);
+		sompca_h5_abandon(f);
+		restore_errors(saved);
+		return -1;
+	}
+	return H5Fclose(f);
+}
+
+/* sompca_h5_create creates (truncates) the file at path and closes it;
+ * with checksummed in the HDF5 1.10 format, superblock version 3 and
+ * version 2 object headers, all with checksums. */
+herr_t sompca_h5_create(const char *path, int checksummed)
 {
 	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1, saved;
 	herr_t rc = -1;
 	if (fapl < 0)
 		return -1;
-	if (H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110) >= 0 &&
-	    (f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0)
-		rc = H5Fclose(f);
+	if ((!checksummed || H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110) >= 0) &&
+	    (f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0) {
+		rc = H5Flush_or_abandon(f);
+	}
 	saved = save_errors(rc < 0);
 	H5Pclose(fapl);
 	restore_errors(saved);
@@ -645,23 +663,6 @@ int sompca_h5_attr_type_standard(hid_t loc, const char *name)
 	return rc;
 }
 
-/* sompca_h5_reserve reserves disk blocks for the first bytes bytes of a
- * file being written, without changing its size, and returns 0 or an
- * errno (ENOSPC: the disk is full). libhdf5 1.10 cannot recover from a
- * failed write: the dataset or file whose flush failed stays half-closed
- * and its atexit handler crashes the process (SIGSEGV) trying to flush it
- * again, so the space is reserved before anything is written. A file
- * system without fallocate gets no reservation (0 is returned). */
-int sompca_h5_reserve(hid_t file, long long bytes)
-{
-	void *handle = NULL;
-	if (bytes <= 0 || H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || handle == NULL)
-		return 0;
-	if (fallocate(*(int *)handle, FALLOC_FL_KEEP_SIZE, 0, (off_t)bytes) == 0)
-		return 0;
-	return errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL ? 0 : errno;
-}
-
 /* sompca_h5_file_size returns the size in bytes of an open file, as the
  * file system sees it now, or -1 if unknown. */
 long long sompca_h5_file_size(hid_t file)
@@ -934,4 +935,62 @@ void sompca_transpose_u8(const uint8_t *src, size_t rows, size_t cols, uint8_t *
 					dst[c * rows + r] = src[r * cols + c];
 		}
 	}
+}
+
+/* sompca_h5_flush writes everything the file holds in libhdf5's caches. */
+herr_t sompca_h5_flush(hid_t file)
+{
+	return H5Fflush(file, H5F_SCOPE_LOCAL);
+}
+
+/* sompca_h5_abandon closes a file being written after a write to it
+ * failed (EIO, ENOSPC, EFBIG), with every object of it still open: libhdf5
+ * 1.10 cannot recover from a failed write (the object whose flush failed
+ * stays open, and at exit its atexit handler flushes it again and crashes
+ * the process). The file's descriptor is first pointed at an anonymous
+ * memory file (/dev/null if there is none), so that those flushes succeed
+ * there, never reaching the disk; the file on disk is incomplete and the
+ * caller removes it. */
+herr_t sompca_h5_abandon(hid_t file)
+{
+	void *handle = NULL;
+	if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle != NULL) {
+		int sink = memfd_create("sompca-abandoned-write", MFD_CLOEXEC);
+		if (sink < 0)
+			sink = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (sink >= 0) {
+			dup3(sink, *(int *)handle, O_CLOEXEC);
+			close(sink);
+		}
+	}
+	ssize_t n = H5Fget_obj_count(file, H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE | H5F_OBJ_ATTR | H5F_OBJ_LOCAL);
+	if (n > 0) {
+		hid_t *ids = malloc((size_t)n * sizeof *ids);
+		if (ids != NULL) {
+			n = H5Fget_obj_ids(file, H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE | H5F_OBJ_ATTR | H5F_OBJ_LOCAL,
+			                   (size_t)n, ids);
+			for (ssize_t i = 0; i < n; i++) {
+				switch (H5Iget_type(ids[i])) {
+				case H5I_DATASET:
+					H5Dclose(ids[i]);
+					break;
+				case H5I_GROUP:
+					H5Gclose(ids[i]);
+					break;
+				case H5I_DATATYPE:
+					H5Tclose(ids[i]);
+					break;
+				case H5I_ATTR:
+					H5Aclose(ids[i]);
+					break;
+				default:
+					break;
+				}
+			}
+			free(ids);
+		}
+	}
+	herr_t rc = H5Fclose(file);
+	H5Eclear2(H5E_DEFAULT);
+	return rc;
 }

@@ -48,10 +48,11 @@ int sompca_h5_read_chunks(hid_t dset, int rank, const hsize_t *chunk,
                           void *rowbuf, size_t rowcap);
 hid_t sompca_h5_create_dataset(hid_t loc, const char *name, int kind, int rank, const hsize_t *dims, int checksum);
 herr_t sompca_h5_checksummed_format(hid_t file);
-herr_t sompca_h5_create_checksummed(const char *path);
+herr_t sompca_h5_create(const char *path, int checksummed);
 int sompca_h5_dataset_storage(hid_t dset, unsigned long long *bytes, int *filtered);
-int sompca_h5_reserve(hid_t file, long long bytes);
 long long sompca_h5_file_size(hid_t file);
+herr_t sompca_h5_flush(hid_t file);
+herr_t sompca_h5_abandon(hid_t file);
 herr_t sompca_h5_attr_write(hid_t loc, const char *name, int kind, hssize_t len, const void *buf);
 herr_t sompca_h5_attr_write_string(hid_t loc, const char *name, const char *value);
 /* What an attribute's datatype and dataspace say, read before its value. */

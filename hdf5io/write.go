@@ -73,14 +73,17 @@ func updateFile(path string, keep, checksummed bool, reserve int64, fn func(f *h
 		tf.Close()
 		return fmt.Errorf("%w: %v", ErrIO, err)
 	}
-	if err := tf.Close(); err != nil {
-		return fmt.Errorf("%w: %v", ErrIO, err)
-	}
 	total := size + reserve
-	if err := checkFileSizeLimit(total); err != nil {
+	if err = checkFileSizeLimit(total); err == nil {
+		err = reserveSpace(tf, total)
+	}
+	if cerr := tf.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("%w: %v", ErrIO, cerr)
+	}
+	if err != nil {
 		return err
 	}
-	if err := editHDF5(tmp, exists && keep, checksummed, total, fn); err != nil {
+	if err := editHDF5(tmp, exists && keep, checksummed, fn); err != nil {
 		return err
 	}
 	releaseReserve(tmp, total)
@@ -95,48 +98,48 @@ func updateFile(path string, keep, checksummed bool, reserve int64, fn func(f *h
 }
 
 // editHDF5 opens (or creates) the temporary file, runs fn and closes it.
-// Before anything is written, total bytes are reserved on disk (see
-// sompca_h5_reserve: libhdf5 cannot recover from a failed write).
-func editHDF5(tmp string, open, checksummed bool, total int64, fn func(f *hdf5.File) error) (err error) {
+// A failed write leaves the file abandoned (sompca_h5_abandon) and an
+// error; the caller removes the file.
+func editHDF5(tmp string, open, checksummed bool, fn func(f *hdf5.File) error) (err error) {
 	var f *hdf5.File
 	err = withLock(func() error {
-		if checksummed && !open {
-			// Created by the shim with the format set, then opened as
-			// an existing file.
+		if !open {
+			// Created (and closed) by the shim, then opened as an
+			// existing file: a failed H5Fcreate leaves libhdf5 a file
+			// it never closes ("infinite loop closing library" at
+			// exit), a failed H5Fclose does not.
 			c := cstr(tmp)
 			defer freeCString(c)
-			if C.sompca_h5_create_checksummed(c) < 0 {
+			if C.sompca_h5_create(c, cbool(checksummed)) < 0 {
 				return h5err(ErrIO, "cannot create the file")
 			}
-			open = true
 		}
-		if open {
-			if f, err = hdf5.OpenFile(tmp, hdf5.F_ACC_RDWR); err != nil {
-				return h5err(ErrCorrupt, "cannot open a copy for writing")
-			}
-		} else if f, err = hdf5.CreateFile(tmp, hdf5.F_ACC_TRUNC); err != nil {
-			return h5err(ErrIO, "cannot create the file")
+		if f, err = hdf5.OpenFile(tmp, hdf5.F_ACC_RDWR); err != nil {
+			return h5err(ErrCorrupt, "cannot open the file for writing")
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if e := C.sompca_h5_reserve(hid(f), C.longlong(total)); e != 0 {
-		err = fmt.Errorf("%w: cannot reserve the %d bytes the file needs: %v", ErrIO, total, syscall.Errno(e))
-	} else {
-		err = fn(f)
-	}
-	cerr := withLock(func() error {
+	id := hid(f)
+	err = fn(f)
+	return withLock(func() error {
+		// Everything is flushed before the file is closed, so that a
+		// failing write (disk full, EIO) shows here, where the file can
+		// still be abandoned cleanly, not in a close that fails halfway.
+		if err == nil && C.sompca_h5_flush(id) < 0 {
+			err = h5err(ErrIO, "cannot write the file")
+		}
+		if err != nil {
+			C.sompca_h5_abandon(id) // the caller removes the file
+			return err
+		}
 		if f.Close() != nil {
 			return h5err(ErrIO, "cannot close the file")
 		}
 		return nil
 	})
-	if err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // arrayBytes bounds the bytes that a file needs for datasets of data
@@ -166,6 +169,20 @@ func checkFileSizeLimit(total int64) error {
 		return fmt.Errorf("%w: the file needs up to %d bytes, more than the process's file size limit of %d bytes (ulimit -f)", ErrIO, total, lim.Cur)
 	}
 	return nil
+}
+
+// reserveSpace reserves disk blocks for the first total bytes of f
+// without changing its size, so that a full disk (ENOSPC) shows here,
+// before libhdf5 writes: it cannot recover from a failed write (see
+// sompca_h5_abandon, which still cleans up after an EIO). A file system
+// without fallocate gets no reservation.
+func reserveSpace(f *os.File, total int64) error {
+	const keepSize = 1 // FALLOC_FL_KEEP_SIZE
+	err := syscall.Fallocate(int(f.Fd()), keepSize, 0, total)
+	if err == nil || errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EINVAL) {
+		return nil
+	}
+	return fmt.Errorf("%w: cannot reserve the %d bytes the file needs: %w", ErrIO, total, err)
 }
 
 // releaseReserve gives back the disk blocks reserved beyond the end of the
@@ -435,4 +452,11 @@ func deleteLink(f *hdf5.File, name string) error {
 		return h5err(ErrIO, fmt.Sprintf("cannot delete %q", name))
 	}
 	return nil
+}
+
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
 }

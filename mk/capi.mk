@@ -81,6 +81,11 @@ $(CTEST_DIR)/test_dlopen: tests/c/test_dlopen.c tests/c/check.h include/sompca.h
 	@mkdir -p $(@D)
 	$(CC) $(C_WARN) -std=c11 -I include -o $@ $< -ldl
 
+# LD_PRELOAD library that makes libhdf5's writes to chosen files fail (EIO, ENOSPC).
+$(CTEST_DIR)/failwrite.so: tests/faults/failwrite.c
+	@mkdir -p $(@D)
+	$(CC) $(C_WARN) -shared -fPIC -o $@ $< -ldl
+
 $(CTEST_DIR)/mkdata: tests/c/mkdata.c tests/c/h5data.h
 	@mkdir -p $(@D)
 	$(CC) $(C_WARN) -std=c99 $(HDF5_CFLAGS) -o $@ $< $(HDF5_LIBS) -lm
@@ -95,7 +100,7 @@ $(CTEST_DIR)/header.stamp: include/sompca.h
 	touch $@
 
 test-capi: $(CTEST_DIR)/test_capi $(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/mkdata $(CTEST_DIR)/test_dlopen \
-           $(CTEST_DIR)/header.stamp $(C_EXAMPLES)
+           $(CTEST_DIR)/header.stamp $(C_EXAMPLES) $(CTEST_DIR)/failwrite.so
 	$(GO) vet ./capi ./tests/c/...
 	@# The library exports exactly the functions that sompca.h declares.
 	nm -D --defined-only $(SOMPCA_LIB) | awk '$$2 == "T" {print $$3}' | sort > $(CTEST_DIR)/exports.txt
@@ -115,6 +120,21 @@ test-capi: $(CTEST_DIR)/test_capi $(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/
 	SOMPCA_TEST_PANIC_IN=sompca_model_n_samples $(CTEST_DIR)/test_capi --panic
 	rm -rf $(CTEST_DIR)/limited && mkdir -p $(CTEST_DIR)/limited
 	sh -c 'ulimit -f 64 && exec $(CTEST_DIR)/test_capi --file-size-limit $(CTEST_DIR)/limited'
+	@# Failed writes: libhdf5's writes failing halfway (EIO, ENOSPC; failwrite.so), and a full disk
+	@# (a 64 KiB tmpfs in a mount namespace, where unshare can make one).
+	for fault in EIO:0 EIO:3000 EIO:30000 ENOSPC:3000; do \
+	  rm -rf $(CTEST_DIR)/faulty $(CTEST_DIR)/faulty-in && mkdir -p $(CTEST_DIR)/faulty $(CTEST_DIR)/faulty-in && \
+	  LD_PRELOAD=$(abspath $(CTEST_DIR))/failwrite.so FAILWRITE_PATH=$(abspath $(CTEST_DIR))/faulty/ \
+	  FAILWRITE_ERRNO=$${fault%:*} FAILWRITE_AFTER=$${fault#*:} $(CTEST_DIR)/test_capi --write-fault \
+	    $(abspath $(CTEST_DIR))/faulty $(abspath $(CTEST_DIR))/faulty-in \
+	    "$$(test $${fault%:*} = EIO && echo 'input/output error' || echo 'no space left on device')" || exit 1; \
+	done
+	rm -rf $(CTEST_DIR)/full $(CTEST_DIR)/full-in && mkdir -p $(CTEST_DIR)/full $(CTEST_DIR)/full-in
+	if unshare --mount --propagation private true 2>/dev/null; then ns="unshare --mount --propagation private"; \
+	elif unshare --user --map-root-user --mount true 2>/dev/null; then ns="unshare --user --map-root-user --mount"; \
+	else ns=""; echo "test-capi: NOT TESTED: the full disk (no mount namespace: unshare)"; fi; \
+	test -z "$$ns" || $$ns sh -c 'mount -t tmpfs -o size=64k sompca-full "$$0" && exec "$$@"' $(abspath $(CTEST_DIR))/full \
+	  $(CTEST_DIR)/test_capi --write-fault $(abspath $(CTEST_DIR))/full $(abspath $(CTEST_DIR))/full-in 'no space left on device'
 	$(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/go $(CTEST_DIR)/tmp
 	sh tests/c/run_examples.sh $(BUILD) $(CTEST_DIR)
 	rm -rf $(CTEST_DIR)/prefix

@@ -1606,6 +1606,52 @@ static void test_file_size_limit(const char *dir)
 	sompca_model_free(model);
 }
 
+/* A write that fails (a full disk, or EIO and ENOSPC injected into
+ * libhdf5's writes by tests/faults/failwrite.c; see test-capi) while a
+ * model is saved in dir or the features of a transform are written there:
+ * SOMPCA_EIO with a message containing expect, nothing left in dir, the
+ * library still usable, and the process then exits normally. The input
+ * data file goes to indir, where writes work. */
+static void test_write_fault(const char *dir, const char *indir, const char *expect)
+{
+	enum { MB = 40, MT = 2000, IB = 60, JB = 50 };
+	double *big = xmalloc(sizeof(double) * MT * IB * JB);
+	for (size_t i = 0; i < (size_t)MT * IB * JB; i++)
+		big[i] = sin(0.37 * (double)i) + 0.01 * (double)(i % 97);
+	const size_t shape[2] = {IB, JB};
+	sompca_options opts;
+	sompca_options_init(&opts);
+	opts.n_components = 40;
+	opts.max_iter = 2;
+	sompca_model *model = NULL;
+	CHECK_OK(sompca_fit(&model, big, SOMPCA_FLOAT64, MB, 2, shape, &opts));
+	char *path = path_in(dir, "model.h5");
+	CHECK_STATUS(sompca_model_save(model, path), SOMPCA_EIO);
+	CHECK_MSG(contains(sompca_last_error(), expect), "%s", sompca_last_error());
+	free(path);
+
+	char *data = path_in(indir, "data.h5");
+	const hsize_t dims[3] = {MT, IB, JB}; /* 2000 x 40 features: 640 kB */
+	CHECK(h5data_write(data, "/X", H5T_NATIVE_DOUBLE, 3, dims, big) == 0);
+	char *out = path_in(dir, "features.h5");
+	CHECK_STATUS(sompca_transform_hdf5(model, data, "/X", SOMPCA_LAYOUT_SAMPLES_FIRST, out, "/features", 0),
+	             SOMPCA_EIO);
+	CHECK_MSG(contains(sompca_last_error(), expect), "%s", sompca_last_error());
+	free(out);
+	free(data);
+
+	DIR *d = opendir(dir);
+	CHECK(d != NULL);
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		CHECK_MSG(strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0, "%s/%s left behind", dir, e->d_name);
+	closedir(d);
+	char *elsewhere = path_in(indir, "model.h5"); /* still usable */
+	CHECK_OK(sompca_model_save(model, elsewhere));
+	free(elsewhere);
+	sompca_model_free(model);
+	free(big);
+}
+
 static void *set_after_100ms(void *flag)
 {
 	struct timespec pause = {0, 100 * 1000 * 1000};
@@ -1659,13 +1705,18 @@ int main(int argc, char **argv)
 		check_report();
 		return 0;
 	}
+	if (argc == 5 && strcmp(argv[1], "--write-fault") == 0) {
+		test_write_fault(argv[2], argv[3], argv[4]);
+		check_report();
+		return 0;
+	}
 	if (argc == 7 && strcmp(argv[1], "--check-example") == 0) {
 		check_example(argv + 2);
 		check_report();
 		return 0;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: test_capi GODIR TMPDIR | --panic | --check-example DATA DATASET MODEL FEATURES STDOUT\n");
+		fprintf(stderr, "usage: test_capi GODIR TMPDIR | --panic | --file-size-limit DIR | --write-fault DIR INDIR EXPECT | --check-example DATA DATASET MODEL FEATURES STDOUT\n");
 		return 2;
 	}
 	tmpdir = argv[2];

@@ -45,12 +45,13 @@ def make_samples(shape, seed=0):
     return X + 1.5  # a non-zero mean, so centring matters
 
 
-def run_child(code, timeout=60, **kwargs):
+def run_child(code, timeout=60, prefix=(), **kwargs):
     """Run Python code as a script in a fresh interpreter (the tests' own); return its CompletedProcess.
 
     The code is a file's __main__ (so that multiprocessing's spawn and
     forkserver can import it). A child that hangs fails the calling test
     after ``timeout`` seconds (subprocess kills it); its output is text.
+    ``prefix`` is a command that runs the interpreter (e.g. unshare ...).
     """
     import subprocess
     import sys
@@ -61,4 +62,4 @@ def run_child(code, timeout=60, **kwargs):
         script = f"{tmp}/child.py"
         with open(script, "w") as file:
             file.write(textwrap.dedent(code))
-        return subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=timeout, **kwargs)
+        return subprocess.run([*prefix, sys.executable, script], capture_output=True, text=True, timeout=timeout, **kwargs)
