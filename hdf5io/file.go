@@ -27,6 +27,11 @@ func openRead(path string) (*hdf5.File, error) {
 		return nil, fmt.Errorf("%w: %v", ErrIO, err)
 	case fi.IsDir():
 		return nil, fmt.Errorf("%w: is a directory", ErrNotHDF5)
+	case fi.Mode()&(fs.ModeNamedPipe|fs.ModeSocket|fs.ModeCharDevice) != 0:
+		// libhdf5 would block in open or read for as long as nothing
+		// writes to a pipe, where no cancellation can reach it; and it
+		// seeks, which a pipe cannot.
+		return nil, fmt.Errorf("%w: is a %s, not a regular file: HDF5 needs a file it can seek in (copy the data to a file first)", ErrNotHDF5, special(fi.Mode()))
 	}
 	c := cstr(path)
 	defer freeCString(c)
@@ -171,4 +176,15 @@ func formatDims[T int | uint](dims []T) string {
 	}
 	b.WriteByte(')')
 	return b.String()
+}
+
+// special names the kind of a file that is not regular.
+func special(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	}
+	return "character device"
 }
