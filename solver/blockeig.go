@@ -20,17 +20,27 @@ const (
 
 // topEigenvectors returns the P eigenvectors of S with the largest
 // eigenvalues, as sign-fixed columns in descending order, and the top
-// eigenvalues in descending order (all n of them).
-func topEigenvectors(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
+// eigenvalues in descending order (all n of them). cancel, if not nil, is
+// polled between the steps of the tridiagonal path (ErrCanceled); the
+// LAPACK calls themselves (the reduction, the dense path) cannot poll, so
+// callers run this under interruptible.
+func topEigenvectors(S *mat.SymDense, P int, cancel func() bool) (*mat.Dense, []float64, error) {
 	n := S.SymmetricDim()
 	if n >= denseMinN && float64(P) < denseFraction*float64(n) {
-		V, vals, err := tridiagTop(S, P)
-		if err == nil {
-			return V, vals, nil
+		V, vals, err := tridiagTop(S, P, cancel)
+		if err == nil || err == ErrCanceled {
+			return V, vals, err
 		}
 	}
 	return denseTop(S, P)
 }
+
+// pollEvery is how many rows of O(n) or O(n P) work the loops of
+// tridiagTop do between polls of the cancellation.
+const pollEvery = 64
+
+// canceled reports whether cancel (may be nil) asks to stop.
+func canceled(cancel func() bool) bool { return cancel != nil && cancel() }
 
 // denseTop is topEigenvectors by the full dense eigendecomposition.
 func denseTop(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
@@ -65,7 +75,7 @@ func denseTop(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
 // decomposition also forms Q and accumulates every rotation into it,
 // about six times the work. Direct, not iterative on S: its accuracy is
 // that of the dense path whatever the eigengaps.
-func tridiagTop(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
+func tridiagTop(S *mat.SymDense, P int, cancel func() bool) (*mat.Dense, []float64, error) {
 	n := S.SymmetricDim()
 	raw := S.RawSymmetric()
 	a := make([]float64, n*n)
@@ -99,6 +109,9 @@ func tridiagTop(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
 	scratch := make([]float64, 4*n)
 	const eps = 2.220446049250313e-16
 	for j := range P {
+		if canceled(cancel) {
+			return nil, nil, ErrCanceled
+		}
 		lam := vals[j]
 		for i := range x {
 			x[i] = 1 + 0.5*math.Sin(float64((j+1)*(i+1)))
@@ -150,6 +163,9 @@ func tridiagTop(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
 	w := make([]float64, P)
 	v := make([]float64, n)
 	for i := range n - 1 {
+		if i%pollEvery == 0 && canceled(cancel) {
+			return nil, nil, ErrCanceled
+		}
 		if tau[i] == 0 {
 			continue
 		}

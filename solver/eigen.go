@@ -141,9 +141,23 @@ func (e *eigenSolver) topGram(u []float64, Y []float64, C *mat.Dense, warm []flo
 	m := len(Y) / n
 	e.s = grow(e.s, n*n)
 	raw := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: e.s}
-	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: m, Cols: n, Stride: n, Data: Y}, 0, raw)
+	if e.kr.cancel == nil {
+		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: m, Cols: n, Stride: n, Data: Y}, 0, raw)
+	} else if err := syrkInterruptible(e.kr.cancel, blas64.General{Rows: m, Cols: n, Stride: n, Data: Y}, raw); err != nil {
+		// The product goes on in the background into e.s, which this
+		// canceled fit never reads again.
+		e.s = nil
+		return 0, err
+	}
 	e.sym.SetRawSymmetric(raw)
 	return e.top(u, &e.sym, C, warm, hint)
+}
+
+// syrkInterruptible sets S = Y^T Y under interruptible (a separate
+// function, so that the closure's captures do not move topGram's
+// variables to the heap when there is no cancellation).
+func syrkInterruptible(cancel func() bool, Y blas64.General, S blas64.Symmetric) error {
+	return interruptible(cancel, func() { blas64.Syrk(blas.Trans, 1, Y, 0, S) })
 }
 
 // gramBudget is the number of products S v = Y^T (Y v) that cost about as

@@ -45,8 +45,9 @@ func gram3x4Go(out *[12]float64, a []float64, lda int, b []float64, ldb int, k i
 	}
 }
 
-// gramUpper returns X X^T with its upper triangle set.
-func gramUpper(X *mat.Dense) *mat.SymDense {
+// gramUpper returns X X^T with its upper triangle set. cancel (may be nil)
+// is polled before every panel (ErrCanceled).
+func gramUpper(X *mat.Dense, cancel func() bool) (*mat.SymDense, error) {
 	m, d := X.Dims()
 	K := mat.NewSymDense(m, nil)
 	kr := K.RawSymmetric()
@@ -54,6 +55,7 @@ func gramUpper(X *mat.Dense) *mat.SymDense {
 	panels := (m + gramPanel - 1) / gramPanel
 	threads := min(runtime.GOMAXPROCS(0), panels)
 	var next atomic.Int64
+	var stopped atomic.Bool // cancel (polled per panel) returned true
 	var wg sync.WaitGroup
 	for range threads {
 		wg.Add(1)
@@ -61,12 +63,19 @@ func gramUpper(X *mat.Dense) *mat.SymDense {
 			defer wg.Done()
 			// Panels are taken in order; the last (widest) ones last.
 			for p := int(next.Add(1)) - 1; p < panels; p = int(next.Add(1)) - 1 {
+				if canceled(cancel) {
+					stopped.Store(true)
+					return
+				}
 				gramPanelUpper(kr.Data, kr.Stride, xr.Data, xr.Stride, d, p*gramPanel, min(m, (p+1)*gramPanel))
 			}
 		}()
 	}
 	wg.Wait()
-	return K
+	if stopped.Load() {
+		return nil, ErrCanceled
+	}
+	return K, nil
 }
 
 // gramPanelUpper adds to k (stride ldk) the entries (i, j), i <= j, j in

@@ -206,7 +206,7 @@ func TestTridiagTop(t *testing.T) {
 	}
 	S := mat.NewSymDense(n, nil)
 	S.SymOuterK(1, X.T())
-	got, gotVals, err := tridiagTop(S, P)
+	got, gotVals, err := tridiagTop(S, P, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestTridiagTop(t *testing.T) {
 			S2.SetSym(i, j, 0.5*(A.At(i, j)+A.At(j, i)))
 		}
 	}
-	V, vals, err := tridiagTop(S2, 4)
+	V, vals, err := tridiagTop(S2, 4, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,8 +36,11 @@ func (f *fitter) fitTucker() (*Model, error) {
 	U := make([]*mat.Dense, N)
 	ranks := make([]int, N)
 	for n := range N {
-		_, vals, err := denseTop(phi[n], 1) // all eigenvalues, for the rank
-		if err != nil {
+		var vals []float64
+		if cerr := interruptible(f.opts.Cancel, func() { _, vals, err = denseTop(phi[n], 1) }); cerr != nil {
+			return nil, cerr
+		}
+		if err != nil { // all eigenvalues, for the rank
 			return nil, err
 		}
 		ranks[n] = rankForShare(vals, f.opts.Q)
@@ -51,7 +54,7 @@ func (f *fitter) fitTucker() (*Model, error) {
 			}
 			continue
 		}
-		if U[n], _, err = topEigenvectors(phi[n], ranks[n]); err != nil {
+		if U[n], err = f.topVectors(phi[n], ranks[n]); err != nil {
 			return nil, err
 		}
 	}
@@ -91,7 +94,7 @@ func (f *fitter) fitTucker() (*Model, error) {
 				a, b := newSymAcc(f.shape[n], phi[n].RawSymmetric().Data), newSymAcc(f.shape[n], phiFull[n].RawSymmetric().Data)
 				a.add(b)
 			}
-			if U[n], _, err = topEigenvectors(phi[n], ranks[n]); err != nil {
+			if U[n], err = f.topVectors(phi[n], ranks[n]); err != nil {
 				return nil, err
 			}
 			setComp(n)
@@ -312,4 +315,16 @@ func (f *fitter) coreMoments(U []*mat.Dense) (scatter, energy []float64, err err
 	}
 	F := p.coreSize()
 	return out[1+F : 1+2*F], out[1+2*F:], nil
+}
+
+// topVectors returns the top r eigenvectors of a mode scatter, under
+// interruptible: for large modes the eigendecomposition is the longest
+// step of an iteration, and LAPACK cannot poll the cancellation.
+func (f *fitter) topVectors(phi *mat.SymDense, r int) (*mat.Dense, error) {
+	var U *mat.Dense
+	var err error
+	if cerr := interruptible(f.opts.Cancel, func() { U, _, err = topEigenvectors(phi, r, f.opts.Cancel) }); cerr != nil {
+		return nil, cerr
+	}
+	return U, err
 }
