@@ -158,3 +158,27 @@ def test_a_failing_write_is_a_clean_oserror(case, errno, after, tmp_path, inputs
                FAILWRITE_AFTER=str(after))
     result = run_child(child(case, out, inputs), env=env)
     check(result, {"EIO": "input/output error", "ENOSPC": "no space left on device"}[errno])
+
+
+def test_a_fifo_is_refused_at_once(tmp_path):
+    # libhdf5 would block in open(2) of a named pipe until a writer comes,
+    # and in read(2) until it writes, in C where Ctrl-C cannot reach: the
+    # library refuses it before (OSError naming the FIFO), for fits, loads
+    # and the CLI. A hang fails by the child's timeout.
+    fifo = tmp_path / "data.h5"
+    os.mkfifo(fifo)
+    result = run_child(f"""
+        import sompca, sompca._cli
+        for call in (lambda: sompca.SOMPCA().fit(sompca.HDF5({str(fifo)!r} + ":/X")),
+                     lambda: sompca.load({str(fifo)!r})):
+            try:
+                call()
+            except OSError as err:
+                assert "named pipe (FIFO)" in str(err), err
+                print("OSError")
+        print(sompca._cli.main(["fit", {str(fifo)!r} + ":/X", "-o", {str(tmp_path / "model.h5")!r}]))
+    """, timeout=30)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.split() == ["OSError", "OSError", "1"], result.stdout + result.stderr
+    assert "named pipe (FIFO)" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.h5"]
