@@ -264,6 +264,23 @@ func (s *Source) Layout() Layout { return s.layout }
 
 // Close releases the file. It is safe to call more than once.
 func (s *Source) Close() error {
+	if f := s.ahead; f != nil && s.opts.Cancel != nil && s.opts.Cancel() {
+		select {
+		case <-f.done:
+		default:
+			// A canceled fit's read is still under way (a slow file):
+			// it closes the source when it ends; the caller goes on.
+			s.ahead = nil
+			go func() {
+				<-f.done
+				lock()
+				defer unlock()
+				s.mem = nil
+				s.close()
+			}()
+			return nil
+		}
+	}
 	s.wait()
 	lock()
 	defer unlock()

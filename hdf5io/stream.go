@@ -6,6 +6,7 @@ import "C"
 import (
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"github.com/sompca/sompca/solver"
 )
@@ -318,7 +319,10 @@ func (s *Source) Read(start, n int) (solver.Block, error) {
 	if s.opts.Cancel != nil && s.opts.Cancel() {
 		return solver.Block{}, solver.ErrCanceled
 	}
-	f := s.wait()
+	f, err := s.waitCancel()
+	if err != nil {
+		return solver.Block{}, err
+	}
 	if f == nil || f.start != start || f.n != n {
 		// Not the run read ahead (the first Read, or a caller reading
 		// out of order): read it now. Both buffers are free: the caller
@@ -356,6 +360,34 @@ func (s *Source) wait() *fetch {
 	}
 	return f
 }
+
+// waitCancel is wait, polling Options.Cancel meanwhile: a read of a slow
+// file (a network file system, a failing disk) takes as long as it takes
+// in libhdf5, but the fit need not wait for it to be canceled. On
+// ErrCanceled the read goes on, still s.ahead; Close does not wait for
+// it either.
+func (s *Source) waitCancel() (*fetch, error) {
+	f := s.ahead
+	if f == nil || s.opts.Cancel == nil {
+		return s.wait(), nil
+	}
+	tick := time.NewTicker(cancelPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-f.done:
+			s.ahead = nil
+			return f, nil
+		case <-tick.C:
+			if s.opts.Cancel() {
+				return nil, solver.ErrCanceled
+			}
+		}
+	}
+}
+
+// cancelPoll is how often waitCancel polls Options.Cancel.
+const cancelPoll = 10 * time.Millisecond
 
 // fill performs the read f.
 func (s *Source) fill(f *fetch) {

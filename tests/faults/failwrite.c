@@ -11,7 +11,14 @@
  *
  * It interposes write, pwrite, pwrite64, writev, fallocate, fallocate64
  * and posix_fallocate (what libhdf5 and sompca's shim call through the C
- * library). Go's own writes are system calls that it does not see. */
+ * library). Go's own writes are system calls that it does not see.
+ *
+ * It also makes reads slow, to test cancellation during reads of a slow
+ * file (a network file system, a failing disk):
+ *
+ *   SLOWREAD_PATH    reads (read, pread, pread64) from files whose path
+ *                    contains this string sleep first
+ *   SLOWREAD_MS      for this many milliseconds each (default 300) */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -22,23 +29,17 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 static atomic_llong taken;
 
 /* fails reports whether a write of n bytes to fd must fail (and sets errno). */
+static int matches(int fd, const char *var);
+
 static int fails(int fd, size_t n)
 {
-	const char *pattern = getenv("FAILWRITE_PATH");
-	if (pattern == NULL || *pattern == '\0')
-		return 0;
-	char link[64], path[4096];
-	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-	ssize_t len = readlink(link, path, sizeof path - 1);
-	if (len < 0)
-		return 0;
-	path[len] = '\0';
-	if (strstr(path, pattern) == NULL)
+	if (!matches(fd, "FAILWRITE_PATH"))
 		return 0;
 	const char *after = getenv("FAILWRITE_AFTER");
 	long long budget = after != NULL ? atoll(after) : 0;
@@ -47,6 +48,32 @@ static int fails(int fd, size_t n)
 	const char *e = getenv("FAILWRITE_ERRNO");
 	errno = e != NULL && strcmp(e, "ENOSPC") == 0 ? ENOSPC : EIO;
 	return 1;
+}
+
+/* matches reports whether fd is a file whose path contains the value of
+ * the environment variable var. */
+static int matches(int fd, const char *var)
+{
+	const char *pattern = getenv(var);
+	if (pattern == NULL || *pattern == '\0')
+		return 0;
+	char link[64], path[4096];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t len = readlink(link, path, sizeof path - 1);
+	if (len < 0)
+		return 0;
+	path[len] = '\0';
+	return strstr(path, pattern) != NULL;
+}
+
+static void slow(int fd)
+{
+	if (!matches(fd, "SLOWREAD_PATH"))
+		return;
+	const char *ms = getenv("SLOWREAD_MS");
+	long n = ms != NULL ? atol(ms) : 300;
+	struct timespec pause = {n / 1000, (n % 1000) * 1000000L};
+	nanosleep(&pause, NULL);
 }
 
 #define REAL(name) \
@@ -99,4 +126,25 @@ int posix_fallocate(int fd, off_t off, off_t len)
 {
 	REAL(posix_fallocate);
 	return fails(fd, 0) ? errno : real(fd, off, len);
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	REAL(read);
+	slow(fd);
+	return real(fd, buf, n);
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	REAL(pread);
+	slow(fd);
+	return real(fd, buf, n, off);
+}
+
+ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
+{
+	REAL(pread64);
+	slow(fd);
+	return real(fd, buf, n, off);
 }
