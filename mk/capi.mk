@@ -120,6 +120,7 @@ test-capi: $(CTEST_DIR)/test_capi $(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/
 	SOMPCA_TEST_PANIC_IN=sompca_model_n_samples $(CTEST_DIR)/test_capi --panic
 	rm -rf $(CTEST_DIR)/limited && mkdir -p $(CTEST_DIR)/limited
 	sh -c 'ulimit -f 64 && exec $(CTEST_DIR)/test_capi --file-size-limit $(CTEST_DIR)/limited'
+	sh -c 'ulimit -v 3000000 && exec $(CTEST_DIR)/test_capi --address-space-limit'
 	@# Failed writes: libhdf5's writes failing halfway (EIO, ENOSPC; failwrite.so), and a full disk
 	@# (a 64 KiB tmpfs in a mount namespace, where unshare can make one).
 	for fault in EIO:0 EIO:3000 EIO:30000 ENOSPC:3000; do \

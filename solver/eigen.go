@@ -156,6 +156,8 @@ func (e *eigenSolver) topGram(u []float64, Y []float64, C *mat.Dense, warm []flo
 // syrkInterruptible sets S = Y^T Y under interruptible (a separate
 // function, so that the closure's captures do not move topGram's
 // variables to the heap when there is no cancellation).
+//
+//go:noinline
 func syrkInterruptible(cancel func() bool, Y blas64.General, S blas64.Symmetric) error {
 	return interruptible(cancel, func() { blas64.Syrk(blas.Trans, 1, Y, 0, S) })
 }

@@ -1652,6 +1652,73 @@ static void test_write_fault(const char *dir, const char *indir, const char *exp
 	free(big);
 }
 
+/* Degenerate data (issue 16): identical non-integer samples are the
+ * zero-variance SOMPCA_EDATA for every method (their computed mean differs
+ * from them by rounding, which left a variance of 1e-31 that the methods
+ * fitted features to); data scaled by 1e154 fit UMPCA-RS (an "internal
+ * error: invalid QR factorization" before) with the variances scaled by
+ * 1e308, the identity Var(cX) = c^2 Var(X). */
+static void test_degenerate(void)
+{
+	double *same = xmalloc(sizeof data_f64), *big = xmalloc(sizeof data_f64);
+	for (int m = 0; m < M; m++)
+		for (int i = 0; i < SIZE; i++)
+			same[m * SIZE + i] = sin(1.3 * i) + 0.1;
+	for (int i = 0; i < M * SIZE; i++)
+		big[i] = data_f64[i] * 1e154;
+	sompca_model *model = NULL;
+	for (int method = SOMPCA_METHOD_SOMPCA; method <= SOMPCA_METHOD_CSA; method++) {
+		sompca_options opts;
+		sompca_options_init(&opts);
+		opts.method = method;
+		CHECK_STATUS(sompca_fit(&model, same, SOMPCA_FLOAT64, M, 3, shape3, &opts), SOMPCA_EDATA);
+		CHECK_MSG(contains(sompca_last_error(), "zero variance"), "method %d: %s", method, sompca_last_error());
+		CHECK(model == NULL);
+	}
+	sompca_options opts;
+	sompca_options_init(&opts);
+	opts.method = SOMPCA_METHOD_UMPCA;
+	opts.relaxed_start = 1;
+	opts.n_components = 2;
+	sompca_model *ref = NULL;
+	CHECK_OK(sompca_fit(&ref, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts));
+	CHECK_OK(sompca_fit(&model, big, SOMPCA_FLOAT64, M, 3, shape3, &opts));
+	double v[2], w[2];
+	CHECK_OK(sompca_model_variance(ref, v, 2));
+	CHECK_OK(sompca_model_variance(model, w, 2));
+	for (int j = 0; j < 2; j++)
+		CHECK_MSG(fabs(w[j] / 1e308 - v[j]) <= 1e-9 * v[j], "variance %d: %g at scale 1e154, %g at 1", j, w[j], v[j]);
+	sompca_model_free(ref);
+	sompca_model_free(model);
+	free(same);
+	free(big);
+}
+
+/* Run under `ulimit -v` (make test-capi does): SO-MPCA on 10 vectors of
+ * 12,000 needs about 5 GiB of scatter matrices, beyond the address space
+ * limit: SOMPCA_ENOMEM naming the limit, before anything large is
+ * allocated (the Go runtime aborted the process before), and the library
+ * still works. */
+static void test_address_space_limit(void)
+{
+	enum { MV = 10, D = 12000 };
+	double *x = xmalloc(sizeof(double) * MV * D);
+	for (size_t i = 0; i < (size_t)MV * D; i++)
+		x[i] = sin(0.37 * (double)i);
+	const size_t shape[1] = {D};
+	sompca_options opts;
+	sompca_options_init(&opts);
+	opts.n_components = 2;
+	sompca_model *model = NULL;
+	CHECK_STATUS(sompca_fit(&model, x, SOMPCA_FLOAT64, MV, 1, shape, &opts), SOMPCA_ENOMEM);
+	CHECK_MSG(contains(sompca_last_error(), "RLIMIT_AS"), "%s", sompca_last_error());
+	CHECK(model == NULL);
+	const size_t small[1] = {50};
+	CHECK_OK(sompca_fit(&model, x, SOMPCA_FLOAT64, MV, 1, small, &opts)); /* still usable */
+	sompca_model_free(model);
+	free(x);
+}
+
 static void *set_after_100ms(void *flag)
 {
 	struct timespec pause = {0, 100 * 1000 * 1000};
@@ -1705,6 +1772,11 @@ int main(int argc, char **argv)
 		check_report();
 		return 0;
 	}
+	if (argc == 2 && strcmp(argv[1], "--address-space-limit") == 0) {
+		test_address_space_limit();
+		check_report();
+		return 0;
+	}
 	if (argc == 5 && strcmp(argv[1], "--write-fault") == 0) {
 		test_write_fault(argv[2], argv[3], argv[4]);
 		check_report();
@@ -1716,7 +1788,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: test_capi GODIR TMPDIR | --panic | --file-size-limit DIR | --write-fault DIR INDIR EXPECT | --check-example DATA DATASET MODEL FEATURES STDOUT\n");
+		fprintf(stderr, "usage: test_capi GODIR TMPDIR | --panic | --file-size-limit DIR | --address-space-limit | --write-fault DIR INDIR EXPECT | --check-example DATA DATASET MODEL FEATURES STDOUT\n");
 		return 2;
 	}
 	tmpdir = argv[2];
@@ -1751,6 +1823,7 @@ int main(int argc, char **argv)
 	test_mode_all();
 	test_fork();
 	test_cancel_flag();
+	test_degenerate();
 	check_report();
 	return 0;
 }

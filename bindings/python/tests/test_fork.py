@@ -46,7 +46,7 @@ if __name__ == "__main__":
 """, timeout=120))
 
 
-def test_joblib_multiprocessing_backend_and_sklearn_n_jobs():
+def test_joblib_multiprocessing_and_loky_backends_and_sklearn_n_jobs():
     check(run_child(PRELUDE + """
 import joblib
 from sklearn.model_selection import cross_val_score
@@ -64,6 +64,11 @@ if __name__ == "__main__":
     with joblib.parallel_backend("multiprocessing"):
         forked = cross_val_score(pipe, X, y, cv=3, n_jobs=2)
     assert np.array_equal(serial, forked), (serial, forked)
+    # joblib's default backend, loky (fresh worker processes, as README says).
+    for own, inherited in joblib.Parallel(n_jobs=2)(joblib.delayed(fit_and_transform)(i) for i in range(2)):
+        np.testing.assert_allclose(own, expected, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(inherited, expected, rtol=0, atol=1e-12)
+    assert np.array_equal(serial, cross_val_score(pipe, X, y, cv=3, n_jobs=2))
     print("OK")
 """))
 
