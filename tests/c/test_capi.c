@@ -1655,9 +1655,11 @@ static void test_write_fault(const char *dir, const char *indir, const char *exp
 /* Degenerate data (issue 16): identical non-integer samples are the
  * zero-variance SOMPCA_EDATA for every method (their computed mean differs
  * from them by rounding, which left a variance of 1e-31 that the methods
- * fitted features to); data scaled by 1e154 fit UMPCA-RS (an "internal
- * error: invalid QR factorization" before) with the variances scaled by
- * 1e308, the identity Var(cX) = c^2 Var(X). */
+ * fitted features to). UMPCA-RS on data scaled by 1e154 raised "internal
+ * error: invalid QR factorization" before: now data scaled by 1e150 fit
+ * with the variances scaled by 1e300 (the identity Var(cX) = c^2 Var(X)),
+ * and by 1e154, whose variances (about 1e313 here) leave float64's range,
+ * are SOMPCA_EDATA naming the scale. */
 static void test_degenerate(void)
 {
 	double *same = xmalloc(sizeof data_f64), *big = xmalloc(sizeof data_f64);
@@ -1665,7 +1667,7 @@ static void test_degenerate(void)
 		for (int i = 0; i < SIZE; i++)
 			same[m * SIZE + i] = sin(1.3 * i) + 0.1;
 	for (int i = 0; i < M * SIZE; i++)
-		big[i] = data_f64[i] * 1e154;
+		big[i] = data_f64[i] * 1e150;
 	sompca_model *model = NULL;
 	for (int method = SOMPCA_METHOD_SOMPCA; method <= SOMPCA_METHOD_CSA; method++) {
 		sompca_options opts;
@@ -1687,9 +1689,14 @@ static void test_degenerate(void)
 	CHECK_OK(sompca_model_variance(ref, v, 2));
 	CHECK_OK(sompca_model_variance(model, w, 2));
 	for (int j = 0; j < 2; j++)
-		CHECK_MSG(fabs(w[j] / 1e308 - v[j]) <= 1e-9 * v[j], "variance %d: %g at scale 1e154, %g at 1", j, w[j], v[j]);
-	sompca_model_free(ref);
+		CHECK_MSG(fabs(w[j] / 1e300 - v[j]) <= 1e-9 * v[j], "variance %d: %g at scale 1e150, %g at 1", j, w[j], v[j]);
 	sompca_model_free(model);
+	model = NULL;
+	for (int i = 0; i < M * SIZE; i++)
+		big[i] = data_f64[i] * 1e154;
+	CHECK_STATUS(sompca_fit(&model, big, SOMPCA_FLOAT64, M, 3, shape3, &opts), SOMPCA_EDATA);
+	CHECK_MSG(contains(sompca_last_error(), "scale"), "%s", sompca_last_error());
+	sompca_model_free(ref);
 	free(same);
 	free(big);
 }
