@@ -252,3 +252,53 @@ def test_a_fit_beyond_the_address_space_limit_is_a_memoryerror():
         assert sompca.SOMPCA(n_components=2).fit(X[:, :50]).n_components_ == 2  # still usable
     """, preexec_fn=limit)
     assert (result.returncode, result.stdout.strip()) == (0, "MemoryError"), result.stdout + result.stderr
+
+
+def test_degenerate_data_callbacks_and_threads_in_a_child():
+    # The table's rows that raise in-process above, once more in a child
+    # interpreter: it must exit 0 (no crash, no abort at exit) after each
+    # raised the right error type; nothing is written anywhere.
+    result = run_child("""
+        import gc, threading, weakref
+        import numpy as np, sompca
+        rng = np.random.default_rng(1)
+        same = np.repeat(rng.normal(size=(1, 5, 4)), 20, axis=0)
+        for name in ["so-mpca-rs", "fo-mpca", "trod", "umpca-rs", "pca", "mpca", "csa"]:
+            try:
+                sompca._estimators.estimator_for(name).fit(same)
+            except ValueError as err:
+                assert "zero variance" in str(err), err
+            else:
+                raise AssertionError(name + " fitted identical samples")
+        X = rng.normal(size=(40, 8, 6))
+        try:  # variances about 1e310: beyond float64, a ValueError naming the scale
+            sompca.UMPCA(n_components=2, relaxed_start=True).fit(X * 1e154)
+        except ValueError as err:
+            assert "scale" in str(err), err
+        else:
+            raise AssertionError("UMPCA-RS fitted data whose variances leave float64's range")
+        assert sompca.UMPCA(n_components=2, relaxed_start=True).fit(X * 1e150).n_components_ == 2
+        def boom(done, total, variance):
+            raise ZeroDivisionError
+        Xc = np.array(X)
+        alive = weakref.ref(Xc)
+        gc.disable()
+        try:
+            sompca.SOMPCA(n_components=2)._fit(Xc, progress=boom)
+        except ZeroDivisionError:
+            pass
+        del Xc
+        assert alive() is None
+        gc.enable()
+        shared = sompca.SOMPCA(n_components=2)
+        threads = [threading.Thread(target=shared.fit, args=(X * s,)) for s in (1, 3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        ref = [sompca.SOMPCA(n_components=2).fit(X * s) for s in (1, 3)]
+        assert any(np.array_equal(shared.mean_, r.mean_) and np.array_equal(shared.explained_variance_,
+                   r.explained_variance_) for r in ref)
+        print("OK")
+    """)
+    assert (result.returncode, result.stdout.strip()) == (0, "OK"), result.stdout + result.stderr
