@@ -232,9 +232,10 @@
 //     bytes read; at the peak FMA rate that is 166 (83) GB/s, ten times
 //     what one core streams from DRAM. The gait data in float64 is 41 MB
 //     a pass, more than the L3 cache, so these passes run at the memory's
-//     rate, 1-3% of the FMA peak, and faster kernels would not
-//     help; fewer passes (the cache of X x_N u^(N) for N >= 3) and fewer
-//     bytes (uint8 samples) do. So do huge pages: the passes walk 41 MB
+//     rate, about a tenth of the FMA peak (9-14% per CPU second in make
+//     bench-kernels), and faster kernels would not help; fewer passes
+//     (the cache of X x_N u^(N) for N >= 3) and fewer bytes (uint8
+//     samples) do. So do huge pages: the passes walk 41 MB
 //     in 4 KB pages, and a TLB miss every 512 float64 elements costs as
 //     much as the elements' FMAs. Samples on transparent huge pages
 //     (madvise(MADV_HUGEPAGE) on Linux, which numpy does for every array
