@@ -51,15 +51,21 @@
 // 64 MiB, at least one sample), read into a memory dataspace of its own
 // shape so that HDF5 moves each chunk in one piece whatever its shape
 // across the sample's axes; reads hold whole chunks along the sample axis
-// where they can, and the dataset's chunk cache (H5Pset_chunk_cache) keeps
-// one row of chunks, so a chunk that a read boundary cuts through is not
-// read or decompressed twice. Filters (gzip, shuffle, ...) are HDF5's own.
-// While the solver works on one run, the next is read on a goroutine of
-// the Source's own (double buffering). Samples-last runs are transposed
-// to sample-major order after the read, column-major samples permuted to
-// the author's order. Options.InMemory loads the whole
-// dataset at Open whatever the limit. BytesRead reports the bytes read so
-// far, for progress.
+// where they can. Unfiltered chunks stored in the type read are read as
+// stored (H5Dread_chunk) and copied into the run by sompca_h5_read_chunks
+// (straight into it when a chunk lies there in one piece), several times
+// faster than HDF5's selections for small chunks such as h5py's
+// chunks=True; filtered ones (gzip, shuffle, ... decoded by HDF5) go
+// through the dataset's chunk cache (H5Pset_chunk_cache), which keeps one
+// row of chunks, so a chunk that a read boundary cuts through is not
+// decompressed twice. While the solver works on one run, the next is read
+// on a goroutine of the Source's own (double buffering). Data to convert
+// or transpose is read about 1 MiB at a time; samples-last runs are
+// transposed to sample-major order (uint8 by 16 x 16 SSE2 tiles),
+// column-major samples permuted to the author's order. Options.InMemory
+// loads the whole dataset at Open whatever the limit. BytesRead and
+// DataBytes report the bytes read so far and of the dataset (a fit's
+// solver.Options.ReadProgress, through solver.ReadCounter).
 //
 // A read that fails, also in the middle of a fit or on the read-ahead
 // goroutine, is an *Error naming file and dataset and wrapping ErrCorrupt
