@@ -45,7 +45,10 @@ const (
 	// pairwise update.
 	OpCoreMoments
 	// OpTransform: one row of P = len(Features) values per sample, X_m
-	// contracted with Features[p] in every mode, minus Offset[p].
+	// contracted with Features[p] in every mode, minus Offset[p]. With
+	// Index set (MPCA and CSA models), the same computed as X_m projected
+	// by Factors[k]^T in every mode, feature p being entry Index[p] of
+	// that tensor: a few mode products instead of P full contractions.
 	OpTransform
 	// OpModeRows: one row per sample, the partial projection y_m of
 	// OpModeScatter (I = Shape[Mode] values), whose scatter the TVP mode
@@ -105,6 +108,7 @@ type Pass struct {
 	Complements []*mat.Dense
 	NoFull      bool
 	Features    [][][]float64 // OpTransform: Features[p][n], feature p's mode-n vector
+	Index       []int         // OpTransform with Factors: feature p's entry of the projected tensor
 }
 
 // grain returns the number of samples of one leaf of the pass's
@@ -233,6 +237,10 @@ func (ws *Workspace) ready(p *Pass) {
 		ws.g = grow(ws.g, g*max(len(p.Coef), 1))
 	case OpScatter:
 		ws.rows = grow(ws.rows, g*size)
+	case OpTransform:
+		if p.Index != nil {
+			ws.x, ws.y, ws.tmp = grow(ws.x, size), grow(ws.y, size), grow(ws.tmp, size)
+		}
 	case OpModeScatters, OpCoreMoments:
 		// OpModeScatters projects a whole leaf at once.
 		ws.x, ws.y, ws.tmp = grow(ws.x, g*size), grow(ws.y, g*size), grow(ws.tmp, g*size)
@@ -320,6 +328,17 @@ func (p *Pass) leaf(ws *Workspace, dst []float64, start int, x Block, in input, 
 		p.coreMomentsLeaf(ws, dst, x, cnt, size)
 	case OpTransform:
 		P := len(p.Features)
+		if p.Index != nil {
+			for i := range cnt {
+				toFloat64(ws.x[:size], x.slice(i*size, (i+1)*size))
+				projectModes(ws.y, ws.tmp, ws.x[:size], p.Shape, p.Factors, &ws.sc)
+				row := dst[i*P : (i+1)*P]
+				for f, e := range p.Index {
+					row[f] = ws.y[e] - p.Offset[f]
+				}
+			}
+			break
+		}
 		for i := range cnt {
 			xi := x.slice(i*size, (i+1)*size)
 			row := dst[i*P : (i+1)*P]

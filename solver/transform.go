@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 
@@ -62,10 +63,14 @@ func (m *Model) transform(dst []float64, src Source, threads int, cancel func() 
 	for p := range P {
 		meanProj[p] = c.full(Block{F64: m.Mean}, vs[p])
 	}
+	pass := &Pass{Op: OpTransform, Shape: dims, Samples: M, Features: vs, Offset: meanProj}
+	if tuckerTransform {
+		pass.Factors, pass.Index = m.tuckerFactors()
+	}
 	run := newRunner(src, len(m.Mean), threads)
 	run.canceled = cancel
 	defer run.close()
-	if err := run.Run(&Pass{Op: OpTransform, Shape: dims, Samples: M, Features: vs, Offset: meanProj}, dst); err != nil {
+	if err := run.Run(pass, dst); err != nil {
 		return nil, err
 	}
 	// A NaN or Inf anywhere in a sample reaches every one of its
@@ -77,4 +82,57 @@ func (m *Model) transform(dst []float64, src Source, threads int, cancel func() 
 		}
 	}
 	return dst, nil
+}
+
+// tuckerTransform lets tests compare the factor path of MPCA and CSA
+// transforms (tuckerFactors) with the per-feature contractions.
+var tuckerTransform = true
+
+// tuckerFactors returns, for an MPCA or CSA model, its factor matrices U_n
+// (I_n x r_n, the distinct columns of Projections[n] in order of first
+// use) and each feature's entry (C order) of the sample projected by every
+// U_n^T, so that a transform costs a few mode products per sample
+// (projectModes) rather than P contractions of the whole sample: for the
+// gait CSA model (5220 features) about 25 times fewer multiply-adds.
+// Other models, and any whose columns do not make such factors, give nil.
+func (m *Model) tuckerFactors() ([]*mat.Dense, []int) {
+	if m.Ranks == nil || len(m.Projections) != len(m.Shape) {
+		return nil, nil
+	}
+	P := m.Components()
+	index := make([]int, P)
+	factors := make([]*mat.Dense, len(m.Shape))
+	stride := 1
+	for n := len(m.Shape) - 1; n >= 0; n-- {
+		U := m.Projections[n]
+		d := m.Shape[n]
+		pos := map[string]int{}
+		var cols []float64 // the distinct columns, column after column
+		col, bits := make([]float64, d), make([]byte, 8*d)
+		for f := range P {
+			mat.Col(col, f, U)
+			for i, v := range col {
+				binary.LittleEndian.PutUint64(bits[8*i:], math.Float64bits(v))
+			}
+			key := string(bits)
+			k, ok := pos[key]
+			if !ok {
+				k = len(pos)
+				if k >= m.Ranks[n] {
+					return nil, nil
+				}
+				pos[key] = k
+				cols = append(cols, col...)
+			}
+			index[f] += k * stride
+		}
+		r := len(pos)
+		F := mat.NewDense(d, r, nil)
+		for k := range r {
+			F.SetCol(k, cols[k*d:(k+1)*d])
+		}
+		factors[n] = F
+		stride *= r
+	}
+	return factors, index
 }
