@@ -113,7 +113,9 @@
 //	/history_lengths   int64 (H)    length of each history row (Iterations[j]+1
 //	                           for the successive-EMP methods)
 //	/ranks             int64 (N)    mode ranks P_n (MPCA and CSA only)
-//	/feature_modes     int64 (P)    orthogonal mode (0-based) of each feature's fit
+//	/feature_modes     int64 (P)    orthogonal mode (0-based) of each feature's fit;
+//	                                -2 (solver.AllModes) for the first EMP, which
+//	                                every mode's fit shares (at most one feature)
 //	                           (all-modes SO-MPCA only, mode = -2; readers before
 //	                           it refuse such a file for its mode)
 //

@@ -67,7 +67,10 @@ func handModel(t testing.TB, method solver.Method, shape []int, p int) *solver.M
 			// More features than modes: an all-modes model whose
 			// features come from every mode, in no particular order.
 			m.Mode = solver.AllModes
-			for j := range p {
+			// Feature 0 is the first EMP, which every mode's fit
+			// shares (solver.AllModes).
+			m.FeatureModes = append(m.FeatureModes, solver.AllModes)
+			for j := 1; j < p; j++ {
 				m.FeatureModes = append(m.FeatureModes, (j*7+1)%len(shape))
 			}
 		}

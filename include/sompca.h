@@ -121,10 +121,13 @@ extern "C" {
 
 /* opts.mode (and sompca_model_mode) for SO-MPCA in every mode with
  * feature-level fusion: one SO-MPCA fit per mode 0..N-1, the features
- * concatenated and sorted by captured variance, up to I_0 + ... + I_{N-1}
- * of them (n_components = P > 0: each mode extracts min(P, I_n) and the P
- * of largest variance are kept); sompca_model_feature_modes says which
- * mode each feature came from. See "Feature fusion" in solver/doc.go. */
+ * concatenated and sorted by captured variance, up to
+ * I_0 + ... + I_{N-1} - (N - 1) of them: the first EMP is the same in
+ * every mode (no constraint applies to it) and is kept once
+ * (n_components = P > 0: each mode extracts min(P, I_n) and the P of
+ * largest variance are kept); sompca_model_feature_modes says which mode
+ * each feature came from, SOMPCA_MODE_ALL for that shared first EMP. See
+ * "Feature fusion" in solver/doc.go. */
 #define SOMPCA_MODE_ALL (-2)
 
 /* Element types of input arrays (the dtype arguments). */
@@ -488,7 +491,8 @@ int sompca_model_mode(const sompca_model *model, int *out);
 
 /* Copies the orthogonal mode (0-based) of each feature's SO-MPCA fit
  * (P values) into dst: for a SOMPCA_MODE_ALL model the mode each feature
- * came from, for a single-mode SO-MPCA model its mode, -1 for the other
+ * came from (SOMPCA_MODE_ALL for the first EMP, which every mode's fit
+ * shares), for a single-mode SO-MPCA model its mode, -1 for the other
  * methods. */
 int sompca_model_feature_modes(const sompca_model *model, int64_t *dst, size_t cap);
 

@@ -78,13 +78,24 @@
 // question (Sec. 5) at the feature level: SO-MPCA (with or without
 // relaxed start) is fitted once per mode n = 0..N-1 and the N fits'
 // features are concatenated and sorted by captured variance (descending,
-// stable: ties keep mode order, then extraction order), up to
-// I_0 + ... + I_{N-1} features; Model.Mode is AllModes and
-// Model.FeatureModes[j] the mode of feature j's fit. Extraction indices
-// count mode 0's EMPs first, then mode 1's, and so on. With
-// Options.Components = P > 0, each mode's fit extracts its first
-// min(P, I_n) EMPs and the P of largest variance are kept. Every feature is
-// bit for bit the one the single-mode fit with Mode n gives (fusion_test.go).
+// stable: ties keep extraction order), up to I_0 + ... + I_{N-1} - (N - 1)
+// features. The N fits' first EMPs are one and the same, bit for bit: no
+// orthogonality constraint applies to a first EMP, so the mode does not
+// enter it (with relaxed start it is the fixed uniform projection, without
+// it the same sweeps from the same uniform start). Kept N times it would
+// be N identical features, a rank-deficient feature matrix and one
+// feature counted N times in distances, so it is kept once (from mode 0's
+// fit). Model.Mode is AllModes and Model.FeatureModes[j] the mode of
+// feature j's fit, AllModes for that shared first EMP: it came from every
+// mode. (We chose AllModes over labelling it mode 0: no documented
+// contract breaks, since the all-modes model and its /feature_modes are
+// new in this release, and a consumer that selects "the features of mode
+// n" must take the shared one too: its mode is n or AllModes.)
+// Extraction indices count the shared first EMP (0), then mode 0's other
+// EMPs, then mode 1's, and so on. With Options.Components = P > 0, each
+// mode's fit extracts its first min(P, I_n) EMPs and the P of largest
+// variance are kept. Every feature is bit for bit the one the single-mode
+// fit with Mode n gives, and no two features are alike (fusion_test.go).
 //
 // What is shared: the two statistics passes (mean, then total scatter)
 // run once for the N fits, and the workspaces and memory plan are reused.

@@ -20,7 +20,9 @@ type Model struct {
 	Mode int
 	// FeatureModes, for a model fitted with Options.Mode = AllModes
 	// (Mode == AllModes), is the 0-based orthogonal mode of each
-	// feature's SO-MPCA fit; nil for every other model.
+	// feature's SO-MPCA fit, or AllModes for the first EMP, which every
+	// mode's fit shares (at most one feature; see "Feature fusion" in the
+	// package documentation); nil for every other model.
 	FeatureModes []int
 	// Shape is the sample shape I_1, ..., I_N the model was fitted on.
 	Shape []int
@@ -123,9 +125,14 @@ func (m *Model) Validate() error {
 		if len(m.FeatureModes) != p {
 			return errorf(ErrShape, "solver: all-modes so-mpca model has %d features but %d feature modes", p, len(m.FeatureModes))
 		}
+		shared := -1
 		for j, n := range m.FeatureModes {
+			if n == AllModes && shared < 0 {
+				shared = j // the first EMP, shared by every mode's fit
+				continue
+			}
 			if n < 0 || n >= len(m.Shape) {
-				return errorf(ErrInvalid, "solver: feature %d of an all-modes so-mpca model has mode %d, want 0..%d (0-based)", j, n, len(m.Shape)-1)
+				return errorf(ErrInvalid, "solver: feature %d of an all-modes so-mpca model has mode %d, want 0..%d (0-based), or %d (all modes) for the one shared first EMP", j, n, len(m.Shape)-1, AllModes)
 			}
 		}
 	} else if m.FeatureModes != nil {

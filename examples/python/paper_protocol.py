@@ -28,7 +28,8 @@ with ``--methods``:
 
 ``SO-MPCA-RS-FF`` (feature-level fusion)
     ``SOMPCA(mode="all")``: one SO-MPCA-RS fit per mode, the features
-    concatenated and sorted by captured variance; the top P feed 1-NN.
+    concatenated (the relaxed-start EMP, the same in every mode, once) and
+    sorted by captured variance; the top P feed 1-NN.
 ``SO-MPCA-RS-SF`` (score-level fusion)
     One SO-MPCA-RS fit per mode; for each mode, the distances computed on
     its top P features (1-NN: Euclidean distance from a test sample to each

@@ -1462,9 +1462,12 @@ static void test_session(void)
 	sompca_model_free(fitted);
 }
 
-/* SOMPCA_MODE_ALL: I0+I1+I2 features; those of mode n are, in order and
- * bit for bit, the single-mode fit's (solver/doc.go, "Feature fusion");
- * the per-feature modes survive a save and load; transform works. */
+/* SOMPCA_MODE_ALL: I0+I1+I2-2 features (the first EMP, the same in every
+ * mode, kept once with mode SOMPCA_MODE_ALL); those of mode n and the
+ * shared one are, in order and bit for bit, the single-mode fit's
+ * (solver/doc.go, "Feature fusion"); no two features have the same
+ * projection; the per-feature modes survive a save and load; transform
+ * works. */
 static void test_mode_all(void)
 {
 	sompca_options opts;
@@ -1473,7 +1476,7 @@ static void test_mode_all(void)
 	sompca_model *all = NULL;
 	CHECK_OK(sompca_fit(&all, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts));
 	size_t p = n_components(all);
-	CHECK(p == I0 + I1 + I2);
+	CHECK(p == I0 + I1 + I2 - 2);
 	int mode = 0;
 	CHECK_OK(sompca_model_mode(all, &mode));
 	CHECK(mode == SOMPCA_MODE_ALL);
@@ -1481,6 +1484,24 @@ static void test_mode_all(void)
 	double var[I0 + I1 + I2];
 	CHECK_OK(sompca_model_feature_modes(all, modes, p));
 	CHECK_OK(sompca_model_variance(all, var, p));
+	int shared = 0;
+	for (size_t j = 0; j < p; j++)
+		shared += modes[j] == SOMPCA_MODE_ALL;
+	CHECK(shared == 1);
+	{
+		/* no two features alike: any two differ in some mode's vector */
+		double u[3][I0 * (I0 + I1 + I2)];
+		for (size_t q = 0; q < 3; q++)
+			CHECK_OK(sompca_model_projection(all, q, u[q], shape3[q] * p));
+		for (size_t a = 0; a < p; a++)
+			for (size_t b = 0; b < a; b++) {
+				int same = 1;
+				for (size_t q = 0; q < 3; q++)
+					for (size_t r = 0; r < shape3[q]; r++)
+						same = same && u[q][r * p + a] == u[q][r * p + b];
+				CHECK_MSG(!same, "features %zu and %zu have the same projection", b, a);
+			}
+	}
 	for (int n = 0; n < 3; n++) {
 		opts.mode = n;
 		sompca_model *one = NULL;
@@ -1493,7 +1514,7 @@ static void test_mode_all(void)
 		CHECK_OK(sompca_model_feature_modes(one, m1, q));
 		size_t k = 0;
 		for (size_t j = 0; j < p; j++) {
-			if (modes[j] == n) {
+			if (modes[j] == n || modes[j] == SOMPCA_MODE_ALL) {
 				CHECK_MSG(k < q && var[j] == v1[k] && m1[k] == n, "mode %d feature %zu", n, k);
 				k++;
 			}
@@ -1507,7 +1528,7 @@ static void test_mode_all(void)
 	CHECK_OK(sompca_model_load(&back, path));
 	int64_t modes2[I0 + I1 + I2];
 	CHECK_OK(sompca_model_feature_modes(back, modes2, p));
-	CHECK(memcmp(modes, modes2, sizeof modes) == 0);
+	CHECK(memcmp(modes, modes2, p * sizeof *modes) == 0);
 	double *z1 = features_of(all, SOMPCA_FLOAT64), *z2 = features_of(back, SOMPCA_FLOAT64);
 	CHECK(memcmp(z1, z2, M * p * sizeof *z1) == 0);
 	free(z1);

@@ -205,9 +205,13 @@ def _info(args):
         ("features", estimator.n_components_),
     ]
     if estimator.mode_ == "all":
-        counts = np.bincount(estimator.feature_modes_, minlength=len(estimator.shape_in_))
+        # -2: the first EMP, which every mode's fit shares (kept once).
+        modes = estimator.feature_modes_
+        counts = np.bincount(modes[modes >= 0], minlength=len(estimator.shape_in_))
+        shared = int(np.sum(modes == -2))
         rows.append(("orthogonal mode", "all (features per mode, 0-based: "
-                                        + ", ".join(f"{n}: {c}" for n, c in enumerate(counts)) + ")"))
+                                        + ", ".join(f"{n}: {c}" for n, c in enumerate(counts))
+                                        + (f"; {shared} shared by all" if shared else "") + ")"))
     elif estimator.mode_ is not None:
         rows.append(("orthogonal mode", f"{estimator.mode_} (0-based; nu = {estimator.mode_ + 1} in the paper)"))
     rows.append(("explained variance", f"{ratio.sum():.4f} of the total (first features: "

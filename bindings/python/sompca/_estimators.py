@@ -799,15 +799,18 @@ class SOMPCA(_TVP):
         (the paper's nu = 1 is mode 0); None selects argmax_n I_n (eq. 9).
         "all" fits SO-MPCA once per mode and fuses the features: the N
         fits' features concatenated and sorted by captured variance, up to
-        I_1 + ... + I_N of them (``n_components=P`` keeps, of each mode's
-        first min(P, I_n), the P of largest variance); ``feature_modes_``
-        says which mode each came from.
+        I_1 + ... + I_N - (N - 1) of them, since every mode's first EMP is
+        the same (no constraint applies to it) and is kept once
+        (``n_components=P`` keeps, of each mode's first min(P, I_n), the P
+        of largest variance); ``feature_modes_`` says which mode each came
+        from, -2 for that shared first EMP.
     sort_features""") + _ATTRIBUTES.replace("""    mode_ : int or None
         SO-MPCA's orthogonal mode nu, 0-based; None for other methods.
 """, """    mode_ : int or "all"
         The orthogonal mode nu, 0-based, or "all" when fitted in every mode.
     feature_modes_ : ndarray of shape (P,)
-        The orthogonal mode (0-based) of each feature's SO-MPCA fit.
+        The orthogonal mode (0-based) of each feature's SO-MPCA fit; with
+        mode="all", -2 for the first EMP, which every mode's fit shares.
 """) + """
     Examples
     --------

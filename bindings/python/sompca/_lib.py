@@ -662,7 +662,9 @@ class Model:
         return mode.value if mode.value >= 0 else None
 
     def feature_modes(self):
-        """The orthogonal mode (0-based) of each feature's SO-MPCA fit; -1 for other methods."""
+        """The orthogonal mode (0-based) of each feature's SO-MPCA fit; -1 for other methods.
+
+        For an all-modes fit, -2 marks the first EMP, which every mode's fit shares."""
         return self._int64s(lib.sompca_model_feature_modes, self.n_components())
 
     def options(self):
