@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sompca/sompca/solver"
@@ -230,5 +231,56 @@ func TestTransformFileNaN(t *testing.T) {
 	}
 	if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
 		t.Errorf("a failed transform left %s", out)
+	}
+}
+
+// TestTransformFileCanceledAtTheEnd: a cancellation flag (which stays set
+// once set, as the C and Python flags do) raised at any of a transform's
+// polls before the file is published, the last one included (after the
+// last chunk), cancels it and leaves no output, so a caller told
+// "canceled" never finds the features written. The polls are counted in
+// an uncanceled run first.
+func TestTransformFileCanceledAtTheEnd(t *testing.T) {
+	dir := t.TempDir()
+	train := make([]float64, 40*6)
+	for i := range train {
+		train[i] = math.Sin(float64(i*i) + 1)
+	}
+	var model solver.Model
+	if err := model.Fit(mustSlice(t, train, 40, []int{2, 3}), solver.Options{Components: 2}); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data.h5")
+	if err := WriteArray(data, "/X", []int{40, 2, 3}, train, false); err != nil {
+		t.Fatal(err)
+	}
+	// polls counts the polls made before the output file exists, that is
+	// before the transform publishes it (Source.Close polls once more).
+	var polls atomic.Int64
+	first := filepath.Join(dir, "first.h5")
+	opts := Options{ChunkBytes: 5 * 6 * 8, Cancel: func() bool {
+		if _, err := os.Stat(first); err != nil {
+			polls.Add(1)
+		}
+		return false
+	}}
+	if err := TransformFile(&model, data, "/X", opts, first, "/f", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(first); err != nil || polls.Load() < 8 { // 8 chunks of 5 samples
+		t.Fatalf("uncanceled transform: stat err %v, %d polls", err, polls.Load())
+	}
+	for k := polls.Load(); k >= 1; k-- {
+		var seen atomic.Int64
+		opts.Cancel = func() bool { return seen.Add(1) >= k }
+		out := filepath.Join(dir, "out.h5")
+		err := TransformFile(&model, data, "/X", opts, out, "/f", false)
+		if !errors.Is(err, solver.ErrCanceled) {
+			t.Errorf("flag raised at poll %d of %d: err = %v, want ErrCanceled", k, polls.Load(), err)
+		}
+		if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
+			t.Errorf("flag raised at poll %d of %d: the canceled transform left %s", k, polls.Load(), out)
+			os.Remove(out)
+		}
 	}
 }

@@ -84,6 +84,12 @@ func TransformFile(model *solver.Model, inPath, inDataset string, in Options, ou
 				return nil
 			})
 		}
+		if err == nil && transformErr == nil && in.Cancel != nil && in.Cancel() {
+			// Canceled after the last chunk: the file is not published,
+			// so a caller told "canceled" never finds the output.
+			err = solver.ErrCanceled
+			transformErr = err
+		}
 		if err == nil && transformErr == nil {
 			err = withLock(func() error { return writeProvenance(d, provenance(model, src, in.ModelFile)) })
 		}

@@ -222,7 +222,10 @@ def test_cli_interrupted_during_slow_reads_exits_130_and_leaves_nothing(tmp_path
 
     out = tmp_path / "out"
     out.mkdir()
-    env = dict(os.environ, LD_PRELOAD=str(failwrite), SLOWREAD_PATH=str(inputs / "data.h5"), SLOWREAD_MS="100")
+    # 300 ms per read: the transform's last reads and writes take over a
+    # second after its output's temporary file appears, so the interrupt
+    # lands while it runs (at 100 ms the faster read path could finish first).
+    env = dict(os.environ, LD_PRELOAD=str(failwrite), SLOWREAD_PATH=str(inputs / "data.h5"), SLOWREAD_MS="300")
     child = subprocess.Popen([sys.executable, "-m", "sompca", "transform", str(inputs / "model.h5"),
                               str(inputs / "data.h5") + ":/X", "-o", str(out / "features.h5") + ":/features"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
