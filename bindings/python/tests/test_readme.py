@@ -212,12 +212,12 @@ def test_quoted_tolerances():
 
 
 def test_quoted_engine_sizes():
-    """The grain README's Speed section quotes is solver's read unit; the Dask section's block advice is
-    a multiple of the block multiple sompca.h gives; the Go version is go.mod's."""
+    """The leaf README's Speed section quotes is solver's grain (the samples a worker takes at a time);
+    the Dask section's block advice is a multiple of the block multiple sompca.h gives; the Go version is go.mod's."""
     text = README.read_text()
     runner = (ROOT / "solver/runner.go").read_text()
-    unit = re.search(r"^const readUnit = (\d+)", runner, re.M).group(1)
-    assert f"grains of {unit} samples" in text
+    leaf = re.search(r"^const grain = (\d+)", runner, re.M).group(1)
+    assert f"leaves of {leaf} samples" in text
     multiple = int(re.search(r"#define SOMPCA_BLOCK_MULTIPLE (\d+)", (ROOT / "include/sompca.h").read_text()).group(1))
     for quoted in re.findall(r"multiples of (\d+) samples", text):
         assert int(quoted) % multiple == 0, f"README advises blocks of multiples of {quoted}, not of {multiple}"
