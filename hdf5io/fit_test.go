@@ -204,19 +204,27 @@ func TestTransformFileErrors(t *testing.T) {
 	}
 }
 
+// transformModel returns 40 samples of shape (2, 3) and a 2-feature
+// SO-MPCA model fitted on them, for the transform tests.
+func transformModel(t *testing.T) ([]float64, *solver.Model) {
+	t.Helper()
+	train := make([]float64, 40*6)
+	for i := range train {
+		train[i] = math.Sin(float64(i*i) + 1)
+	}
+	model := new(solver.Model)
+	if err := model.Fit(mustSlice(t, train, 40, []int{2, 3}), solver.Options{Components: 2}); err != nil {
+		t.Fatal(err)
+	}
+	return train, model
+}
+
 // TestTransformFileNaN: a NaN in a later chunk is reported with its index
 // in the whole dataset, as bad data rather than an I/O failure, and no
 // output file is left.
 func TestTransformFileNaN(t *testing.T) {
 	dir := t.TempDir()
-	train := make([]float64, 40*6)
-	for i := range train {
-		train[i] = math.Sin(float64(i*i) + 1)
-	}
-	var model solver.Model
-	if err := model.Fit(mustSlice(t, train, 40, []int{2, 3}), solver.Options{Components: 2}); err != nil {
-		t.Fatal(err)
-	}
+	train, model := transformModel(t)
 	bad := append([]float64(nil), train...)
 	bad[33*6+4] = math.NaN()
 	data := filepath.Join(dir, "bad.h5")
@@ -225,7 +233,7 @@ func TestTransformFileNaN(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out.h5")
 	// ChunkBytes of 5 samples' features: sample 33 is in the seventh chunk.
-	err := TransformFile(&model, data, "/X", Options{ChunkBytes: 5 * 6 * 8}, out, "/f", false)
+	err := TransformFile(model, data, "/X", Options{ChunkBytes: 5 * 6 * 8}, out, "/f", false)
 	if !errors.Is(err, solver.ErrData) || !strings.Contains(err.Error(), "sample 33 holds a NaN") {
 		t.Errorf("err = %v, want bad data naming sample 33", err)
 	}
@@ -242,14 +250,7 @@ func TestTransformFileNaN(t *testing.T) {
 // an uncanceled run first.
 func TestTransformFileCanceledAtTheEnd(t *testing.T) {
 	dir := t.TempDir()
-	train := make([]float64, 40*6)
-	for i := range train {
-		train[i] = math.Sin(float64(i*i) + 1)
-	}
-	var model solver.Model
-	if err := model.Fit(mustSlice(t, train, 40, []int{2, 3}), solver.Options{Components: 2}); err != nil {
-		t.Fatal(err)
-	}
+	train, model := transformModel(t)
 	data := filepath.Join(dir, "data.h5")
 	if err := WriteArray(data, "/X", []int{40, 2, 3}, train, false); err != nil {
 		t.Fatal(err)
@@ -264,7 +265,7 @@ func TestTransformFileCanceledAtTheEnd(t *testing.T) {
 		}
 		return false
 	}}
-	if err := TransformFile(&model, data, "/X", opts, first, "/f", false); err != nil {
+	if err := TransformFile(model, data, "/X", opts, first, "/f", false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(first); err != nil || polls.Load() < 8 { // 8 chunks of 5 samples
@@ -274,7 +275,7 @@ func TestTransformFileCanceledAtTheEnd(t *testing.T) {
 		var seen atomic.Int64
 		opts.Cancel = func() bool { return seen.Add(1) >= k }
 		out := filepath.Join(dir, "out.h5")
-		err := TransformFile(&model, data, "/X", opts, out, "/f", false)
+		err := TransformFile(model, data, "/X", opts, out, "/f", false)
 		if !errors.Is(err, solver.ErrCanceled) {
 			t.Errorf("flag raised at poll %d of %d: err = %v, want ErrCanceled", k, polls.Load(), err)
 		}
