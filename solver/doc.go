@@ -127,8 +127,10 @@
 // that the fit does not depend on the memory limit) and restarted Lanczos
 // iterations find the vector from products Y^T (Y v), the constraint's
 // projector applied implicitly, to a residual of 1e-13 of the eigenvalue
-// (see krylov); the scatter is formed only when an update's products would
-// cost more (gramBudget, set by BenchmarkModeEigen). Eigenproblems up to
+// (see krylov); the scatter is formed (gramCols, a 4 x 8 blocked AVX2
+// kernel near the FMA peak) when an update's products would cost more
+// (gramBudget, set by BenchmarkModeEigen), and the products are then S v
+// by the dotRows kernel. Eigenproblems up to
 // 16 x 16 are solved densely. Memory is O(M max_n I_n + I_n^2 + threads x
 // grain x max_n I_n + threads x log2(M) partials), plus O(M P) for UMPCA's
 // and TROD's training features and the optional cache.

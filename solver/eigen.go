@@ -61,6 +61,8 @@ type eigenSolver struct {
 	sym     mat.SymDense
 	symS    *mat.SymDense          // the matrix symApply applies
 	symFn   func(dst, v []float64) // v -> symS v, made once
+	fullN   int                    // the dimension of the S fullApply applies
+	fullFn  func(dst, v []float64) // v -> S v for S in s, made once
 	gram    gramOp                 // the operator gramApply applies
 	gramFn  func(dst, v []float64) // v -> Y^T (Y v), made once
 }
@@ -72,6 +74,12 @@ var errNoFreedom = errors.New("solver: no direction left outside the constraint"
 // u^T S u. warm, if not nil, is a starting guess for the iterative path;
 // *hint is set to the number of Krylov products it used.
 func (e *eigenSolver) top(u []float64, S *mat.SymDense, C *mat.Dense, warm []float64, hint *int) (float64, error) {
+	return e.topWith(u, S, nil, C, warm, hint)
+}
+
+// topWith is top with the Krylov products by apply (nil: symApply(S),
+// from S's upper triangle).
+func (e *eigenSolver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []float64), C *mat.Dense, warm []float64, hint *int) (float64, error) {
 	n := S.SymmetricDim()
 	c := 0
 	if C != nil {
@@ -87,7 +95,10 @@ func (e *eigenSolver) top(u []float64, S *mat.SymDense, C *mat.Dense, warm []flo
 	} else {
 		var ok bool
 		applies := 0
-		val, ok = e.kr.top(u, e.symApply(S), constraint(C, n), warm, krylovMaxApply(n), &applies)
+		if apply == nil {
+			apply = e.symApply(S)
+		}
+		val, ok = e.kr.top(u, apply, constraint(C, n), warm, krylovMaxApply(n), &applies)
 		*hint = applies
 		if e.kr.canceled {
 			return 0, ErrCanceled
@@ -140,31 +151,46 @@ func (e *eigenSolver) topGram(u []float64, Y []float64, C *mat.Dense, warm []flo
 	}
 	m := len(Y) / n
 	e.s = grow(e.s, n*n)
-	raw := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: e.s}
 	if e.kr.cancel == nil {
-		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: m, Cols: n, Stride: n, Data: Y}, 0, raw)
-	} else if err := syrkInterruptible(e.kr.cancel, blas64.General{Rows: m, Cols: n, Stride: n, Data: Y}, raw); err != nil {
+		gramCols(e.s, Y, m, n)
+	} else if err := gramColsInterruptible(e.kr.cancel, e.s, Y, m, n); err != nil {
 		// The product goes on in the background into e.s, which this
 		// canceled fit never reads again.
 		e.s = nil
 		return 0, err
 	}
-	e.sym.SetRawSymmetric(raw)
-	return e.top(u, &e.sym, C, warm, hint)
+	e.sym.SetRawSymmetric(blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: e.s[:n*n]})
+	return e.topWith(u, &e.sym, e.fullApply(n), C, warm, hint)
 }
 
-// syrkInterruptible sets S = Y^T Y under interruptible (a separate
+// gramColsInterruptible runs gramCols under interruptible (a separate
 // function, so that the closure's captures do not move topGram's
 // variables to the heap when there is no cancellation).
 //
 //go:noinline
-func syrkInterruptible(cancel func() bool, Y blas64.General, S blas64.Symmetric) error {
-	return interruptible(cancel, func() { blas64.Syrk(blas.Trans, 1, Y, 0, S) })
+func gramColsInterruptible(cancel func() bool, S, Y []float64, m, n int) error {
+	return interruptible(cancel, func() { gramCols(S, Y, m, n) })
+}
+
+// fullApply returns v -> S v for the n x n matrix S in e.s with both
+// triangles set (as gramCols leaves it), one dot product per row by the
+// contraction kernel. The function is made once per eigenSolver.
+func (e *eigenSolver) fullApply(n int) func(dst, v []float64) {
+	e.fullN = n
+	if e.fullFn == nil {
+		e.fullFn = func(dst, v []float64) {
+			n := e.fullN
+			dotRows(dst, Block{F64: e.s[:n*n]}, n, n, v)
+		}
+	}
+	return e.fullFn
 }
 
 // gramBudget is the number of products S v = Y^T (Y v) that cost about as
-// much as forming S (m n^2 / 2 multiply-adds against 2 m n each).
-func gramBudget(n int) int { return max(16, n) }
+// much as forming S by gramCols (m n^2 / 2 FMAs at about twice the rate of
+// the products' 2 m n: BenchmarkModeEigen's Form / YApply is n/10 to n/6
+// at m = 300..721, n = 32..256).
+func gramBudget(n int) int { return max(4, n/8) }
 
 // gramChunk is the number of rows of Y whose contribution to Y^T (Y v)
 // one task sums; the chunks' sums are added in chunk order.

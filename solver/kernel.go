@@ -1,6 +1,10 @@
 package solver
 
-import "gonum.org/v1/gonum/floats"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+)
 
 // This file holds the contraction kernels: the only code that reads sample
 // elements. Each reads its input in the element type it was given and
@@ -179,4 +183,52 @@ func dotBlock(x Block, v []float64) float64 {
 	var out [1]float64
 	dotRows(out[:], x, 1, len(v), v)
 	return out[0]
+}
+
+// gramCols sets S (n x n, row-major, both triangles) to Y^T Y for Y
+// (m x n, row-major, m >= 1): the scatter of the partial projections that
+// topGram forms. Every entry is one chain of FMAs over the rows in order,
+// S[i][j] = fma(Y[m-1][i], Y[m-1][j], ... fma(Y[0][i], Y[0][j], 0)), and
+// S[j][i] is the same number, so S is symmetric exactly and the same bit
+// for bit whatever computes it (the 4 x 8 blocks of gramCols4x8, with
+// AVX2, or gramColsGo).
+//
+// Blocks: rows i0 = 0, 4, 8, ... of S (the last block moved back to end at
+// n), each with the column blocks j0 = i0, i0 + 8, ... (the last moved
+// back likewise), which covers the upper triangle; a block's entries are
+// written to both triangles. Blocks that overlap compute their shared
+// entries twice, to the same value.
+func gramCols(S, Y []float64, m, n int) {
+	if !useAVX2 || n < 8 {
+		gramColsGo(S, Y, m, n)
+		return
+	}
+	var t [32]float64
+	for i0 := 0; i0 < n; i0 += 4 {
+		i := min(i0, n-4)
+		for j0 := i; j0 < n; j0 += 8 {
+			j := min(j0, n-8)
+			gramCols4x8(&t, Y[i:], Y[j:], n, m)
+			for a := range 4 {
+				for b, s := range t[8*a : 8*a+8] {
+					S[(i+a)*n+j+b] = s
+					S[(j+b)*n+i+a] = s
+				}
+			}
+		}
+	}
+}
+
+// gramColsGo is gramCols in Go, in the same order.
+func gramColsGo(S, Y []float64, m, n int) {
+	Y = Y[:m*n]
+	for i := range n {
+		for j := i; j < n; j++ {
+			s := 0.0
+			for r := i; r < len(Y); r += n {
+				s = math.FMA(Y[r], Y[r+j-i], s)
+			}
+			S[i*n+j], S[j*n+i] = s, s
+		}
+	}
 }

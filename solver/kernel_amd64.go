@@ -90,3 +90,14 @@ func gram3x4(out *[12]float64, a []float64, lda int, b []float64, ldb int, k int
 	_, _ = a[2*lda+k-1], b[3*ldb+k-1]
 	gram3x4AVX2(&out[0], &a[0], lda, &b[0], ldb, k)
 }
+
+//go:noescape
+func gramCols4x8AVX2(out *float64, a *float64, b *float64, ld int, m int)
+
+// gramCols4x8 sets out[8i+j] = sum_{r<m} a[r*ld+i] b[r*ld+j] for i < 4,
+// j < 8, in the order of gramColsGo (useAVX2 only).
+func gramCols4x8(out *[32]float64, a, b []float64, ld, m int) {
+	// The assembly reads a[:(m-1)*ld+4] and b[:(m-1)*ld+8].
+	_, _ = a[(m-1)*ld+3], b[(m-1)*ld+7]
+	gramCols4x8AVX2(&out[0], &a[0], &b[0], ld, m)
+}

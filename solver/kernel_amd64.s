@@ -608,3 +608,60 @@ gramLoop:
 	VMOVUPD      Y12, 64(DI)
 	VZEROUPPER
 	RET
+
+// func gramCols4x8AVX2(out *float64, a *float64, b *float64, ld int, m int)
+//
+// out[8*i+j] = sum_r a[r*ld+i] b[r*ld+j] for i < 4, j < 8 and r < m
+// (ld in elements, m >= 1): a 4 x 8 block of Y^T Y for Y (m x ld,
+// row-major), a and b pointing at its columns i0 and j0 (gramCols in
+// kernel.go). Each of the 32 sums is one chain of FMAs in order of r from
+// zero, as math.FMA gives it (gramColsGo). Registers: DI out, SI a, DX b,
+// R8 the row stride in bytes, CX rows left, Y0-Y7 the accumulators (row
+// i of the block in Y(2i), Y(2i+1)), Y8-Y9 b's 8 columns, Y10-Y13 a's 4
+// entries broadcast.
+TEXT ·gramCols4x8AVX2(SB), NOSPLIT, $0-40
+	MOVQ   out+0(FP), DI
+	MOVQ   a+8(FP), SI
+	MOVQ   b+16(FP), DX
+	MOVQ   ld+24(FP), R8
+	SHLQ   $3, R8
+	MOVQ   m+32(FP), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+gramColsLoop:
+	VMOVUPD      (DX), Y8
+	VMOVUPD      32(DX), Y9
+	VBROADCASTSD (SI), Y10
+	VBROADCASTSD 8(SI), Y11
+	VBROADCASTSD 16(SI), Y12
+	VBROADCASTSD 24(SI), Y13
+	VFMADD231PD  Y10, Y8, Y0
+	VFMADD231PD  Y10, Y9, Y1
+	VFMADD231PD  Y11, Y8, Y2
+	VFMADD231PD  Y11, Y9, Y3
+	VFMADD231PD  Y12, Y8, Y4
+	VFMADD231PD  Y12, Y9, Y5
+	VFMADD231PD  Y13, Y8, Y6
+	VFMADD231PD  Y13, Y9, Y7
+	ADDQ         R8, SI
+	ADDQ         R8, DX
+	DECQ         CX
+	JNZ          gramColsLoop
+
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VMOVUPD Y4, 128(DI)
+	VMOVUPD Y5, 160(DI)
+	VMOVUPD Y6, 192(DI)
+	VMOVUPD Y7, 224(DI)
+	VZEROUPPER
+	RET

@@ -27,3 +27,8 @@ func axpyRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols i
 func gram3x4(out *[12]float64, a []float64, lda int, b []float64, ldb int, k int) {
 	gram3x4Go(out, a, lda, b, ldb, k)
 }
+
+// gramCols4x8 is never called here (useAVX2 is false).
+func gramCols4x8(out *[32]float64, a, b []float64, ld, m int) {
+	panic("solver: gramCols4x8 without assembly")
+}

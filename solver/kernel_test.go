@@ -643,3 +643,67 @@ func TestDotRowsAVX2ShortExactOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestGramCols checks gramCols against the definition: with AVX2, bit for
+// bit against gramColsGo (the same FMA chains); in any build, every entry
+// against a plain sum of products to rounding (|error| <= m eps sum |y y|),
+// and S exactly symmetric. Shapes cover n < 8 (Go only), n a multiple of
+// 4 and 8 and not, and one row.
+func TestGramCols(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 7))
+	for _, sh := range [][2]int{{721, 80}, {721, 60}, {731, 22}, {300, 10}, {5, 7}, {1, 9}, {3, 8}, {17, 13}, {64, 33}} {
+		m, n := sh[0], sh[1]
+		Y := make([]float64, m*n)
+		for i := range Y {
+			Y[i] = rng.NormFloat64()
+		}
+		S := make([]float64, n*n)
+		gramCols(S, Y, m, n)
+		for i := range n {
+			for j := range n {
+				sum, abs := 0.0, 0.0
+				for r := range m {
+					p := Y[r*n+i] * Y[r*n+j]
+					sum += p
+					abs += math.Abs(p)
+				}
+				if d := math.Abs(S[i*n+j] - sum); d > float64(m+1)*0x1p-52*abs {
+					t.Fatalf("%dx%d: S[%d][%d] = %v, sum of products %v", m, n, i, j, S[i*n+j], sum)
+				}
+				if math.Float64bits(S[i*n+j]) != math.Float64bits(S[j*n+i]) {
+					t.Fatalf("%dx%d: S[%d][%d] = %v != S[%d][%d] = %v", m, n, i, j, S[i*n+j], j, i, S[j*n+i])
+				}
+			}
+		}
+		if !haveAVX2 {
+			continue
+		}
+		want := make([]float64, n*n)
+		withAVX2(false, func() { gramCols(want, Y, m, n) })
+		withAVX2(true, func() { gramCols(S, Y, m, n) })
+		for i := range S {
+			if math.Float64bits(S[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("%dx%d: S[%d][%d] = %v with AVX2, %v in Go", m, n, i/n, i%n, S[i], want[i])
+			}
+		}
+	}
+}
+
+// BenchmarkGramCols times forming Y^T Y at the faces' and gait's mode
+// sizes (GFMA/cpu-s: m n (n + 1) / 2 useful FMAs per CPU second).
+func BenchmarkGramCols(b *testing.B) {
+	for _, sh := range [][2]int{{721, 80}, {721, 60}, {731, 32}, {731, 22}, {300, 96}, {300, 256}} {
+		m, n := sh[0], sh[1]
+		Y := make([]float64, m*n)
+		for i := range Y {
+			Y[i] = float64(i%251) / 251
+		}
+		S := make([]float64, n*n)
+		b.Run(fmt.Sprintf("%dx%d", m, n), func(b *testing.B) {
+			defer reportCPU(b, m*n*(n+1)/2)()
+			for b.Loop() {
+				gramCols(S, Y, m, n)
+			}
+		})
+	}
+}

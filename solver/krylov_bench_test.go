@@ -5,16 +5,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
 // BenchmarkModeEigen times the pieces of a mode update on partial
-// projections Y (m x n) of random data: forming S = Y^T Y, one product
-// Y^T (Y v), one product S v, and the dense eigendecomposition of S. The
-// ratios set gramBudget (Syrk / YApply) and denseLimit (Dense against
-// about 30 SApply).
+// projections Y (m x n) of random data: forming S = Y^T Y (gramCols), one
+// product Y^T (Y v), one product S v (fullApply), and the dense
+// eigendecomposition of S. The ratios set gramBudget (Form / YApply) and
+// denseLimit (Dense against about 30 SApply).
 func BenchmarkModeEigen(b *testing.B) {
 	for _, c := range [][2]int{{721, 80}, {721, 60}, {300, 128}, {300, 16}, {300, 32}, {300, 256}} {
 		m, n := c[0], c[1]
@@ -23,18 +21,17 @@ func BenchmarkModeEigen(b *testing.B) {
 		for i := range Y {
 			Y[i] = rng.NormFloat64()
 		}
-		S := mat.NewSymDense(n, nil)
-		syrk := func() {
-			blas64.Syrk(blas.Trans, 1, blas64.General{Rows: m, Cols: n, Stride: n, Data: Y}, 0, S.RawSymmetric())
-		}
-		syrk()
+		es1 := eigenSolver{s: make([]float64, n*n)}
+		form := func() { gramCols(es1.s, Y, m, n) }
+		form()
+		S := mat.NewSymDense(n, es1.s)
 		v, w := make([]float64, n), make([]float64, n)
 		for i := range v {
 			v[i] = 1
 		}
-		b.Run(fmt.Sprintf("%dx%d/Syrk", m, n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%dx%d/Form", m, n), func(b *testing.B) {
 			for range b.N {
-				syrk()
+				form()
 			}
 		})
 		es0 := eigenSolver{threads: 1}
@@ -44,7 +41,7 @@ func BenchmarkModeEigen(b *testing.B) {
 				ya(w, v)
 			}
 		})
-		sa := new(eigenSolver).symApply(S)
+		sa := es1.fullApply(n)
 		b.Run(fmt.Sprintf("%dx%d/SApply", m, n), func(b *testing.B) {
 			for range b.N {
 				sa(w, v)
