@@ -51,7 +51,8 @@ func sompca_go_options_defaults(method C.int, out *C.sompca_options) C.int {
 // mode (-1: automatic or not applicable); n_components is
 // o.Components, n_threads 0 and progress NULL.
 // SOMPCA_MODE_ALL is solver.AllModes and SOMPCA_MODE_UPDATES_* are
-// solver's ModeUpdates (either differing fails to compile).
+// solver's ModeUpdates, SOMPCA_MODE_UPDATES_ROWS_LIMIT solver.RowsLimit
+// (either differing fails to compile).
 const (
 	_ = uint(solver.AllModes - C.SOMPCA_MODE_ALL)
 	_ = uint(C.SOMPCA_MODE_ALL - solver.AllModes)
@@ -59,6 +60,8 @@ const (
 	_ = uint(C.SOMPCA_MODE_UPDATES_SCATTER - solver.ModeUpdatesScatter)
 	_ = uint(solver.ModeUpdatesRows - C.SOMPCA_MODE_UPDATES_ROWS)
 	_ = uint(C.SOMPCA_MODE_UPDATES_ROWS - solver.ModeUpdatesRows)
+	_ = uint(solver.RowsLimit - C.SOMPCA_MODE_UPDATES_ROWS_LIMIT)
+	_ = uint(C.SOMPCA_MODE_UPDATES_ROWS_LIMIT - solver.RowsLimit)
 )
 
 func cOptions(s solver.Options, mode int) C.sompca_options {

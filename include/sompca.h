@@ -161,12 +161,16 @@ extern "C" {
  * scatter in the pass (a block's partial is I_n^2 values whatever its size:
  * what a distributed pass should move). The two models agree to rounding,
  * not bit for bit; a fit and a fit session with the same choice give the
- * same bits. AUTO (0, default) is ROWS for sompca_fit/sompca_fit_hdf5 and
- * SCATTER for fit sessions.
+ * same bits. AUTO (0, default) chooses by the data's shape alone, the same
+ * in sompca_fit, sompca_fit_hdf5 and fit sessions (so default fits of the
+ * same samples are equal bit for bit, local or distributed): ROWS when the
+ * partial projections, M x max_n I_n values, are at most
+ * SOMPCA_MODE_UPDATES_ROWS_LIMIT (2^20, 8 MiB of doubles), else SCATTER.
  */
 #define SOMPCA_MODE_UPDATES_AUTO 0
 #define SOMPCA_MODE_UPDATES_ROWS 1
 #define SOMPCA_MODE_UPDATES_SCATTER 2
+#define SOMPCA_MODE_UPDATES_ROWS_LIMIT 1048576 /* AUTO's limit, M x max_n I_n values */
 
 /* An opaque fitted model. */
 typedef struct sompca_model sompca_model;
@@ -250,8 +254,9 @@ typedef struct sompca_options {
 	sompca_read_progress_fn read_progress; /* bytes read by a fit from a file, passed
 	                          progress_user; may be NULL (default). New after memory_limit: a
 	                          struct from a header without it is accepted (read_progress NULL). */
-	int mode_updates;      /* SOMPCA_MODE_UPDATES_*; default SOMPCA_MODE_UPDATES_AUTO: rows in
-	                          sompca_fit*, the folded scatter in fit sessions. New after
+	int mode_updates;      /* SOMPCA_MODE_UPDATES_*; default SOMPCA_MODE_UPDATES_AUTO: rows up to
+	                          SOMPCA_MODE_UPDATES_ROWS_LIMIT partial projections (M x max_n
+	                          I_n), the folded scatter beyond, in fits and sessions alike. New after
 	                          read_progress: a struct without it is accepted (AUTO). */
 } sompca_options;
 

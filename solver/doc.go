@@ -141,28 +141,34 @@
 // (Options.ModeUpdates):
 //
 //   - rows (OpModeRows): the pass keeps the M x I_n partial projections and
-//     the eigenvector comes from Krylov products Y^T (Y v), as above. This
-//     is what Model.Fit uses by default (the C API's sompca_fit and
-//     sompca_fit_hdf5, the Python estimators on arrays and HDF5 files, the
-//     command line): the samples are read where the fit runs.
+//     the eigenvector comes from Krylov products Y^T (Y v), as above. It is
+//     the cheaper update where the samples are read (the pass makes no
+//     rank-16 update of a scatter per leaf: 1.15x less CPU on gait-size
+//     samples), at the price of M max_n I_n values of workspace and, in a
+//     distributed pass, n I_n values per block moved to the driver.
 //   - scatter (OpModeScatter): the pass folds the I_n x I_n scatter Y^T Y
 //     like any sum pass, and the eigenvector comes from it (densely up to
 //     16 x 16, else Krylov products with the formed matrix). A block's
 //     partial is I_n^2 values per subtree whatever its size, so a
-//     distributed pass moves O(I_n^2) per block instead of O(n I_n). This
-//     is what Model.FitWith, and so every fit Session (the C ABI's fit
-//     sessions, the Python Dask driver), uses by default; M max_n I_n
-//     fewer values of workspace, and one I_n^2/2 rank-1 update per sample
-//     more of work.
+//     distributed pass moves O(I_n^2) per block instead of O(n I_n).
+//
+// The default, ModeUpdatesAuto, resolves by one rule of the data's shape
+// alone (ModeUpdates.Resolve): rows when the partial projections, M x
+// max_n I_n values, are at most RowsLimit (2^20 float64, 8 MiB), the
+// scatter beyond. The rule never looks at threads, the memory limit, the
+// source or the executor, so Model.Fit (the C API's sompca_fit and
+// sompca_fit_hdf5, the Python estimators on arrays and HDF5 files, the
+// command line), Model.FitWith and fit Sessions (the C ABI's fit sessions,
+// the Python Dask driver) make the same choice for the same data, and a
+// default local fit equals a default distributed one bit for bit (with
+// blocks of whole BlockMultiples).
 //
 // The two compute the same scatter with the sums in another order, so
 // their models agree to rounding (both match the reference fixtures to
-// 1e-10), not bit for bit. A fit is bit for bit the same between Fit and
-// FitWith (or a Session) given the same choice: set ModeUpdatesScatter
-// for a local fit that must equal a distributed one (C:
-// opts.mode_updates = SOMPCA_MODE_UPDATES_SCATTER; Python: the
-// estimators' mode_updates="scatter"), or ModeUpdatesRows for a
-// distributed fit that must equal a default local one.
+// 1e-10), not bit for bit. Set ModeUpdatesRows or ModeUpdatesScatter (C:
+// opts.mode_updates = SOMPCA_MODE_UPDATES_*; Python: the estimators'
+// mode_updates=) to force one; a fit is bit for bit the same between Fit
+// and FitWith (or a Session) given the same choice.
 //
 // # Passes
 //

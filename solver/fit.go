@@ -65,9 +65,6 @@ func (m *Model) FitWith(ex Executor, shape []int, samples int, opts Options) err
 	if err != nil {
 		return err
 	}
-	// A driver moves each pass's partials: the scatter is I_n^2 values
-	// per block where the rows are n I_n (see Options.ModeUpdates).
-	f.scatterUpdates = opts.ModeUpdates != ModeUpdatesRows
 	if err := f.planMemory(nil, 1); err != nil {
 		return err
 	}
@@ -225,8 +222,8 @@ func newFitterFor(shape []int, m int, opts Options) (*fitter, error) {
 		n:     len(shape),
 		size:  size,
 		m:     m,
-		// Model.Fit's choice; FitWith changes it.
-		scatterUpdates: opts.ModeUpdates == ModeUpdatesScatter,
+		// One rule for Fit, FitWith and sessions (ModeUpdates.Resolve).
+		scatterUpdates: opts.ModeUpdates.Resolve(shape, m) == ModeUpdatesScatter,
 	}
 	f.c = newContractor(f.shape)
 	return f, nil

@@ -3,6 +3,7 @@ package solver
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // FeatureOrder says how a fitted model orders its features.
@@ -104,8 +105,11 @@ type Options struct {
 	// the partial projections it maximises: from the M x I_n rows
 	// themselves (ModeUpdatesRows) or from the I_n x I_n scatter folded by
 	// the pass (ModeUpdatesScatter). The zero value, ModeUpdatesAuto,
-	// takes rows in Model.Fit and the scatter in Model.FitWith (fit
-	// sessions, distributed drivers). See doc.go, "Mode updates".
+	// chooses by one rule of the data's shape alone (see
+	// ModeUpdates.Resolve), the same in Model.Fit, Model.FitWith and fit
+	// sessions, so that a default local fit and a default distributed fit
+	// of the same samples give the same model bit for bit. See doc.go,
+	// "Mode updates".
 	ModeUpdates ModeUpdates
 }
 
@@ -113,13 +117,15 @@ type Options struct {
 type ModeUpdates int
 
 const (
-	// ModeUpdatesAuto: rows in Model.Fit, the scatter in Model.FitWith.
+	// ModeUpdatesAuto: rows when the M x max_n I_n partial projections
+	// are at most RowsLimit values, else the scatter (ModeUpdates.Resolve).
 	ModeUpdatesAuto ModeUpdates = iota
 	// ModeUpdatesRows: each update's pass (OpModeRows) keeps the M x I_n
 	// partial projections Y, and the top eigenvector is found by Krylov
 	// products Y^T (Y v), the I_n x I_n scatter formed only when that is
 	// cheaper. A pass returns M I_n values: the fastest choice when the
-	// samples are read where the fit runs.
+	// samples are read where the fit runs, and M max_n I_n values of
+	// workspace.
 	ModeUpdatesRows
 	// ModeUpdatesScatter: each update's pass (OpModeScatter) folds the
 	// scatter Y^T Y, I_n x I_n, and the eigenvector is found from it. A
@@ -128,6 +134,37 @@ const (
 	// ModeUpdatesRows' to rounding (the same sums in another order).
 	ModeUpdatesScatter
 )
+
+// RowsLimit is the most partial projections, M x max_n I_n values, for
+// which ModeUpdatesAuto takes rows: 2^20 float64, 8 MiB per pass. Up to
+// it the rows cost the fit little memory and a distributed pass little to
+// move to the driver, and they are the cheaper update (no rank-16 update
+// of the I_n x I_n scatter per leaf in the pass: 1.15x less CPU on gait
+// samples, doc.go "Mode updates"); beyond it the scatter keeps what a pass
+// moves and keeps at I_n^2 values per block.
+const RowsLimit = 1 << 20
+
+// Resolve returns the mode updates a fit of m samples of the given shape
+// makes: u itself unless it is ModeUpdatesAuto, which resolves to
+// ModeUpdatesRows when m max_n I_n <= RowsLimit and to ModeUpdatesScatter
+// otherwise. The rule depends on the data's shape only: never on threads,
+// memory limit, source or executor, so that every surface (Model.Fit,
+// Model.FitWith, fit sessions; C, Python, Dask) fits the same samples the
+// same way. Methods other than the TVP ones make no mode updates and
+// ignore the choice.
+func (u ModeUpdates) Resolve(shape []int, m int) ModeUpdates {
+	if u != ModeUpdatesAuto {
+		return u
+	}
+	rows := int64(m)
+	if len(shape) > 0 {
+		rows *= int64(slices.Max(shape))
+	}
+	if rows <= RowsLimit {
+		return ModeUpdatesRows
+	}
+	return ModeUpdatesScatter
+}
 
 var modeUpdatesNames = [...]string{"auto", "rows", "scatter"}
 

@@ -52,10 +52,10 @@ func TestBlockDriver(t *testing.T) {
 	shape := []int{5, 4, 3}
 	data := randomTensors(21, M, shape)
 	src := must(NewSliceSource(data, M, shape))
-	// FitWith's mode updates are the scatter (Options.ModeUpdates): the
-	// local fit with the same choice is the reference.
+	// The default mode updates (auto) resolve alike in Fit and FitWith
+	// (ModeUpdates.Resolve): the default local fit is the reference.
 	for _, c := range append(tvpCases, methodCase{PCA, false}, methodCase{MPCA, false}, methodCase{CSA, false}) {
-		opts := Options{Method: c.method, RelaxedStart: c.rs, Components: 3, Threads: 2, ModeUpdates: ModeUpdatesScatter}
+		opts := Options{Method: c.method, RelaxedStart: c.rs, Components: 3, Threads: 2}
 		var want Model
 		if err := want.Fit(src, opts); err != nil {
 			t.Fatal(err)

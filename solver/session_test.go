@@ -71,8 +71,8 @@ func sessionFit(t testing.TB, src Source, opts Options, sizes []int) (*Model, in
 }
 
 // TestSessionIsFit: a session's model is Model.Fit's on the same samples
-// with the same mode updates (a session's default is the scatter, see
-// Options.ModeUpdates), bit for bit with blocks of whole grains, whatever
+// with the same mode updates (the default, auto, resolves alike in both:
+// ModeUpdates.Resolve), bit for bit with blocks of whole grains, whatever
 // the blocks (they are the same per-BlockMultiple terms folded in the same
 // order), and to rounding with blocks that cut grains (the same terms
 // grouped differently: 1e-12).
@@ -82,7 +82,7 @@ func TestSessionIsFit(t *testing.T) {
 	for _, shape := range [][]int{{7, 5}, {4, 7, 3}} {
 		data := randomTensors(5, M, shape)
 		for _, c := range cases {
-			for _, up := range []ModeUpdates{ModeUpdatesAuto, ModeUpdatesRows} {
+			for _, up := range []ModeUpdates{ModeUpdatesAuto, ModeUpdatesRows, ModeUpdatesScatter} {
 				sessionIsFit(t, data, M, shape, c, up)
 			}
 		}
@@ -91,11 +91,7 @@ func TestSessionIsFit(t *testing.T) {
 
 func sessionIsFit(t *testing.T, data []float64, M int, shape []int, c methodCase, up ModeUpdates) {
 	opts := Options{Method: c.method, RelaxedStart: c.rs, Components: 3, MaxIter: 4, ModeUpdates: up}
-	local := opts
-	if up == ModeUpdatesAuto {
-		local.ModeUpdates = ModeUpdatesScatter // what a session's auto is
-	}
-	ref, src := fitOrFatal(t, data, M, shape, local)
+	ref, src := fitOrFatal(t, data, M, shape, opts)
 	for _, sizes := range [][]int{{M}, {BlockMultiple}, {2 * BlockMultiple, BlockMultiple}} {
 		got, passes, err := sessionFit(t, src, opts, sizes)
 		if err != nil {
@@ -316,8 +312,8 @@ func TestSessionErrors(t *testing.T) {
 	s.Close() // twice is fine
 }
 
-// TestSessionPartialsAreSmall: with a session's mode updates (the folded
-// scatter, Options.ModeUpdates), no pass of an SO-MPCA fit without
+// TestSessionPartialsAreSmall: with scatter mode updates
+// (Options.ModeUpdates), no pass of an SO-MPCA fit without
 // relaxed start moves a value per sample: a block's partial is bounded by
 // its subtrees' I x I scatters (one subtree for an aligned block of a
 // power of two leaves), not by its n x I_n partial projections. With rows
@@ -326,7 +322,7 @@ func TestSessionPartialsAreSmall(t *testing.T) {
 	const M, n = 8192, 4096 // two blocks of 256 leaves: one subtree each
 	shape := []int{9, 8}
 	src := must(NewSliceSource(randomTensors(3, M, shape), M, shape))
-	for _, up := range []ModeUpdates{ModeUpdatesAuto, ModeUpdatesRows} {
+	for _, up := range []ModeUpdates{ModeUpdatesScatter, ModeUpdatesRows} {
 		s, err := NewSession(M, shape, Options{Method: SOMPCA, Components: 2, MaxIter: 2, ModeUpdates: up})
 		if err != nil {
 			t.Fatal(err)
@@ -358,10 +354,82 @@ func TestSessionPartialsAreSmall(t *testing.T) {
 		// or a 9 x 9 scatter; 1 KiB covers either with its header.
 		rows := n * 9 * 8
 		switch {
-		case up == ModeUpdatesAuto && largest > 1024:
+		case up == ModeUpdatesScatter && largest > 1024:
 			t.Errorf("scatter updates: a block's partial took %d bytes, want <= 1 KiB (rows would be %d)", largest, rows)
 		case up == ModeUpdatesRows && largest < rows:
 			t.Errorf("rows updates: largest partial %d bytes, want the %d bytes of a block's rows", largest, rows)
+		}
+	}
+}
+
+// TestModeUpdatesRule: ModeUpdatesAuto resolves by the data's shape alone
+// (rows up to RowsLimit partial projections, M x max_n I_n, the scatter
+// beyond), and Model.Fit, whatever its threads and memory limit, and a
+// fit session make the same choice: the default fits are equal bit for
+// bit, and equal to the fit that asks for the resolved choice.
+func TestModeUpdatesRule(t *testing.T) {
+	for _, c := range []struct {
+		shape []int
+		m     int
+		want  ModeUpdates
+	}{
+		{[]int{32, 22, 10}, RowsLimit / 32, ModeUpdatesRows},      // exactly at the limit
+		{[]int{10, 22, 32}, RowsLimit/32 + 1, ModeUpdatesScatter}, // one sample more; any mode may be the largest
+		{[]int{32, 22, 10}, 20000, ModeUpdatesRows},               // gait, 2 x 10^4: 5 MiB of rows
+		{[]int{32, 22, 10}, 100000, ModeUpdatesScatter},           // gait, 10^5: 24 MiB
+		{[]int{512, 512}, 2048, ModeUpdatesRows},                  // images of 512 x 512, 2048 of them
+		{[]int{7}, 2, ModeUpdatesRows},                            // order 1
+	} {
+		if got := ModeUpdatesAuto.Resolve(c.shape, c.m); got != c.want {
+			t.Errorf("auto on %d x %v: %v, want %v", c.m, c.shape, got, c.want)
+		}
+		for _, u := range []ModeUpdates{ModeUpdatesRows, ModeUpdatesScatter} {
+			if got := u.Resolve(c.shape, c.m); got != u {
+				t.Errorf("%v on %d x %v resolved to %v", u, c.m, c.shape, got)
+			}
+		}
+	}
+
+	// Both sides of the limit, fitted: shape {64, 2}, M = RowsLimit/64 is
+	// rows, one more sample the scatter. The scatter and the rows agree
+	// only to rounding on these samples (checked below), so equality bit
+	// for bit says which one auto took.
+	shape := []int{64, 2}
+	for _, c := range []struct {
+		m    int
+		want ModeUpdates
+	}{{RowsLimit / 64, ModeUpdatesRows}, {RowsLimit/64 + 1, ModeUpdatesScatter}} {
+		data := randomTensors(31, c.m, shape)
+		opts := Options{Method: SOMPCA, Components: 2, MaxIter: 2, Threads: 1}
+		auto, src := fitOrFatal(t, data, c.m, shape, opts)
+		forced := opts
+		forced.ModeUpdates = c.want
+		want, _ := fitOrFatal(t, data, c.m, shape, forced)
+		if !reflect.DeepEqual(auto, want) {
+			t.Errorf("M = %d: the default fit is not the %v fit", c.m, c.want)
+		}
+		other := opts
+		other.ModeUpdates = ModeUpdatesRows + ModeUpdatesScatter - c.want
+		if o, _ := fitOrFatal(t, data, c.m, shape, other); reflect.DeepEqual(o, want) {
+			t.Fatalf("M = %d: rows and scatter fits are equal: the test cannot tell them apart", c.m)
+		} else {
+			checkSameModel(t, o, want, 1e-9, shape, methodCase{SOMPCA, false})
+		}
+		// Neither threads nor a memory limit (the smallest that holds the
+		// workspaces of either choice) change the choice.
+		varied := opts
+		varied.Threads, varied.MemoryLimit = 3, 64<<20
+		if got, _ := fitOrFatal(t, data, c.m, shape, varied); !reflect.DeepEqual(got, want) {
+			t.Errorf("M = %d: the default fit with 3 threads and a 64 MiB limit differs", c.m)
+		}
+		// A session (the executor of a distributed driver), in blocks of
+		// whole BlockMultiples.
+		got, _, err := sessionFit(t, src, opts, []int{64 * BlockMultiple})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("M = %d: the default session fit is not the default local fit", c.m)
 		}
 	}
 }

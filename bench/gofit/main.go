@@ -33,7 +33,7 @@ func main() {
 	repeat := flag.Int("repeat", 1, "fits to time")
 	k := flag.Int("k", 20, "sweeps K (MaxIter)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of all fits here")
-	updates := flag.String("mode-updates", "auto", "TVP mode updates: auto (rows), rows or scatter (solver.Options.ModeUpdates)")
+	updates := flag.String("mode-updates", "auto", "TVP mode updates: auto (by the data's shape, solver.ModeUpdates.Resolve), rows or scatter (solver.Options.ModeUpdates)")
 	flag.Parse()
 	if err := run(*data, *dtype, *shapeArg, *method, *p, *q, *threads, *repeat, *k, *cpuprofile, *updates); err != nil {
 		fmt.Fprintln(os.Stderr, "gofit:", err)

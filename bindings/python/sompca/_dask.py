@@ -9,16 +9,24 @@ module only moves requests and partials; nothing of the algorithm is here.
 
 - The array is persisted once (on the cluster's workers with a
   ``dask.distributed.Client`` active, else in this process by Dask's local
-  scheduler), then every pass is one round of tasks: with a client, one
-  task per worker thread over the blocks that worker holds (fewer tasks,
-  less scheduler time per round); without, one task per block.
+  scheduler), then every pass is one round. With a client, a block's first
+  partial is computed by a task on the persisted block, which also keeps
+  the block in its worker's process; from then on each worker's blocks are
+  served by one Dask Actor per worker (``_BlockServer``), called directly
+  by the driver once per round with the requests of that worker's blocks:
+  no task, no graph and no scheduler round trip per pass, which is what a
+  round of tasks costs on small blocks. Without a client, one task per
+  block on Dask's local scheduler.
 - Partials are folded in block order, so the model does not depend on
   where or in which order the tasks ran. Blocks that start at multiples
   of ``BLOCK_MULTIPLE`` samples give the model of an in-memory fit bit for
   bit; other blocks agree to rounding (about 1e-12).
-- Faults: a task is a pure function of the request and the block, so when
-  a worker dies Dask recomputes its blocks from the array's graph and
-  reruns its tasks elsewhere; the fit goes on with the same result.
+- Faults: a partial is a pure function of the request and the block.
+  When a worker dies, its Actor's calls fail and the blocks it served go
+  back to tasks on the persisted array: Dask recomputes the lost blocks
+  from the array's graph, the tasks keep them on the workers they ran on,
+  and Actors serve them again from the next round. The fit goes on with
+  the same result.
 - Workers may keep a per-block cache between passes (for samples of order
   3 or more: the contraction with the last mode's vector, which saves
   reading the samples in the middle modes' passes), when it is no larger
@@ -27,7 +35,9 @@ module only moves requests and partials; nothing of the algorithm is here.
   same result.
 """
 
+import asyncio
 import collections
+import concurrent.futures
 import sys
 import threading
 import time
@@ -119,10 +129,29 @@ def _cache_for(token, first, n, size):
         return cache
 
 
+# Per-process blocks kept for the Actors: fit token -> {block index: array},
+# filled by the tasks that computed a block's partial (held_partials), kept
+# like the caches (a few fits, least recently used dropped).
+_HELD: "collections.OrderedDict[object, dict]" = collections.OrderedDict()
+
+
+def _held(token):
+    with _CACHES_LOCK:
+        held = _HELD.get(token)
+        if held is None:
+            held = _HELD[token] = {}
+            while len(_HELD) > _CACHES_KEPT:
+                _HELD.popitem(last=False)
+        else:
+            _HELD.move_to_end(token)
+        return held
+
+
 def drop_caches(token):
-    """Forget the block caches of one fit in this process."""
+    """Forget the block caches and kept blocks of one fit in this process."""
     with _CACHES_LOCK:
         _CACHES.pop(token, None)
+        _HELD.pop(token, None)
 
 
 def block_partials(token, items):
@@ -145,6 +174,60 @@ def block_partials(token, items):
     return out
 
 
+def held_partials(token, items):
+    """A task: the partials of (index, request, block) triples, keeping the blocks in this process.
+
+    Returns this worker's address and the partials in the order of
+    ``items``; the worker's ``_BlockServer`` serves the kept blocks from
+    then on.
+    """
+    from distributed import get_worker
+
+    held = _held(token)
+    for i, _, block in items:
+        held[i] = block
+    return get_worker().address, block_partials(token, [(request, block) for _, request, block in items])
+
+
+_POOL = None  # the threads an Actor computes its blocks on (as many as the worker's)
+
+
+def _pool(threads):
+    global _POOL
+    with _CACHES_LOCK:
+        if _POOL is None or _POOL._max_workers < threads:
+            _POOL = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="sompca-blocks")
+        return _POOL
+
+
+class _BlockServer:
+    """A Dask Actor, one per worker: the partials of the blocks its process keeps for one fit.
+
+    Called by the driver directly (worker <-> client, without the
+    scheduler) once per round. ``partials`` returns {index: partial} for
+    the requested blocks it holds; a block it does not hold (its process
+    restarted, or the block was never computed here) is left out, and the
+    driver computes it by a task instead.
+    """
+
+    def __init__(self, token, threads):
+        self.token = token
+        self.threads = max(1, int(threads))
+
+    async def partials(self, items):
+        held = _held(self.token)
+        here = [(i, request) for i, request in items if i in held]
+        # The worker's threads share the blocks; the event loop stays free.
+        groups = [here[t * len(here) // self.threads:(t + 1) * len(here) // self.threads] for t in range(self.threads)]
+        groups = [group for group in groups if group]
+        loop = asyncio.get_running_loop()
+        pool = _pool(self.threads)
+        results = await asyncio.gather(*[
+            loop.run_in_executor(pool, block_partials, self.token, [(request, held[i]) for i, request in group])
+            for group in groups])
+        return {i: partial for group, result in zip(groups, results) for (i, _), partial in zip(group, result)}
+
+
 # Driver -----------------------------------------------------------------
 
 
@@ -156,14 +239,16 @@ def _block_starts(chunks):
     return starts
 
 
-def fit(X, options, report=None, rounds=None, partial_bytes=None):
+def fit(X, options, report=None, rounds=None, partial_bytes=None, stats=None):
     """Fit a library model to the samples of a dask array.
 
     ``options`` is a ``sompca_options``; ``report(done, total, variance)``
     is called after each EMP (as for an in-memory fit). ``rounds``, if a
-    list, receives the wall time in seconds of each pass's round of tasks;
+    list, receives the wall time in seconds of each pass's round;
     ``partial_bytes``, if a list, the bytes of the partials that each pass
-    brought to the driver. Returns a :class:`sompca._lib.Model`.
+    brought to the driver; ``stats``, if a dict, gets "served" and "tasked",
+    the block partials computed by Actors and by tasks (with a client).
+    Returns a :class:`sompca._lib.Model`.
     """
     X = _prepare(X)
     n_samples, shape = int(X.shape[0]), tuple(int(d) for d in X.shape[1:])
@@ -188,6 +273,8 @@ def fit(X, options, report=None, rounds=None, partial_bytes=None):
     finally:
         session.close()
         runner.drop(token)
+        if stats is not None and client is not None:
+            stats.update(served=runner.served, tasked=runner.tasked)
 
 
 class _LocalRounds:
@@ -209,20 +296,20 @@ class _LocalRounds:
 
 
 class _ClusterRounds:
-    """Rounds of tasks on a dask.distributed cluster: one task per worker thread, over the blocks it holds.
+    """Rounds on a dask.distributed cluster: an Actor per worker serves the blocks that worker keeps.
 
     The array is persisted once; its blocks stay on the workers as futures.
-    Grouping blocks by worker makes a round one task per worker thread
-    rather than one per block (the scheduler's time per task is what a
-    round costs on small blocks). Groups are made again when the set of
-    workers changes (a worker lost or added), which is checked at most every
-    ``REGROUP_SECONDS`` (asking the scheduler is a round trip, a fixed cost
-    that every round would otherwise pay) and after a round that failed; a
-    stale group costs a transfer, never a wrong result, since the partials
-    are pure.
+    A block whose partial no Actor can give (the first round, a worker
+    lost, a block Dask moved) is computed by a task on its persisted future
+    (one task per worker thread over the blocks that worker holds, as Dask
+    reports), which keeps the block in the process it ran in and tells the
+    driver where; the driver then starts an Actor on that worker if it has
+    none. A round in which every block has a live Actor is one direct call
+    per worker. ``served`` and ``tasked`` count the partials each way (for
+    tests and the benchmark).
     """
 
-    REGROUP_SECONDS = 2.0
+    ACTOR_START_SECONDS = 30.0  # an Actor that does not start in time is not used (its blocks stay on tasks)
 
     def __init__(self, client, X):
         from distributed import futures_of, wait
@@ -233,48 +320,89 @@ class _ClusterRounds:
             wait(X)
         by_key = {future.key: future for future in futures_of(X)}
         self.futures = [by_key[key] for key in _flat_keys(X)]
-        self.workers = None
-        self.groups = None
-        self.checked = -float("inf")  # time.monotonic() of the last look at the workers
-
-    def _regroup(self):
-        if self.groups is not None and time.monotonic() - self.checked < self.REGROUP_SECONDS:
-            return self.groups
-        self.checked = time.monotonic()
-        info = self.client.scheduler_info().get("workers", {})
-        workers = frozenset(info)
-        if self.groups is None or workers != self.workers:
-            who = self.client.who_has(self.futures)
-            by_worker = collections.OrderedDict()
-            for i, future in enumerate(self.futures):
-                holders = sorted(who.get(future.key) or ())
-                by_worker.setdefault(holders[0] if holders else None, []).append(i)
-            # One task per worker thread: a worker's blocks in as many runs as it has threads.
-            self.groups = []
-            for address, blocks in by_worker.items():
-                tasks = max(1, min(len(blocks), int(info.get(address, {}).get("nthreads", 1))))
-                for t in range(tasks):
-                    self.groups.append(blocks[t * len(blocks) // tasks:(t + 1) * len(blocks) // tasks])
-            self.workers = workers
-        return self.groups
+        self.owner = [None] * len(self.futures)  # the worker whose process keeps block i
+        self.servers = {}  # worker address -> (actor future, Actor)
+        self.served = self.tasked = 0
 
     def round(self, token, requests):
-        groups = [[i for i in group if requests[i] is not None] for group in self._regroup()]
-        groups = [group for group in groups if group]
-        submitted = [self.client.submit(block_partials, token, [(requests[i], self.futures[i]) for i in group],
-                                        pure=False) for group in groups]
-        try:
-            results = self.client.gather(submitted)
-        except BaseException:
-            self.checked = -float("inf")  # look at the workers again before the next round
-            raise
         partials = [None] * len(requests)
-        for group, result in zip(groups, results):
-            for i, partial in zip(group, result):
+        by_owner = collections.defaultdict(list)
+        for i, request in enumerate(requests):
+            if request is not None and self.owner[i] in self.servers:
+                by_owner[self.owner[i]].append(i)
+        calls = {}
+        for address, blocks in by_owner.items():
+            future, actor = self.servers[address]
+            if future.status != "finished":  # its worker was lost
+                self._lost(address)
+                continue
+            calls[address] = actor.partials([(i, requests[i]) for i in blocks])
+        for address, call in calls.items():
+            try:
+                got = call.result()
+            except OSError:  # the worker cannot be reached: its blocks go to tasks
+                self._lost(address)
+                continue
+            for i, partial in got.items():
                 partials[i] = partial
+            self.served += len(got)
+        rest = [i for i, request in enumerate(requests) if request is not None and partials[i] is None]
+        if rest:
+            self._tasks(token, requests, rest, partials)
+            self._start_servers(token)
         return partials
 
+    def _lost(self, address):
+        self.servers.pop(address, None)
+        self.owner = [None if owner == address else owner for owner in self.owner]
+
+    def _tasks(self, token, requests, blocks, partials):
+        """The partials of the given blocks by tasks on their persisted futures (Dask recomputes lost ones)."""
+        info = self.client.scheduler_info().get("workers", {})
+        who = self.client.who_has([self.futures[i] for i in blocks])
+        by_worker = collections.OrderedDict()
+        for i in blocks:
+            holders = sorted(who.get(self.futures[i].key) or ())
+            by_worker.setdefault(holders[0] if holders else None, []).append(i)
+        # One task per worker thread: a worker's blocks in as many runs as it has threads.
+        groups = []
+        for address, mine in by_worker.items():
+            tasks = max(1, min(len(mine), int(info.get(address, {}).get("nthreads", 1))))
+            for t in range(tasks):
+                groups.append(mine[t * len(mine) // tasks:(t + 1) * len(mine) // tasks])
+        submitted = [self.client.submit(held_partials, token, [(i, requests[i], self.futures[i]) for i in group],
+                                        pure=False) for group in groups]
+        for group, (address, result) in zip(groups, self.client.gather(submitted)):
+            for i, partial in zip(group, result):
+                partials[i] = partial
+                self.owner[i] = address
+            self.tasked += len(group)
+
+    def _start_servers(self, token):
+        """An Actor on every worker that keeps blocks and has none yet."""
+        from distributed import wait
+
+        info = self.client.scheduler_info().get("workers", {})
+        new = {}
+        for address in set(self.owner) - set(self.servers) - {None}:
+            if address in info:
+                new[address] = self.client.submit(_BlockServer, token, info[address].get("nthreads", 1),
+                                                   workers=[address], allow_other_workers=False, actor=True,
+                                                   pure=False)
+        if not new:
+            return
+        try:
+            wait(list(new.values()), timeout=self.ACTOR_START_SECONDS)
+        except TimeoutError:
+            pass
+        for address, future in new.items():
+            if future.status == "finished":
+                self.servers[address] = (future, future.result())
+            else:  # not started (its worker gone): its blocks stay on tasks
+                future.cancel()
+
     def drop(self, token):
+        self.servers.clear()  # releases the Actors
         try:
             self.client.run(drop_caches, token)
         except Exception:  # a worker gone: its caches went with it

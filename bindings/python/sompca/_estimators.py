@@ -737,12 +737,15 @@ _TVP_PARAMETERS = """
         Threads sharing each pass over the data; None or -1 use all cores.
 """ + _SAMPLE_SHAPE + _MEMORY_LIMIT + """    mode_updates : {{"auto", "rows", "scatter"}}, default="auto"
         How each mode update gets the scatter of its partial projections:
-        "rows" keeps the n_samples x I_n projections (fastest in one
-        process), "scatter" folds the I_n x I_n scatter in the pass (what a
-        pass over a dask array moves between workers); "auto" is "rows" for
-        arrays and HDF5 files and "scatter" for dask arrays. The two agree
-        to rounding; a dask fit equals an in-memory fit bit for bit when
-        both use the same choice (e.g. "scatter").
+        "rows" keeps the n_samples x I_n projections (the cheaper update,
+        but n_samples x I_n values of memory and, over a dask array, moved
+        to the driver per pass), "scatter" folds the I_n x I_n scatter in
+        the pass (what a pass over a large dask array should move between
+        workers). "auto" chooses by the data's shape alone: "rows" when
+        n_samples x max_n I_n is at most 2^20 (8 MiB of float64), else
+        "scatter", for arrays, HDF5 files and dask arrays alike, so default
+        fits of the same samples in memory and on a cluster are equal bit
+        for bit. "rows" and "scatter" agree to rounding.
 """ + _VERBOSE
 
 _ATTRIBUTES = """

@@ -48,6 +48,8 @@ ORDER_VARIANCE, ORDER_EXTRACTION = range(2)
 MODE_ALL = -2  # SOMPCA_MODE_ALL: SO-MPCA in every mode, features fused
 # SOMPCA_MODE_UPDATES_*: how a TVP mode update gets its scatter (rows / folded scatter).
 MODE_UPDATES = {"auto": 0, "rows": 1, "scatter": 2}
+# SOMPCA_MODE_UPDATES_ROWS_LIMIT: "auto" is rows up to this many partial projections (M x max_n I_n).
+MODE_UPDATES_ROWS_LIMIT = 1 << 20
 BLOCK_MULTIPLE = 64  # SOMPCA_BLOCK_MULTIPLE
 
 _VALUE_ERRORS = frozenset({EINVAL, ESHAPE, ERANGE, EDATA})

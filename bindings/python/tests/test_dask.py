@@ -18,7 +18,7 @@ import pytest
 
 import sompca
 from helpers import assert_close, make_samples
-from sompca import _dask
+from sompca import _dask, _lib
 
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
@@ -53,14 +53,13 @@ TVP = (sompca.SOMPCA, sompca.FOMPCA, sompca.TROD, sompca.UMPCA)
 
 
 def small(cls, **params):
-    """A quick estimator: few sweeps and components keep the rounds of tasks few.
+    """A quick estimator: few sweeps and components keep the rounds few.
 
-    TVP estimators get mode_updates="scatter", what a dask fit's "auto"
-    means, so that the in-memory reference makes the same passes.
+    The default mode updates ("auto") resolve by the data's shape alone, so
+    a dask fit and its in-memory reference make the same passes.
     """
     if issubclass(cls, TVP):
         params.setdefault("n_components", 3)
-        params.setdefault("mode_updates", "scatter")
     if cls is not sompca.PCA:
         params.setdefault("max_iter", 3)
     return cls(**params)
@@ -91,20 +90,45 @@ def test_distributed_fit_is_the_local_fit_bit_for_bit(client, cls, X):
     assert_identical(remote, local)
 
 
-def test_mode_updates_auto_is_scatter_on_dask(client, X):
-    """A dask fit's "auto" is the folded scatter; "rows" there is an in-memory fit's "auto".
+# Shapes on both sides of "auto"'s rule (rows while M x max_n I_n <= 2^20,
+# sompca.h SOMPCA_MODE_UPDATES_ROWS_LIMIT): the module's samples (M x 8 x 6 x 5:
+# 6,760 partial projections) and 8,193 samples of 128 x 4 (1,048,704).
+SCATTER_M, SCATTER_SHAPE = (1 << 20) // 128 + 1, (128, 4)
 
-    The two choices agree to rounding only (the same scatter summed in
-    another order), so each is compared with its own in-memory reference,
-    and with the other to 1e-9 of the features' scale.
+
+@pytest.fixture(scope="module")
+def large():
+    """uint8 samples (4 MB) with strong components, so that rows and scatter fits agree to rounding."""
+    return np.clip(np.rint(make_samples((SCATTER_M,) + SCATTER_SHAPE, seed=5) * 20 + 100), 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("which", ["rows", "scatter"])
+def test_default_dask_fit_is_the_default_local_fit(client, which, U8, large):
+    """The default fit of a dask array equals the default in-memory fit bit for bit, on either side of the rule.
+
+    Each default fit is also compared with the fits that force each choice:
+    it equals the one the rule names and differs from the other (the two
+    agree to rounding only), so the test sees which one "auto" took.
     """
-    dX = da.from_array(X, chunks=(B,) + SHAPE)
-    scatter = small(sompca.SOMPCA).fit(X)
-    rows = small(sompca.SOMPCA, mode_updates="auto").fit(X)
+    data = U8 if which == "rows" else large
+    assert (data.shape[0] * max(data.shape[1:]) <= _lib.MODE_UPDATES_ROWS_LIMIT) == (which == "rows")
+    local = small(sompca.SOMPCA).fit(data)
+    assert_identical(local, small(sompca.SOMPCA, mode_updates=which).fit(data))
+    other = small(sompca.SOMPCA, mode_updates="scatter" if which == "rows" else "rows").fit(data)
+    assert not np.array_equal(other.projections_[0], local.projections_[0])
+    assert_close(other.transform(data), local.transform(data), 1e-9)
     with client.as_current():
-        assert_identical(small(sompca.SOMPCA, mode_updates="auto").fit(dX), scatter)
-        assert_identical(small(sompca.SOMPCA, mode_updates="rows").fit(dX), rows)
-    assert_close(scatter.transform(X), rows.transform(X), 1e-9)
+        remote = small(sompca.SOMPCA).fit(da.from_array(data, chunks=(32 * _dask.BLOCK_MULTIPLE,) + data.shape[1:]))
+    assert_identical(remote, local)
+
+
+def test_mode_updates_forced_on_dask(client, X):
+    """A dask fit that forces "rows" or "scatter" equals the in-memory fit that forces the same."""
+    dX = da.from_array(X, chunks=(B,) + SHAPE)
+    for choice in ("rows", "scatter"):
+        local = small(sompca.SOMPCA, mode_updates=choice).fit(X)
+        with client.as_current():
+            assert_identical(small(sompca.SOMPCA, mode_updates=choice).fit(dX), local)
     with pytest.raises(ValueError, match="mode_updates must be one of 'auto', 'rows', 'scatter'"):
         small(sompca.SOMPCA, mode_updates="dense").fit(X)
 
@@ -213,14 +237,29 @@ def test_a_worker_killed_mid_fit_changes_nothing(client, X):
             os.kill(pid, signal.SIGKILL)  # its Nanny restarts it; its blocks are lost
             killed.append(address)
 
-    est = small(sompca.SOMPCA, n_components=4)
+    est, stats, rounds = small(sompca.SOMPCA, n_components=4), {}, []
+    dX = da.from_array(X, chunks=(B,) + SHAPE)
     with client.as_current():
-        est._fit(da.from_array(X, chunks=(B,) + SHAPE), progress=kill_after_first_emp)
+        est._set_model(_dask.fit(dX, est._options(), report=kill_after_first_emp, stats=stats, rounds=rounds))
     assert killed
     assert_identical(est, local)
+    # The killed worker's blocks went back to tasks (recomputed by Dask), then to Actors again.
+    blocks = len(dX.chunks[0])
+    assert stats["tasked"] > blocks and stats["served"] + stats["tasked"] == blocks * len(rounds)
     # The cluster heals: both workers are back (the killed one restarted by its Nanny).
     client.wait_for_workers(2, timeout=60)
     assert set(client.run(os.getpid).values()) != set(pids.values())
+
+
+def test_rounds_after_the_first_are_served_by_actors(client, X):
+    """Tasks compute the first round only; every later round is one Actor call per worker."""
+    est, stats, rounds = small(sompca.SOMPCA), {}, []
+    dX = da.from_array(X, chunks=(B,) + SHAPE)
+    with client.as_current():
+        est._set_model(_dask.fit(dX, est._options(), stats=stats, rounds=rounds))
+    blocks = len(dX.chunks[0])
+    assert stats == {"tasked": blocks, "served": blocks * (len(rounds) - 1)}
+    assert_identical(est, small(sompca.SOMPCA).fit(X))
 
 
 def test_bad_dask_input(X):
