@@ -7,6 +7,9 @@
 #                                       K = 20: LocalCluster(2 workers x 1 thread) vs the local
 #                                       2-thread fit; the data is made once in build/bench-dask/
 #   make bench-dask BENCH_DASK_ARGS='--samples 20000 --repeat 3'
+#   git show REV:bindings/python/sompca/_dask.py > /tmp/before.py
+#   make bench-dask BENCH_DASK_ARGS='--compare-driver /tmp/before.py'   also the dask fit by that
+#                                       driver, in the same run (before/after figures)
 
 BENCH_DASK_ARGS ?=
 

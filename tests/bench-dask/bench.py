@@ -18,9 +18,10 @@ The fits: SO-MPCA-RS, P = 10, K = 20, tol = 0, of
             persisted on a LocalCluster of 2 worker processes x 1 thread,
             then fit with the default mode updates (one round per pass: an
             Actor call per worker, tasks for the first round);
-  - with --compare-driver MODULE, also the dask fit by another driver
-            module (e.g. an earlier sompca/_dask.py importable by the
-            workers too, for before/after figures in one run).
+  - with --compare-driver FILE, also the dask fit by another version of
+            sompca/_dask.py (e.g. git show REV:bindings/python/sompca/_dask.py
+            > /tmp/before.py), loaded here and on the workers as
+            sompca._dask_compare: before/after figures in one run.
 Each is timed as load (read or persist) and fit, wall and the CPU seconds
 of all processes (this one and the cluster's); the runs alternate (local,
 local other, dask, ...) so that all see the same machine load, and the
@@ -34,7 +35,7 @@ blocks, whose tasks have almost nothing to compute.
 """
 
 import argparse
-import importlib
+import importlib.util
 import os
 import resource
 import statistics
@@ -73,6 +74,15 @@ def estimator(mode_updates="auto"):
 
     return sompca.SOMPCA(n_components=10, relaxed_start=True, max_iter=20, tol=0.0, n_jobs=2,
                          mode_updates=mode_updates)
+
+
+def load_driver(path):
+    """Another version of sompca/_dask.py, as the module sompca._dask_compare (its tasks name it so)."""
+    spec = importlib.util.spec_from_file_location("sompca._dask_compare", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def cpu_seconds(client=None):
@@ -149,8 +159,8 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--chunk", type=int, default=50 * 256, help="samples per dask block (default 50 grains)")
     parser.add_argument("--out", default="build/bench-dask")
-    parser.add_argument("--compare-driver", metavar="MODULE",
-                        help="also time the dask fit by this driver module (importable here and by the workers)")
+    parser.add_argument("--compare-driver", metavar="FILE",
+                        help="also time the dask fit by this version of sompca/_dask.py")
     args = parser.parse_args()
 
     from distributed import Client, LocalCluster
@@ -167,12 +177,14 @@ def main():
     other = "scatter" if auto == "rows" else "rows"
     drivers = [("dask", _dask)]
     if args.compare_driver:
-        drivers.append((f"dask, {args.compare_driver}", importlib.import_module(args.compare_driver)))
+        drivers.append((f"dask, {os.path.basename(args.compare_driver)}", load_driver(args.compare_driver)))
 
     t = time.perf_counter()
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                            silence_logs=40)
     client = Client(cluster, set_as_default=False)
+    if args.compare_driver:
+        client.run(load_driver, os.path.abspath(args.compare_driver))
     print(f"LocalCluster(2 workers x 1 thread) up in {time.perf_counter() - t:.1f} s", flush=True)
 
     names = [f"local, 2 threads, auto = {auto}", f"local, 2 threads, {other}"] + [name for name, _ in drivers]

@@ -200,6 +200,22 @@ def _pool(threads):
         return _POOL
 
 
+def _split(blocks, parts, lengths):
+    """Blocks (indices, in order) cut into at most ``parts`` runs of about equal samples (lengths[i])."""
+    total = sum(lengths[i] for i in blocks)
+    runs, run, done = [], [], 0
+    for i in blocks:
+        # Start the next run once this one holds its share of the samples.
+        if run and len(runs) < parts - 1 and done + lengths[i] / 2 > total * (len(runs) + 1) / parts:
+            runs.append(run)
+            run = []
+        run.append(i)
+        done += lengths[i]
+    if run:
+        runs.append(run)
+    return runs
+
+
 class _BlockServer:
     """A Dask Actor, one per worker: the partials of the blocks its process keeps for one fit.
 
@@ -216,10 +232,10 @@ class _BlockServer:
 
     async def partials(self, items):
         held = _held(self.token)
-        here = [(i, request) for i, request in items if i in held]
+        here = {i: request for i, request in items if i in held}
         # The worker's threads share the blocks; the event loop stays free.
-        groups = [here[t * len(here) // self.threads:(t + 1) * len(here) // self.threads] for t in range(self.threads)]
-        groups = [group for group in groups if group]
+        groups = [[(i, here[i]) for i in group]
+                  for group in _split(sorted(here), self.threads, {i: len(held[i]) for i in here})]
         loop = asyncio.get_running_loop()
         pool = _pool(self.threads)
         results = await asyncio.gather(*[
@@ -320,6 +336,7 @@ class _ClusterRounds:
             wait(X)
         by_key = {future.key: future for future in futures_of(X)}
         self.futures = [by_key[key] for key in _flat_keys(X)]
+        self.lengths = [int(n) for n in X.chunks[0]]  # samples per block
         self.owner = [None] * len(self.futures)  # the worker whose process keeps block i
         self.servers = {}  # worker address -> (actor future, Actor)
         self.served = self.tasked = 0
@@ -357,22 +374,47 @@ class _ClusterRounds:
         self.owner = [None if owner == address else owner for owner in self.owner]
 
     def _tasks(self, token, requests, blocks, partials):
-        """The partials of the given blocks by tasks on their persisted futures (Dask recomputes lost ones)."""
+        """The partials of the given blocks by tasks on their persisted futures (Dask recomputes lost ones).
+
+        The blocks are spread so that every worker thread gets about the
+        same number of samples (the round waits for the busiest worker):
+        a block stays on the worker that holds it while that worker is
+        within its share, and otherwise goes to the least loaded worker
+        (it moves there once; the worker keeps it for the next rounds).
+        """
         info = self.client.scheduler_info().get("workers", {})
+        threads = {address: max(1, int(worker.get("nthreads", 1))) for address, worker in info.items()}
         who = self.client.who_has([self.futures[i] for i in blocks])
-        by_worker = collections.OrderedDict()
+        load = dict.fromkeys(threads, 0)
+        for i, owner in enumerate(self.owner):  # the blocks Actors still serve
+            if owner in load and i not in blocks:
+                load[owner] += self.lengths[i]
+        share = (sum(load.values()) + sum(self.lengths[i] for i in blocks)) / max(1, sum(threads.values()))
+        assigned = collections.OrderedDict()
+        rest = []
         for i in blocks:
-            holders = sorted(who.get(self.futures[i].key) or ())
-            by_worker.setdefault(holders[0] if holders else None, []).append(i)
+            holders = [address for address in sorted(who.get(self.futures[i].key) or ()) if address in load]
+            holder = min(holders, key=lambda a: load[a] / threads[a]) if holders else None
+            if holder is not None and load[holder] + self.lengths[i] / 2 <= share * threads[holder]:
+                load[holder] += self.lengths[i]
+                assigned.setdefault(holder, []).append(i)
+            else:
+                rest.append(i)
+        for i in sorted(rest, key=lambda i: -self.lengths[i]):
+            address = min(load, key=lambda a: (load[a] + self.lengths[i]) / threads[a]) if load else None
+            if address is not None:
+                load[address] += self.lengths[i]
+            assigned.setdefault(address, []).append(i)
         # One task per worker thread: a worker's blocks in as many runs as it has threads.
         groups = []
-        for address, mine in by_worker.items():
-            tasks = max(1, min(len(mine), int(info.get(address, {}).get("nthreads", 1))))
-            for t in range(tasks):
-                groups.append(mine[t * len(mine) // tasks:(t + 1) * len(mine) // tasks])
+        for address, mine in assigned.items():
+            mine.sort()
+            for group in _split(mine, threads.get(address, 1), self.lengths):
+                groups.append((address, group))
         submitted = [self.client.submit(held_partials, token, [(i, requests[i], self.futures[i]) for i in group],
-                                        pure=False) for group in groups]
-        for group, (address, result) in zip(groups, self.client.gather(submitted)):
+                                        workers=[address] if address else None, allow_other_workers=True,
+                                        pure=False) for address, group in groups]
+        for (_, group), (address, result) in zip(groups, self.client.gather(submitted)):
             for i, partial in zip(group, result):
                 partials[i] = partial
                 self.owner[i] = address
@@ -392,7 +434,8 @@ class _ClusterRounds:
         if not new:
             return
         try:
-            wait(list(new.values()), timeout=self.ACTOR_START_SECONDS)
+            with self.client.as_current():
+                wait(list(new.values()), timeout=self.ACTOR_START_SECONDS)
         except TimeoutError:
             pass
         for address, future in new.items():

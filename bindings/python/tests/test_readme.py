@@ -213,7 +213,8 @@ def test_quoted_tolerances():
 
 def test_quoted_engine_sizes():
     """The leaf README's Speed section quotes is solver's grain (the samples a worker takes at a time);
-    the Dask section's block advice is a multiple of the block multiple sompca.h gives; the Go version is go.mod's."""
+    the Dask section's block advice is a multiple of the block multiple sompca.h gives, its limit of the rows
+    mode updates sompca.h's; the Go version is go.mod's."""
     text = README.read_text()
     runner = (ROOT / "solver/runner.go").read_text()
     leaf = re.search(r"^const grain = (\d+)", runner, re.M).group(1)
@@ -221,5 +222,11 @@ def test_quoted_engine_sizes():
     multiple = int(re.search(r"#define SOMPCA_BLOCK_MULTIPLE (\d+)", (ROOT / "include/sompca.h").read_text()).group(1))
     for quoted in re.findall(r"multiples of (\d+) samples", text):
         assert int(quoted) % multiple == 0, f"README advises blocks of multiples of {quoted}, not of {multiple}"
+    # The mode updates' rule: README's limit is sompca.h's (and solver's, which capi checks at compile time).
+    limit = int(re.search(r"#define SOMPCA_MODE_UPDATES_ROWS_LIMIT (\d+)", (ROOT / "include/sompca.h").read_text())
+                .group(1))
+    for quoted in re.findall(r"M x max_n I_n <= 2\^(\d+)", text):
+        assert 2 ** int(quoted) == limit, f"README quotes 2^{quoted} as auto's rows limit, sompca.h {limit}"
+    assert re.search(r"M x max_n I_n <= 2\^(\d+)", text)
     go = re.search(r"^go (\d+\.\d+)", (ROOT / "go.mod").read_text(), re.M).group(1)
     assert f"Go ({go} or newer)" in text
