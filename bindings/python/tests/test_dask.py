@@ -11,7 +11,6 @@ only the grouping of the sums changes, so it agrees to rounding (1e-12).
 
 import os
 import signal
-import time
 
 import numpy as np
 import pytest
