@@ -4,7 +4,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
-	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -48,13 +48,17 @@ func fixSign(v []float64) {
 // the constraint to rounding, even when S has a zero eigenvalue there.
 //
 // Its workspaces are sized by the first updates of a fit and reused by
-// the rest, so that updates allocate nothing (TestAllocations). An
-// eigenSolver with threads != 1 starts goroutines for the products with Y
-// on first use: close stops them.
+// the rest, so that updates allocate nothing (TestAllocations). The
+// products with Y run on a team of goroutines: the fit's (set team before
+// the first update), or one the eigenSolver starts on first use and close
+// stops.
 type eigenSolver struct {
 	work    eigenWork // the dense path's scratch
 	kr      krylov
-	threads int       // goroutines for the products with Y
+	threads int       // goroutines for the products with Y (0: GOMAXPROCS)
+	team    *team     // runs them
+	block   int       // the samples of the fit's reads (0: one read), for gramOp.layout
+	ownTeam bool      // team was started here: close stops it
 	parts   []float64 // per-chunk sums of those products
 	tmp     []float64 // Y v
 	s       []float64 // the storage of S when topGram forms it
@@ -64,6 +68,7 @@ type eigenSolver struct {
 	fullN   int                    // the dimension of the S fullApply applies
 	fullFn  func(dst, v []float64) // v -> S v for S in s, made once
 	gram    gramOp                 // the operator gramApply applies
+	form    formOp                 // formS's state
 	gramFn  func(dst, v []float64) // v -> Y^T (Y v), made once
 }
 
@@ -151,16 +156,133 @@ func (e *eigenSolver) topGram(u []float64, Y []float64, C *mat.Dense, warm []flo
 	}
 	m := len(Y) / n
 	e.s = grow(e.s, n*n)
-	if e.kr.cancel == nil {
-		gramCols(e.s, Y, m, n)
-	} else if err := gramColsInterruptible(e.kr.cancel, e.s, Y, m, n); err != nil {
-		// The product goes on in the background into e.s, which this
-		// canceled fit never reads again.
-		e.s = nil
+	if err := e.formS(Y, m, n); err != nil {
 		return 0, err
 	}
 	e.sym.SetRawSymmetric(blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: e.s[:n*n]})
 	return e.topWith(u, &e.sym, e.fullApply(n), C, warm, hint)
+}
+
+// formS sets e.s (n x n, both triangles) to S = Y^T Y for Y (m x n,
+// row-major, m >= 1) as gramCols does, bit for bit (every entry is the
+// same chain of FMAs over the rows in order, by the same 4 x 8 block
+// kernel), spread on e.team: the 4-row blocks of the upper triangle are
+// dealt to the members in runs of about equal work, each member writing
+// only its blocks' rows, then each member fills the lower triangle of a
+// share of the rows. Options.Cancel is polled before every block; once it
+// returns true formS returns ErrCanceled.
+func (e *eigenSolver) formS(Y []float64, m, n int) error {
+	if !useAVX2 || n < 8 {
+		// gramCols's portable path (and short rows): under
+		// interruptible when the fit can be canceled.
+		if e.kr.cancel == nil {
+			gramCols(e.s, Y, m, n)
+			return nil
+		}
+		if err := gramColsInterruptible(e.kr.cancel, e.s, Y, m, n); err != nil {
+			// The product goes on in the background into e.s, which
+			// this canceled fit never reads again.
+			e.s = nil
+			return err
+		}
+		return nil
+	}
+	f := &e.form
+	crew := e.crew()
+	f.y, f.m, f.n, f.cancel = Y, m, n, e.kr.cancel
+	f.stopped.Store(false)
+	// Block u computes rows [4u, min(4u+4, n)) from column i = min(4u,
+	// n-4) on: ceil((n-i)/8) 4 x 8 kernel calls. Runs of equal calls.
+	units := (n + 3) / 4
+	cost := func(u int) int { return (n - min(4*u, n-4) + 7) / 8 }
+	total := 0
+	for u := range units {
+		total += cost(u)
+	}
+	f.deal.reset(units, crew.size)
+	u, acc := 0, 0
+	for w := range crew.size {
+		lo := u
+		for u < units && (w == crew.size-1 || (acc+cost(u))*crew.size <= (w+1)*total) {
+			acc += cost(u)
+			u++
+		}
+		f.deal.set(w, lo, u)
+	}
+	if f.share == nil {
+		f.share, f.mirror = e.formShare, e.formMirror
+	}
+	crew.run(f.share)
+	if f.stopped.Load() {
+		return ErrCanceled
+	}
+	crew.run(f.mirror)
+	return nil
+}
+
+// formOp is formS's state, read by the members.
+type formOp struct {
+	y             []float64
+	m, n          int
+	cancel        func() bool
+	stopped       atomic.Bool
+	deal          deal        // the 4-row blocks, by member
+	share, mirror func(w int) // e.formShare, e.formMirror, made once
+}
+
+// formShare computes, as member w, blocks of S's upper triangle until none
+// is left (see formS).
+func (e *eigenSolver) formShare(w int) {
+	f := &e.form
+	Y, S, m, n := f.y, e.s, f.m, f.n
+	var t [32]float64
+	for {
+		u, ok := f.deal.take(w)
+		if !ok || f.stopped.Load() {
+			return
+		}
+		if f.cancel != nil && f.cancel() {
+			f.stopped.Store(true)
+			return
+		}
+		i := min(4*u, n-4)
+		r0, r1 := 4*u, min(4*u+4, n)
+		for j0 := i; j0 < n; j0 += 8 {
+			j := min(j0, n-8)
+			gramCols4x8(&t, Y[i:], Y[j:], n, m)
+			for r := r0; r < r1; r++ {
+				a := r - i
+				copy(S[r*n+j:r*n+j+8], t[8*a:8*a+8])
+			}
+		}
+	}
+}
+
+// formMirror fills, as member w, the lower triangle of its share of S's
+// rows from the upper one (rows split so that the shares copy about as
+// many entries).
+func (e *eigenSolver) formMirror(w int) {
+	S, n, size := e.s, e.form.n, e.team.size
+	lo := int(float64(n) * math.Sqrt(float64(w)/float64(size)))
+	hi := int(float64(n) * math.Sqrt(float64(w+1)/float64(size)))
+	for r := lo; r < hi; r++ {
+		for c := range r {
+			S[r*n+c] = S[c*n+r]
+		}
+	}
+}
+
+// crew returns e.team, starting a team of e.threads (0: GOMAXPROCS)
+// goroutines when the fit gave none.
+func (e *eigenSolver) crew() *team {
+	if e.team == nil {
+		threads := e.threads
+		if threads <= 0 {
+			threads = runtime.GOMAXPROCS(0)
+		}
+		e.team, e.ownTeam = newTeam(threads), true
+	}
+	return e.team
 }
 
 // gramColsInterruptible runs gramCols under interruptible (a separate
@@ -193,91 +315,174 @@ func (e *eigenSolver) fullApply(n int) func(dst, v []float64) {
 func gramBudget(n int) int { return max(4, n/8) }
 
 // gramChunk is the number of rows of Y whose contribution to Y^T (Y v)
-// one task sums; the chunks' sums are added in chunk order.
-const gramChunk = 64
+// is one leaf of the product's fixed reduction tree (as in a pass, see
+// Fold). The chunks of each read are dealt to the fit's team as the
+// runner deals the read's leaves (gramOp.layout), so the member that
+// wrote most of a chunk's rows of Y in the pass computes the chunk in the
+// products, from its own core's cache. 64 rows rather than the passes'
+// 16: the kernels' per-call work and the tree's additions then cost less
+// than the misses on the few rows whose owner differs.
+const gramChunk = 4 * grain
 
-// gramOp is the product v -> Y^T (Y v) of gramApply, with its workers.
+// gramOp is the product v -> Y^T (Y v) of gramApply.
+//
+// The chunks' sums are added by a fixed tree (the value of chunks [lo,
+// hi), hi - lo a power of two, is that of [lo, mid) plus that of [mid,
+// hi)): each member computes whole subtrees of its own chunks (spans),
+// and the caller adds the few spans' values. So the bits do not depend on
+// the number of members, and little crosses from core to core (on a
+// virtual machine a cache line moving between cores costs far more than
+// its additions).
 type gramOp struct {
 	y         []float64 // Y, m x n row-major
 	n, chunks int
-	threads   int
 	v         []float64 // the vector of the product under way
-	tasks     chan int  // worker t sums its share of the chunks
-	wg        sync.WaitGroup
-	started   int // workers running
+	// The layout, made for size members and reads of block samples: spans
+	// are the subtrees the members compute, in chunk order (a span's
+	// value goes to the parts of its first chunk); order lists them
+	// member by member for deal.
+	size, block int
+	spans       []Span
+	order       []int
+	runs        []int // member w's positions in order: [runs[w], runs[w+1])
+	deal        deal
+	stack       []Span      // the caller's fold of the spans
+	share       func(w int) // e.gramShare, made once
 }
 
-// gramApply returns v -> Y^T (Y v) for Y (m x n, row-major), over chunks
-// of gramChunk rows spread on up to threads goroutines. The chunks and the
-// order of their sums are fixed, so the result does not depend on the
-// number of threads. The goroutines are started once and the returned
-// function made once per eigenSolver; a later call redirects both to the
-// new Y.
+// gramApply returns v -> Y^T (Y v) for Y (m x n, row-major), spread on the
+// members of e.team. The returned function is made once per eigenSolver;
+// a later call redirects it to the new Y.
 func (e *eigenSolver) gramApply(Y []float64, n int) func(dst, v []float64) {
 	g := &e.gram
 	m := len(Y) / n
-	g.y, g.n, g.chunks = Y, n, (m+gramChunk-1)/gramChunk
-	e.parts = grow(e.parts, g.chunks*n)
+	g.y, g.n = Y, n
+	e.parts = grow(e.parts, (m+gramChunk-1)/gramChunk*n)
 	e.tmp = grow(e.tmp, m)
-	threads := e.threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	g.threads = min(threads, g.chunks)
-	for ; g.started < g.threads-1; g.started++ {
-		if g.tasks == nil {
-			g.tasks = make(chan int, threads)
-		}
-		go func() {
-			for t := range g.tasks {
-				e.gramShare(t)
-				g.wg.Done()
-			}
-		}()
-	}
+	g.layout((m+gramChunk-1)/gramChunk, e.crew().size, e.block)
 	if e.gramFn == nil {
+		g.share = e.gramShare
 		e.gramFn = func(dst, v []float64) {
 			g := &e.gram
 			g.v = v
-			if g.threads > 1 {
-				g.wg.Add(g.threads - 1)
-				for t := 1; t < g.threads; t++ {
-					g.tasks <- t
-				}
+			for w := range g.size {
+				g.deal.set(w, g.runs[w], g.runs[w+1])
 			}
-			e.gramShare(0)
-			g.wg.Wait()
-			n := g.n
-			copy(dst, e.parts[:n])
-			for c := 1; c < g.chunks; c++ {
-				floats.Add(dst, e.parts[c*n:(c+1)*n])
-			}
+			e.team.run(g.share)
+			e.gramFold(dst)
 		}
 	}
 	return e.gramFn
 }
 
-// gramShare computes the chunks of worker t's share of the product.
-func (e *eigenSolver) gramShare(t int) {
+// layout deals the chunks to size members as the runner deals the leaves
+// of each read of block samples (0: one read of all): each read's chunks
+// split into equal runs, member w's runs cut into spans (see spans).
+func (g *gramOp) layout(chunks, size, block int) {
+	if g.chunks == chunks && g.size == size && g.block == block && g.spans != nil {
+		return
+	}
+	g.chunks, g.size, g.block = chunks, size, block
+	per := chunks
+	if block > 0 {
+		per = max(1, block/gramChunk)
+	}
+	g.spans = g.spans[:0]
+	for b := 0; b < chunks; b += per {
+		for w := range size {
+			a, z := share(min(per, chunks-b), w, size)
+			g.spans = spans(g.spans, b+a, b+z)
+		}
+	}
+	// order: the spans' indices member by member; deal positions index it.
+	g.order, g.runs = g.order[:0], append(g.runs[:0], 0)
+	for w := range size {
+		for i, s := range g.spans {
+			if g.ownerOf(s.First, per) == w {
+				g.order = append(g.order, i)
+			}
+		}
+		g.runs = append(g.runs, len(g.order))
+	}
+	g.deal.reset(len(g.order), size)
+}
+
+// ownerOf returns the member whose run holds chunk c, for reads of per
+// chunks.
+func (g *gramOp) ownerOf(c, per int) int {
+	b := c / per * per
+	k := min(per, g.chunks-b)
+	for w := range g.size {
+		if a, z := share(k, w, g.size); c-b >= a && c-b < z {
+			return w
+		}
+	}
+	return 0
+}
+
+// gramShare computes, as member w, spans of the product until none is
+// left: each chunk's Y_c^T (Y_c v), then their sums up the span's tree.
+func (e *eigenSolver) gramShare(w int) {
 	g := &e.gram
 	n, m := g.n, len(g.y)/g.n
-	for c := t * g.chunks / g.threads; c < (t+1)*g.chunks/g.threads; c++ {
-		lo, hi := c*gramChunk, min(m, (c+1)*gramChunk)
-		// The contraction kernels (AVX2 where there is AVX2) read the
-		// chunk twice, the second time from cache: Y_c v, then Y_c^T of it.
-		Yc := Block{F64: g.y[lo*n : hi*n]}
-		dotRows(e.tmp[lo:hi], Yc, hi-lo, n, g.v)
-		axpyRows(e.parts[c*n:(c+1)*n], Yc, hi-lo, n, e.tmp[lo:hi])
+	for {
+		i, ok := g.deal.take(w)
+		if !ok {
+			return
+		}
+		s := g.spans[g.order[i]]
+		for c := s.First; c < s.First+1<<s.Level; c++ {
+			lo, hi := c*gramChunk, min(m, (c+1)*gramChunk)
+			// The contraction kernels (AVX2 where there is AVX2) read the
+			// chunk twice, the second time from cache: Y_c v, then Y_c^T
+			// of it.
+			Yc := Block{F64: g.y[lo*n : hi*n]}
+			dotRows(e.tmp[lo:hi], Yc, hi-lo, n, g.v)
+			axpyRows(e.parts[c*n:(c+1)*n], Yc, hi-lo, n, e.tmp[lo:hi])
+		}
+		for l := range s.Level {
+			for c := s.First; c < s.First+1<<s.Level; c += 2 << l {
+				d := c + 1<<l
+				floats.Add(e.parts[c*n:(c+1)*n], e.parts[d*n:(d+1)*n])
+			}
+		}
 	}
 }
 
-// close stops the goroutines of the products with Y, if any.
-func (e *eigenSolver) close() {
-	if e.gram.tasks != nil {
-		close(e.gram.tasks)
-		e.gram.tasks = nil
-		e.gram.started = 0
+// gramFold adds the spans' values into dst by the tree, as Fold does.
+func (e *eigenSolver) gramFold(dst []float64) {
+	g := &e.gram
+	n := g.n
+	part := func(c int) []float64 { return e.parts[c*n : (c+1)*n] }
+	st := g.stack[:0]
+	for _, s := range g.spans {
+		for len(st) > 0 {
+			top := st[len(st)-1]
+			if top.Level != s.Level || top.First+1<<top.Level != s.First {
+				break
+			}
+			floats.Add(part(top.First), part(s.First))
+			st = st[:len(st)-1]
+			s = Span{First: top.First, Level: top.Level + 1}
+		}
+		st = append(st, s)
 	}
+	for len(st) > 1 {
+		k := len(st)
+		floats.Add(part(st[k-2].First), part(st[k-1].First))
+		st = st[:k-1]
+	}
+	copy(dst, part(st[0].First))
+	g.stack = st[:0]
+}
+
+// close stops the team of the products with Y if the eigenSolver started
+// it.
+func (e *eigenSolver) close() {
+	if e.ownTeam {
+		e.team.close()
+	}
+	e.team, e.ownTeam = nil, false
 }
 
 func (e *eigenSolver) dense(u []float64, S *mat.SymDense, C *mat.Dense) (float64, error) {

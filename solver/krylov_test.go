@@ -171,7 +171,9 @@ func TestGramPath(t *testing.T) {
 // projections are split over threads in fixed chunks, so fits with the
 // Krylov path are bit-identical whatever the number of threads.
 func TestGramPathDeterminism(t *testing.T) {
-	const M = 5*gramChunk + 7
+	// Several reads, the last chunk partial: the products and the scatter
+	// formation are dealt to the team per read (gramOp.layout, formS).
+	const M = 2*readUnit + 3*gramChunk + 7
 	shape := []int{40, 6}
 	data := randomTensors(12, M, shape)
 	for _, c := range tvpCases {
@@ -185,6 +187,13 @@ func TestGramPathDeterminism(t *testing.T) {
 			}
 			if !reflect.DeepEqual(&m, ref) {
 				t.Errorf("%v: fit with %d threads differs from 1 thread", c, threads)
+			}
+			// one-unit reads: another layout of the same trees
+			if err := m.Fit(&smallReads{src: src, max: 1}, opts); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(&m, ref) {
+				t.Errorf("%v: fit with %d threads and one-unit reads differs from 1 thread", c, threads)
 			}
 		}
 	}

@@ -111,10 +111,13 @@ func spans(dst []Span, a, b int) []Span {
 }
 
 // runner is the local Executor: it reads a Source in runs of whole
-// readUnits and spreads the leaves of each read over a pool of goroutines
-// started once per fit. A leaf finished second of two siblings combines
-// them, so the tree is folded in parallel; the subtrees of a read are
-// then added to a Fold in order.
+// readUnits and deals the leaves of each read to a team of goroutines
+// started once per fit (see team): member w takes the w-th run of the
+// read's leaves, the same samples in every pass (so its core's cache
+// keeps what it read and wrote, such as the cache z and the rows of a
+// rows pass), then helps the others. A leaf finished second of two
+// siblings combines them, so the tree is folded in parallel; the subtrees
+// of a read are then added to a Fold in order.
 type runner struct {
 	src     Source
 	m, size int // samples, elements per sample
@@ -122,8 +125,9 @@ type runner struct {
 	block   int // samples per Read, a multiple of readUnit
 
 	ws   []*Workspace // one per goroutine
-	jobs chan *job
-	stop atomic.Bool // set to cancel: every leaf checks it
+	crew *team        // started on first use, stopped by close
+	work func(w int)  // r.j.work, made once
+	stop atomic.Bool  // set to cancel: every leaf checks it
 	// canceled, if not nil, is polled by every leaf and between reads
 	// (Options.Cancel).
 	canceled func() bool
@@ -150,14 +154,13 @@ type job struct {
 	x       Block // the read's samples (the cache z's when in == fromZ)
 	in      input
 	out     []float64 // rows pass: the read's rows
-	next    atomic.Int64
+	deal    deal      // the leaves, by member
 	leaves  int
 	g       int
 	spans   []Span
 	pending [][][]float64 // pending[k][i]: the first-finished child of parent i (relative) at level k+1
 	slots   [][]float64   // the storage of pending
 	mu      sync.Mutex
-	wg      sync.WaitGroup
 	panicV  any // the first panic of a worker, under mu
 }
 
@@ -180,27 +183,21 @@ func newRunner(src Source, size, threads int) *runner {
 
 func roundUp(a, b int) int { return (a + b - 1) / b * b }
 
-// start starts the pool's goroutines (threads - 1: the caller of Run is
-// the first worker); close stops them.
-func (r *runner) start() {
-	if r.jobs != nil || r.threads == 1 {
-		return
+// team returns the runner's team of goroutines (threads - 1 of them: the
+// caller of Run is the first member), starting it on first use; close
+// stops it. The fit's eigen steps share it (eigenSolver.team).
+func (r *runner) team() *team {
+	if r.crew == nil {
+		r.crew = newTeam(r.threads)
+		r.work = r.j.work
 	}
-	r.jobs = make(chan *job, r.threads)
-	for w := 1; w < r.threads; w++ {
-		go func() {
-			for j := range r.jobs {
-				j.work(w)
-				j.wg.Done()
-			}
-		}()
-	}
+	return r.crew
 }
 
 func (r *runner) close() {
-	if r.jobs != nil {
-		close(r.jobs)
-		r.jobs = nil
+	if r.crew != nil {
+		r.crew.close()
+		r.crew = nil
 	}
 }
 
@@ -269,7 +266,7 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 	for _, ws := range r.ws {
 		ws.ready(p)
 	}
-	r.start()
+	crew := r.team()
 	fold := &r.fold
 	if fold.release == nil {
 		fold.release = r.pool.put
@@ -294,12 +291,12 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 		j := &r.j
 		j.r, j.p, j.start, j.n, j.size, j.x, j.in, j.g = r, p, bs, bn, size, x, in, p.grain()
 		j.out, j.spans, j.panicV = nil, j.spans[:0], nil
-		j.next.Store(0)
 		if rows {
 			w := p.RowLen()
 			j.out = out[bs*w : (bs+bn)*w]
 		}
 		j.leaves = (bn + j.g - 1) / j.g
+		j.deal.reset(j.leaves, crew.size)
 		if !rows {
 			a := bs / j.g
 			j.spans = spans(j.spans, a, a+j.leaves)
@@ -312,13 +309,7 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 			// worker may have parked at each level, and the fold's stack.
 			r.pool.reserve(r.threads*(maxLevel+1)+2*maxLevel+2, p.PartialLen())
 		}
-		k := min(r.threads, j.leaves)
-		j.wg.Add(k - 1)
-		for range k - 1 {
-			r.jobs <- j
-		}
-		j.work(0)
-		j.wg.Wait()
+		crew.run(r.work)
 		if j.panicV != nil {
 			panic(fmt.Sprintf("solver: panic in a pass over the data: %v", j.panicV))
 		}
@@ -362,8 +353,8 @@ func (j *job) work(w int) {
 		zs = r.size / p.Shape[len(p.Shape)-1]
 	}
 	for {
-		i := int(j.next.Add(1) - 1)
-		if i >= j.leaves || r.isCanceled() {
+		i, ok := j.deal.take(w)
+		if !ok || r.isCanceled() {
 			return
 		}
 		lo := i * j.g

@@ -70,6 +70,10 @@ func (f *fitter) fitTVP() (*Model, error) {
 	t := &tvpFit{fitter: f, p: P, nu: f.mode}
 	t.eig.threads = f.opts.Threads // 0: GOMAXPROCS (see gramApply)
 	t.eig.kr.cancel = f.opts.Cancel
+	if f.run != nil {
+		t.eig.team = f.run.team() // the passes' goroutines run the products too
+		t.eig.block = f.run.block
+	}
 	if f.scatterUpdates {
 		t.S = make([]*mat.SymDense, f.n)
 	} else {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,15 +34,16 @@ func main() {
 	repeat := flag.Int("repeat", 1, "fits to time")
 	k := flag.Int("k", 20, "sweeps K (MaxIter)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of all fits here")
+	tracefile := flag.String("trace", "", "write a runtime/trace execution trace of all fits here (go tool trace)")
 	updates := flag.String("mode-updates", "auto", "TVP mode updates: auto (by the data's shape, solver.ModeUpdates.Resolve), rows or scatter (solver.Options.ModeUpdates)")
 	flag.Parse()
-	if err := run(*data, *dtype, *shapeArg, *method, *p, *q, *threads, *repeat, *k, *cpuprofile, *updates); err != nil {
+	if err := run(*data, *dtype, *shapeArg, *method, *p, *q, *threads, *repeat, *k, *cpuprofile, *tracefile, *updates); err != nil {
 		fmt.Fprintln(os.Stderr, "gofit:", err)
 		os.Exit(1)
 	}
 }
 
-func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat, k int, cpuprofile, updates string) error {
+func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat, k int, cpuprofile, tracefile, updates string) error {
 	var shape []int
 	for _, s := range strings.Split(shapeArg, ",") {
 		v, err := strconv.Atoi(s)
@@ -96,6 +98,17 @@ func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if tracefile != "" {
+		f, err := os.Create(tracefile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return err
+		}
+		defer trace.Stop()
 	}
 	var times, cpu []float64
 	var model solver.Model

@@ -1,0 +1,258 @@
+package solver
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// teamSpin bounds how long an idle member of a team waits for the next
+// task by spinning (polling an atomic counter) before it parks.
+// A fit hands work to its team thousands of times a second, between
+// short serial steps (the Krylov products of a mode update, each ~10-20
+// us, alternate with Ritz steps of a few us); handing work to a parked
+// goroutine costs a futex wake-up and a trip through the Go scheduler,
+// tens of microseconds on a virtual machine, as much as the work. A
+// spinning member takes a task within a fraction of a microsecond. The
+// bound keeps a member from burning a core while the fit waits for
+// longer (a read from a file, a progress callback): it then parks, and
+// the next task pays one wake-up. See doc.go, "Passes".
+const teamSpin = 200 * time.Microsecond
+
+// team is a fit's pool of goroutines for fine-grained parallel work:
+// run(fn) runs fn(0) on the caller and fn(1), ..., fn(size-1) on the
+// members, and returns when all have returned. Members spin for a while
+// (teamSpin) between tasks, then park; close stops them. A team is driven
+// by one goroutine at a time.
+type team struct {
+	size  int
+	spin  time.Duration // 0: park at once (more members than GOMAXPROCS)
+	fn    func(w int)   // the task of the current epoch
+	epoch atomic.Uint64 // bumped for each task; a member runs each epoch once
+	quit  atomic.Bool   // the last epoch: members return
+	left  atomic.Int32  // members still on the current task
+	// waiting is set while run's caller is parked on done, which the last
+	// member to finish then signals.
+	waiting atomic.Bool
+	done    chan struct{}
+	members []teamMember
+
+	mu     sync.Mutex
+	panicV any // the first panic of a member in the current task
+	exited sync.WaitGroup
+}
+
+// teamMember is a member's parking state, padded to its own cache line.
+type teamMember struct {
+	sleeping atomic.Bool
+	wake     chan struct{} // cap 1; a token may be stale, members re-check
+	_        [48]byte
+}
+
+// newTeam starts size-1 goroutines (none for size <= 1); the caller of
+// run is member 0.
+func newTeam(size int) *team {
+	t := &team{size: max(size, 1), done: make(chan struct{}, 1)}
+	if t.size <= runtime.GOMAXPROCS(0) {
+		t.spin = teamSpin
+	}
+	t.members = make([]teamMember, t.size)
+	t.exited.Add(t.size - 1)
+	for w := 1; w < t.size; w++ {
+		t.members[w].wake = make(chan struct{}, 1)
+		go t.member(w)
+	}
+	return t
+}
+
+// run runs fn(w) for every member w of the team, fn(0) on the caller, and
+// returns when every call has returned. A panic in a member is raised
+// again by run in the caller. fn should be made once (a closure per call
+// would allocate).
+func (t *team) run(fn func(w int)) {
+	if t.size == 1 {
+		fn(0)
+		return
+	}
+	t.fn = fn
+	t.left.Store(int32(t.size - 1))
+	t.publish()
+	t.call(fn, 0)
+	t.await()
+	t.fn = nil
+	if t.panicV != nil {
+		v := t.panicV
+		t.panicV = nil
+		panic(v)
+	}
+}
+
+// publish starts a new epoch and wakes the members that parked.
+func (t *team) publish() {
+	t.epoch.Add(1)
+	for w := 1; w < t.size; w++ {
+		m := &t.members[w]
+		if m.sleeping.Load() {
+			select {
+			case m.wake <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// await returns when no member is left on the current task: it spins for
+// up to t.spin, then parks until the last member signals done.
+func (t *team) await() {
+	if t.spinUntil(func() bool { return t.left.Load() == 0 }) {
+		return
+	}
+	t.waiting.Store(true)
+	for t.left.Load() != 0 {
+		<-t.done
+	}
+	t.waiting.Store(false)
+}
+
+// spinUntil polls cond for up to t.spin and reports whether it held:
+// first in a tight loop, for spinTight polls (a few microseconds: most
+// waits of a fit on an idle machine end there), then yielding the
+// processor between polls (osYield), so that on a loaded machine the
+// threads the fit waits for, or other processes, get it. It reads the
+// clock only every spinCheck polls (a clock read costs tens of
+// nanoseconds on a virtual machine). The Go runtime still preempts it, so
+// the collector is never held up.
+func (t *team) spinUntil(cond func() bool) bool {
+	if cond() {
+		return true
+	}
+	if t.spin == 0 {
+		return false
+	}
+	const spinTight, spinCheck = 1 << 12, 1 << 8
+	for range spinTight {
+		if cond() {
+			return true
+		}
+	}
+	start := time.Now()
+	for i := 1; ; i++ {
+		if cond() {
+			return true
+		}
+		osYield()
+		if i%spinCheck == 0 && time.Since(start) > t.spin {
+			return cond()
+		}
+	}
+}
+
+// member is the loop of member w: wait for an epoch, run its task, report.
+func (t *team) member(w int) {
+	defer t.exited.Done()
+	m := &t.members[w]
+	seen := uint64(0)
+	for {
+		if !t.spinUntil(func() bool { return t.epoch.Load() != seen }) {
+			m.sleeping.Store(true)
+			for t.epoch.Load() == seen {
+				<-m.wake
+			}
+			m.sleeping.Store(false)
+		}
+		seen = t.epoch.Load()
+		if t.quit.Load() {
+			return
+		}
+		t.call(t.fn, w)
+		if t.left.Add(-1) == 0 && t.waiting.Load() {
+			select {
+			case t.done <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// call runs fn(w), keeping the first panic for run to raise.
+func (t *team) call(fn func(w int), w int) {
+	defer func() {
+		if v := recover(); v != nil {
+			t.mu.Lock()
+			if t.panicV == nil {
+				t.panicV = fmt.Sprintf("solver: panic in a worker: %v", v)
+			}
+			t.mu.Unlock()
+		}
+	}()
+	fn(w)
+}
+
+// close stops the members and waits for them to return. The team is then
+// unusable.
+func (t *team) close() {
+	if t == nil || t.size == 1 || t.quit.Load() {
+		return
+	}
+	t.quit.Store(true)
+	t.publish()
+	t.exited.Wait()
+}
+
+// deal hands out the items of a task to the members of a team: member w
+// owns a contiguous run of positions, takes them in order, then helps the
+// others by taking from their runs. The same member thus gets the same
+// items in every task of the same layout (the samples it read and the
+// rows it wrote last time stay in its core's cache), and a member that
+// starts late (parked, or preempted by the OS) is covered by the others.
+// Every item is taken exactly once.
+type deal struct {
+	next []dealCounter // per member: its next position
+	end  []int64       // per member: the end of its run
+}
+
+type dealCounter struct {
+	atomic.Int64
+	_ [56]byte // own cache line: members take from their own counter
+}
+
+// reset splits positions [0, n) into size runs of (about) equal length.
+func (d *deal) reset(n, size int) {
+	if len(d.next) != size {
+		d.next, d.end = make([]dealCounter, size), make([]int64, size)
+	}
+	for w := range size {
+		lo, hi := share(n, w, size)
+		d.set(w, lo, hi)
+	}
+}
+
+// set makes [lo, hi) member w's run (for layouts reset does not make).
+func (d *deal) set(w, lo, hi int) {
+	d.next[w].Store(int64(lo))
+	d.end[w] = int64(hi)
+}
+
+// take returns the next position for member w, and false when every
+// position has been taken.
+func (d *deal) take(w int) (int, bool) {
+	size := len(d.next)
+	for k := range size {
+		v := w + k
+		if v >= size {
+			v -= size
+		}
+		if d.next[v].Load() >= d.end[v] {
+			continue
+		}
+		if i := d.next[v].Add(1) - 1; i < d.end[v] {
+			return int(i), true
+		}
+	}
+	return 0, false
+}
+
+// share returns member w's run [lo, hi) of n items split into size runs.
+func share(n, w, size int) (int, int) { return w * n / size, (w + 1) * n / size }

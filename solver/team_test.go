@@ -1,0 +1,221 @@
+package solver
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestTeam: run calls fn once per member and epoch, with every member's
+// index, also after the members parked (a pause longer than teamSpin);
+// a member's panic comes back from run in the caller; close stops the
+// goroutines.
+func TestTeam(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for _, size := range []int{1, 2, 3, 2 * runtime.GOMAXPROCS(0)} {
+		tm := newTeam(size)
+		hits := make([]atomic.Int64, size)
+		fn := func(w int) { hits[w].Add(1) }
+		for round := range 300 {
+			if round%100 == 99 {
+				time.Sleep(3 * teamSpin) // the members park
+			}
+			tm.run(fn)
+			for w := range hits {
+				if got := hits[w].Load(); got != int64(round+1) {
+					t.Fatalf("team of %d, round %d: member %d ran %d times", size, round, w, got)
+				}
+			}
+		}
+		if size > 1 {
+			func() {
+				defer func() {
+					v := recover()
+					if v == nil || !strings.Contains(fmt.Sprint(v), "boom") {
+						t.Errorf("team of %d: run recovered %v, want the member's panic", size, v)
+					}
+				}()
+				tm.run(func(w int) {
+					if w == size-1 {
+						panic("boom")
+					}
+				})
+			}()
+			tm.run(fn) // still usable
+		}
+		tm.close()
+		tm.close() // a second close does nothing
+	}
+	waitGoroutines(t, before)
+}
+
+// waitGoroutines fails t if the number of goroutines does not come back to
+// n within a second (goroutines that returned may take a moment to go).
+func waitGoroutines(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Second)
+	for runtime.NumGoroutine() > n {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("%d goroutines left running, want %d:\n%s", runtime.NumGoroutine(), n, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestFitStopsItsGoroutines: a fit leaves no goroutine behind, whether it
+// succeeds, fails on a read or is canceled, whatever the method.
+func TestFitStopsItsGoroutines(t *testing.T) {
+	const M = 300
+	shape := []int{6, 5, 4}
+	src := must(NewSliceSource(randomTensors(5, M, shape), M, shape))
+	before := runtime.NumGoroutine()
+	for _, c := range []methodCase{{SOMPCA, true}, {UMPCA, false}, {PCA, false}, {MPCA, false}} {
+		var m Model
+		if err := m.Fit(src, Options{Method: c.method, RelaxedStart: c.rs, Threads: 2, Components: 2}); err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+		var flag atomic.Bool
+		err := m.Fit(&cancelOnRead{Source: src, n: 3, flag: &flag}, Options{Method: c.method, RelaxedStart: c.rs, Threads: 2, Cancel: flag.Load})
+		if !errors.Is(err, ErrCanceled) {
+			t.Errorf("%v: canceled fit: %v", c, err)
+		}
+		if err := m.Fit(&failOnRead{Source: src, n: 3}, Options{Method: c.method, RelaxedStart: c.rs, Threads: 2}); err == nil {
+			t.Errorf("%v: a fit whose third read fails succeeded", c)
+		}
+	}
+	waitGoroutines(t, before)
+}
+
+// failOnRead fails its n-th Read.
+type failOnRead struct {
+	Source
+	n int
+}
+
+func (f *failOnRead) Read(start, n int) (Block, error) {
+	if f.n--; f.n == 0 {
+		return Block{}, errors.New("read failed")
+	}
+	return f.Source.Read(start, n)
+}
+
+// BenchmarkTeam measures what handing work to a fit's goroutines costs:
+// an empty task on every member (Handoff), and the Krylov product
+// v -> Y^T (Y v) of the faces case's mode 0 (Y 721 x 80) on 1 and 2
+// goroutines.
+func BenchmarkTeam(b *testing.B) {
+	for _, threads := range []int{1, 2} {
+		b.Run(fmt.Sprintf("Handoff/threads=%d", threads), func(b *testing.B) {
+			tm := newTeam(threads)
+			defer tm.close()
+			fn := func(int) {}
+			for range b.N {
+				tm.run(fn)
+			}
+		})
+	}
+	const m, n = 721, 80
+	Y := randomTensors(7, m, []int{n})
+	v, dst := make([]float64, n), make([]float64, n)
+	for i := range v {
+		v[i] = 1
+	}
+	for _, threads := range []int{1, 2} {
+		b.Run(fmt.Sprintf("GramProduct/%dx%d/threads=%d", m, n, threads), func(b *testing.B) {
+			e := eigenSolver{threads: threads}
+			defer e.close()
+			apply := e.gramApply(Y, n)
+			for range b.N {
+				apply(dst, v)
+			}
+		})
+	}
+}
+
+// BenchmarkPassThreads: the mode-0 rows pass of a TVP mode update (the
+// pass of most of a fit's time) on the gait and faces shapes, uint8 and
+// float64, on 1 and 2 goroutines: what the passes alone gain from a
+// second thread.
+func BenchmarkPassThreads(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		m     int
+		shape []int
+	}{{"gait", 731, []int{32, 22, 10}}, {"faces", 721, []int{80, 60}}} {
+		vs := make([][]float64, len(c.shape))
+		size := 1
+		for n, d := range c.shape {
+			size *= d
+			vs[n] = make([]float64, d)
+			for i := range vs[n] {
+				vs[n][i] = 1 / float64(d)
+			}
+		}
+		for _, elem := range []Elem{Uint8, Float64} {
+			src := benchSource(c.m, c.shape, elem)
+			for mode := range c.shape {
+				for _, threads := range []int{1, 2} {
+					b.Run(fmt.Sprintf("%s/%v/rows%d/threads=%d", c.name, elem, mode, threads), func(b *testing.B) {
+						r := newRunner(src, size, threads)
+						defer r.close()
+						p := Pass{Op: OpModeRows, Shape: c.shape, Samples: c.m, Mode: mode, Vectors: vs}
+						out := make([]float64, c.m*c.shape[mode])
+						last := len(c.shape) - 1
+						if last >= 2 && mode < last {
+							// as in a fit: mode 0 fills the cache of
+							// X x_N u^(N), the middle modes read it
+							r.z = make([]float64, c.m*(size/c.shape[last]))
+						}
+						for range b.N {
+							if mode > 0 && r.z != nil {
+								p0 := p
+								p0.Mode = 0
+								if err := r.runCached(&p0, make([]float64, c.m*c.shape[0])); err != nil {
+									b.Fatal(err)
+								}
+							}
+							if err := r.runCached(&p, out); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestFormS: S = Y^T Y formed on a team of any size is gramCols's S bit
+// for bit (both triangles), and a cancel stops it with ErrCanceled.
+func TestFormS(t *testing.T) {
+	for _, n := range []int{8, 9, 13, 16, 31, 80} {
+		for _, m := range []int{1, 7, 100} {
+			Y := randomTensors(uint64(n*m), m, []int{n})
+			want := make([]float64, n*n)
+			gramCols(want, Y, m, n)
+			for _, threads := range []int{1, 2, 3} {
+				e := eigenSolver{threads: threads}
+				e.s = make([]float64, n*n)
+				if err := e.formS(Y, m, n); err != nil {
+					t.Fatal(err)
+				}
+				for i := range want {
+					if e.s[i] != want[i] {
+						t.Fatalf("n %d, m %d, %d threads: S[%d][%d] = %v, gramCols %v", n, m, threads, i/n, i%n, e.s[i], want[i])
+					}
+				}
+				var calls atomic.Int64
+				e.kr.cancel = func() bool { return calls.Add(1) > 1 }
+				if err := e.formS(Y, m, n); useAVX2 && !errors.Is(err, ErrCanceled) {
+					t.Errorf("n %d, m %d, %d threads: canceled formS returned %v", n, m, threads, err)
+				}
+				e.close()
+			}
+		}
+	}
+}
