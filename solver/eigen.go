@@ -69,6 +69,7 @@ type eigenSolver struct {
 	fullFn  func(dst, v []float64) // v -> S v for S in s, made once
 	gram    gramOp                 // the operator gramApply applies
 	form    formOp                 // formS's state
+	chunkS  []float64              // formRows's chunk scatters
 	gramFn  func(dst, v []float64) // v -> Y^T (Y v), made once
 }
 
@@ -164,14 +165,19 @@ func (e *eigenSolver) topGram(u []float64, Y []float64, C *mat.Dense, warm []flo
 }
 
 // formS sets e.s (n x n, both triangles) to S = Y^T Y for Y (m x n,
-// row-major, m >= 1) as gramCols does, bit for bit (every entry is the
-// same chain of FMAs over the rows in order, by the same 4 x 8 block
-// kernel), spread on e.team: the 4-row blocks of the upper triangle are
-// dealt to the members in runs of about equal work, each member writing
-// only its blocks' rows, then each member fills the lower triangle of a
-// share of the rows. Options.Cancel is polled before every block; once it
+// row-major, m >= 1), spread on e.team, the same bits whatever the number
+// of threads. Up to formRowsMax it sums the chunks of rows' scatters by a
+// fixed tree (formRows); beyond, it computes S as gramCols does, bit for
+// bit (every entry the same chain of FMAs over all rows, by the same 4 x
+// 8 block kernel): the 4-row blocks of the upper triangle are dealt to
+// the members in runs of about equal work, each member writing only its
+// blocks' rows, then each member fills the lower triangle of a share of
+// the rows. Options.Cancel is polled before every chunk or block; once it
 // returns true formS returns ErrCanceled.
 func (e *eigenSolver) formS(Y []float64, m, n int) error {
+	if chunks := (m + gramChunk - 1) / gramChunk; chunks > 1 && chunks*n*n <= formRowsMax {
+		return e.formRows(Y, m, n, chunks)
+	}
 	if !useAVX2 || n < 8 {
 		// gramCols's portable path (and short rows): under
 		// interruptible when the fit can be canceled.
@@ -226,8 +232,99 @@ type formOp struct {
 	m, n          int
 	cancel        func() bool
 	stopped       atomic.Bool
-	deal          deal        // the 4-row blocks, by member
-	share, mirror func(w int) // e.formShare, e.formMirror, made once
+	deal          deal                     // the 4-row blocks, by member
+	share, mirror func(w int)              // e.formShare, e.formMirror, made once
+	rows          func(w int)              // e.formRowsShare, made once
+	add           func(dst, src []float64) // e.formAdd, made once
+}
+
+// formRowsMax bounds the storage (float64s) of formRows's chunk
+// scatters: up to it, S is formed by rows.
+const formRowsMax = 1 << 18
+
+// formRows is formS by chunks of rows, for S of moderate size: the
+// scatter of each chunk of gramChunk rows (gramCols), summed by the
+// products' fixed tree over the same chunks, dealt to the same members
+// (gramOp.layout). The bits do not depend on the number of threads; each
+// member reads only the rows of Y it wrote in the pass, where splitting S
+// by columns would make both cores read all of Y and the next pass's
+// writes to it invalidate the other core's copies (on a virtual machine,
+// that cost as much as the formation).
+func (e *eigenSolver) formRows(Y []float64, m, n, chunks int) error {
+	g, f := &e.gram, &e.form
+	crew := e.crew()
+	g.layout(chunks, crew.size, e.block)
+	f.y, f.m, f.n, f.cancel = Y, m, n, e.kr.cancel
+	f.stopped.Store(false)
+	e.chunkS = grow(e.chunkS, chunks*n*n)
+	for w := range g.size {
+		g.deal.set(w, g.runs[w], g.runs[w+1])
+	}
+	if f.rows == nil {
+		f.rows, f.add = e.formRowsShare, e.formAdd
+	}
+	crew.run(f.rows)
+	if f.stopped.Load() {
+		return ErrCanceled
+	}
+	S := e.s[:n*n]
+	g.stack = foldSpans(S, e.chunkS, n*n, g.spans, g.stack, f.add)
+	for r := range n {
+		for c := range r {
+			S[r*n+c] = S[c*n+r]
+		}
+	}
+	return nil
+}
+
+// formRowsShare computes, as member w, spans of formRows until none is
+// left: the upper triangle (and some entries of the lower near the
+// diagonal) of each chunk's scatter, summed up the span's tree.
+func (e *eigenSolver) formRowsShare(w int) {
+	g, f := &e.gram, &e.form
+	Y, m, n := f.y, f.m, f.n
+	nn := n * n
+	var t [32]float64
+	for {
+		i, ok := g.deal.take(w)
+		if !ok || f.stopped.Load() {
+			return
+		}
+		s := g.spans[g.order[i]]
+		for c := s.First; c < s.First+1<<s.Level; c++ {
+			if f.cancel != nil && f.cancel() {
+				f.stopped.Store(true)
+				return
+			}
+			lo, hi := c*gramChunk, min(m, (c+1)*gramChunk)
+			Sc, Yc := e.chunkS[c*nn:(c+1)*nn], Y[lo*n:hi*n]
+			if !useAVX2 || n < 8 {
+				gramCols(Sc, Yc, hi-lo, n)
+				continue
+			}
+			// gramCols's blocks, writing their rows only.
+			for i0 := 0; i0 < n; i0 += 4 {
+				i := min(i0, n-4)
+				for j0 := i; j0 < n; j0 += 8 {
+					j := min(j0, n-8)
+					gramCols4x8(&t, Yc[i:], Yc[j:], n, hi-lo)
+					for a := range 4 {
+						copy(Sc[(i+a)*n+j:(i+a)*n+j+8], t[8*a:8*a+8])
+					}
+				}
+			}
+		}
+		spanSum(e.chunkS, nn, s, f.add)
+	}
+}
+
+// formAdd adds the upper triangle of the n x n src to dst's (formRows's
+// combination of two chunks' scatters).
+func (e *eigenSolver) formAdd(dst, src []float64) {
+	n := e.form.n
+	for r := range n {
+		floats.Add(dst[r*n+r:(r+1)*n], src[r*n+r:(r+1)*n])
+	}
 }
 
 // formShare computes, as member w, blocks of S's upper triangle until none
@@ -369,7 +466,7 @@ func (e *eigenSolver) gramApply(Y []float64, n int) func(dst, v []float64) {
 				g.deal.set(w, g.runs[w], g.runs[w+1])
 			}
 			e.team.run(g.share)
-			e.gramFold(dst)
+			g.stack = foldSpans(dst, e.parts, g.n, g.spans, g.stack, floats.Add)
 		}
 	}
 	return e.gramFn
@@ -440,28 +537,34 @@ func (e *eigenSolver) gramShare(w int) {
 			dotRows(e.tmp[lo:hi], Yc, hi-lo, n, g.v)
 			axpyRows(e.parts[c*n:(c+1)*n], Yc, hi-lo, n, e.tmp[lo:hi])
 		}
-		for l := range s.Level {
-			for c := s.First; c < s.First+1<<s.Level; c += 2 << l {
-				d := c + 1<<l
-				floats.Add(e.parts[c*n:(c+1)*n], e.parts[d*n:(d+1)*n])
-			}
+		spanSum(e.parts, n, s, floats.Add)
+	}
+}
+
+// spanSum sums the values of span s's chunks (chunk c's value in
+// parts[c*width:(c+1)*width]) up the span's tree, into its first chunk's.
+func spanSum(parts []float64, width int, s Span, add func(dst, src []float64)) {
+	for l := range s.Level {
+		for c := s.First; c < s.First+1<<s.Level; c += 2 << l {
+			d := c + 1<<l
+			add(parts[c*width:(c+1)*width], parts[d*width:(d+1)*width])
 		}
 	}
 }
 
-// gramFold adds the spans' values into dst by the tree, as Fold does.
-func (e *eigenSolver) gramFold(dst []float64) {
-	g := &e.gram
-	n := g.n
-	part := func(c int) []float64 { return e.parts[c*n : (c+1)*n] }
-	st := g.stack[:0]
-	for _, s := range g.spans {
+// foldSpans adds the spans' values (each in its first chunk's place in
+// parts, spans in chunk order) into dst by the tree, as Fold does; stack
+// is scratch, returned for reuse. add(dst, src) adds a value to another.
+func foldSpans(dst, parts []float64, width int, spans, stack []Span, add func(dst, src []float64)) []Span {
+	part := func(c int) []float64 { return parts[c*width : (c+1)*width] }
+	st := stack[:0]
+	for _, s := range spans {
 		for len(st) > 0 {
 			top := st[len(st)-1]
 			if top.Level != s.Level || top.First+1<<top.Level != s.First {
 				break
 			}
-			floats.Add(part(top.First), part(s.First))
+			add(part(top.First), part(s.First))
 			st = st[:len(st)-1]
 			s = Span{First: top.First, Level: top.Level + 1}
 		}
@@ -469,11 +572,11 @@ func (e *eigenSolver) gramFold(dst []float64) {
 	}
 	for len(st) > 1 {
 		k := len(st)
-		floats.Add(part(st[k-2].First), part(st[k-1].First))
+		add(part(st[k-2].First), part(st[k-1].First))
 		st = st[:k-1]
 	}
 	copy(dst, part(st[0].First))
-	g.stack = st[:0]
+	return st[:0]
 }
 
 // close stops the team of the products with Y if the eigenSolver started

@@ -3,6 +3,7 @@ package solver
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -190,32 +191,50 @@ func BenchmarkPassThreads(b *testing.B) {
 	}
 }
 
-// TestFormS: S = Y^T Y formed on a team of any size is gramCols's S bit
-// for bit (both triangles), and a cancel stops it with ErrCanceled.
+// TestFormS: S = Y^T Y formed on a team is the same bit for bit whatever
+// the team's size, agrees with gramCols (one chain of FMAs per entry over
+// all rows, an independent order of the sums) to rounding, exactly when
+// formed by columns (beyond formRowsMax), and a cancel stops it with
+// ErrCanceled.
 func TestFormS(t *testing.T) {
-	for _, n := range []int{8, 9, 13, 16, 31, 80} {
-		for _, m := range []int{1, 7, 100} {
-			Y := randomTensors(uint64(n*m), m, []int{n})
-			want := make([]float64, n*n)
-			gramCols(want, Y, m, n)
-			for _, threads := range []int{1, 2, 3} {
-				e := eigenSolver{threads: threads}
-				e.s = make([]float64, n*n)
-				if err := e.formS(Y, m, n); err != nil {
-					t.Fatal(err)
-				}
-				for i := range want {
-					if e.s[i] != want[i] {
-						t.Fatalf("n %d, m %d, %d threads: S[%d][%d] = %v, gramCols %v", n, m, threads, i/n, i%n, e.s[i], want[i])
-					}
-				}
-				var calls atomic.Int64
-				e.kr.cancel = func() bool { return calls.Add(1) > 1 }
-				if err := e.formS(Y, m, n); useAVX2 && !errors.Is(err, ErrCanceled) {
-					t.Errorf("n %d, m %d, %d threads: canceled formS returned %v", n, m, threads, err)
-				}
-				e.close()
+	for _, c := range []struct{ n, m int }{{8, 1}, {9, 7}, {13, 100}, {31, 100}, {80, 721}, {16, 3000}, {200, 140}, {200, 800}} {
+		n, m := c.n, c.m
+		Y := randomTensors(uint64(n*m), m, []int{n})
+		want := make([]float64, n*n)
+		gramCols(want, Y, m, n)
+		byRows := (m+gramChunk-1)/gramChunk > 1 && (m+gramChunk-1)/gramChunk*n*n <= formRowsMax
+		var first []float64
+		for _, threads := range []int{1, 2, 3} {
+			e := eigenSolver{threads: threads}
+			e.s = make([]float64, n*n)
+			if err := e.formS(Y, m, n); err != nil {
+				t.Fatal(err)
 			}
+			if first == nil {
+				first = append([]float64(nil), e.s...)
+			}
+			for i := range want {
+				if e.s[i] != first[i] {
+					t.Fatalf("n %d, m %d: S[%d][%d] = %v with %d threads, %v with 1", n, m, i/n, i%n, e.s[i], threads, first[i])
+				}
+				if e.s[i] != e.s[(i%n)*n+i/n] {
+					t.Fatalf("n %d, m %d: S not symmetric at [%d][%d]", n, m, i/n, i%n)
+				}
+				// by rows: sums in another order, |S_ij| <= sqrt(S_ii S_jj)
+				tol := 0.0
+				if byRows {
+					tol = 1e-13 * math.Sqrt(want[(i/n)*(n+1)]*want[(i%n)*(n+1)])
+				}
+				if math.Abs(e.s[i]-want[i]) > tol {
+					t.Fatalf("n %d, m %d, %d threads: S[%d][%d] = %v, gramCols %v", n, m, threads, i/n, i%n, e.s[i], want[i])
+				}
+			}
+			var calls atomic.Int64
+			e.kr.cancel = func() bool { return calls.Add(1) > 1 }
+			if err := e.formS(Y, m, n); (byRows || useAVX2 && n >= 8) && !errors.Is(err, ErrCanceled) {
+				t.Errorf("n %d, m %d, %d threads: canceled formS returned %v", n, m, threads, err)
+			}
+			e.close()
 		}
 	}
 }
