@@ -707,3 +707,73 @@ func BenchmarkGramCols(b *testing.B) {
 		})
 	}
 }
+
+// dotRowsLongFMA is the arithmetic of the assembly dotRows on rows of 16
+// columns or more: column c < cols &^ 15 goes to lane c mod 4 of
+// accumulator (c / 4) mod 4, the next columns by 4 to accumulator 0, the
+// last cols mod 4 to a scalar chain; then the accumulators are added as
+// (a0 + a1) + (a2 + a3) lane by lane, and the lanes as (l0 + l2) + (l1 + l3),
+// plus the scalar chain. Rows taken one at a time and two at a time (the
+// pair sharing v's loads and the final sums) follow it alike.
+func dotRowsLongFMA(dst []float64, x Block, rows, cols int, v []float64) {
+	by16, by4 := cols&^15, cols&^3
+	for r := range rows {
+		var acc [4][4]float64
+		for c := range by4 {
+			a := (c / 4) % 4
+			if c >= by16 {
+				a = 0
+			}
+			acc[a][c%4] = math.FMA(x.at(r*cols+c), v[c], acc[a][c%4])
+		}
+		tail := 0.0
+		for c := by4; c < cols; c++ {
+			tail = math.FMA(x.at(r*cols+c), v[c], tail)
+		}
+		var l [4]float64
+		for q := range 4 {
+			l[q] = (acc[0][q] + acc[1][q]) + (acc[2][q] + acc[3][q])
+		}
+		dst[r] = ((l[0] + l[2]) + (l[1] + l[3])) + tail
+	}
+}
+
+// TestDotRowsAVX2LongExactOrder checks the assembly dotRows on rows of 16
+// columns or more bit for bit against dotRowsLongFMA: odd and even row
+// counts (pairs and the row left over), columns by 16, by 4 and single.
+func TestDotRowsAVX2LongExactOrder(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(9, 2))
+	shapes := [][2]int{{80, 60}, {3, 512}, {96, 96}, {7, 250}}
+	for rows := 1; rows <= 6; rows++ {
+		for cols := 16; cols <= 53; cols++ {
+			shapes = append(shapes, [2]int{rows, cols})
+		}
+	}
+	for _, sh := range shapes {
+		rows, cols := sh[0], sh[1]
+		kc := newKernelCase(rng, rows, cols, rng.IntN(4), false)
+		for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}, {F64: kc.f64}} {
+			want := make([]float64, rows)
+			dotRowsLongFMA(want, x, rows, cols, kc.vRow)
+			got := make([]float64, rows)
+			withAVX2(true, func() {
+				switch {
+				case x.U8 != nil:
+					dotRowsAsm(got, x.U8, rows, cols, kc.vRow)
+				case x.F32 != nil:
+					dotRowsAsm(got, x.F32, rows, cols, kc.vRow)
+				default:
+					dotRowsAsm(got, x.F64, rows, cols, kc.vRow)
+				}
+			})
+			for r := range rows {
+				if math.Float64bits(got[r]) != math.Float64bits(want[r]) {
+					t.Fatalf("%dx%d/%s: dst[%d] = %v, fma chains in the kernel's order %v", rows, cols, elemName(x), r, got[r], want[r])
+				}
+			}
+		}
+	}
+}
