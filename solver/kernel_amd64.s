@@ -63,10 +63,12 @@ GLOBL magic52<>(SB), RODATA|NOPTR, $8
 // for elements of size bytes (o4, o8, o12 are 4, 8, 12 times size):
 // dst[r] = sum_c x[r*cols+c] v[c].
 //
-// Rows of 16 columns or more (row): column c goes to accumulator
-// Y(c/4 mod 4), lane c mod 4, while 16 columns remain, then to Y0 by 4,
-// then to the scalar X8; the accumulators are summed pairwise at the end
-// of the row.
+// Rows of 16 columns or more (row): column c < cols &^ 3 goes to
+// accumulator Y(c/4 mod 4), lane c mod 4 (by 16 columns, then the up to 3
+// groups of 4 left over, unrolled, each into its own accumulator, so that
+// their FMAs do not wait on each other), the last cols mod 4 to the scalar
+// X8; the accumulators are summed pairwise at the end of the row
+// (TestDotRowsAVX2LongExactOrder).
 //
 // Shorter rows (short, such as the gait data's trailing mode of 10),
 // four at a time (quad; BX, AX, R13 the second to fourth): one vector
@@ -113,12 +115,19 @@ by16: \
 	JLT         by16; \
 	CMPQ        CX, R11; \
 	JGE         singles; \
-by4: \
 	LOAD4((SI)(CX*size), X4, Y4); \
 	VFMADD231PD (DX)(CX*8), Y4, Y0; \
 	ADDQ        $4, CX; \
 	CMPQ        CX, R11; \
-	JLT         by4; \
+	JGE         singles; \
+	LOAD4((SI)(CX*size), X5, Y5); \
+	VFMADD231PD (DX)(CX*8), Y5, Y1; \
+	ADDQ        $4, CX; \
+	CMPQ        CX, R11; \
+	JGE         singles; \
+	LOAD4((SI)(CX*size), X6, Y6); \
+	VFMADD231PD (DX)(CX*8), Y6, Y2; \
+	ADDQ        $4, CX; \
 singles: \
 	CMPQ CX, R9; \
 	JGE  sum; \

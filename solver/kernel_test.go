@@ -721,21 +721,17 @@ func BenchmarkGramCols(b *testing.B) {
 }
 
 // dotRowsLongFMA is the arithmetic of the assembly dotRows on rows of 16
-// columns or more: column c < cols &^ 15 goes to lane c mod 4 of
-// accumulator (c / 4) mod 4, the next columns by 4 to accumulator 0, the
-// last cols mod 4 to a scalar chain; then the accumulators are added as
+// columns or more: column c < cols &^ 3 goes to lane c mod 4 of
+// accumulator (c / 4) mod 4, the last cols mod 4 to a scalar chain; then the accumulators are added as
 // (a0 + a1) + (a2 + a3) lane by lane, and the lanes as (l0 + l2) + (l1 + l3),
 // plus the scalar chain. Rows taken one at a time and two at a time (the
 // pair sharing v's loads and the final sums) follow it alike.
 func dotRowsLongFMA(dst []float64, x Block, rows, cols int, v []float64) {
-	by16, by4 := cols&^15, cols&^3
+	by4 := cols &^ 3
 	for r := range rows {
 		var acc [4][4]float64
 		for c := range by4 {
 			a := (c / 4) % 4
-			if c >= by16 {
-				a = 0
-			}
 			acc[a][c%4] = math.FMA(x.at(r*cols+c), v[c], acc[a][c%4])
 		}
 		tail := 0.0
