@@ -21,8 +21,8 @@
 // R10 cols rounded down to 16, R11 cols rounded down to 4, X9 zero (the
 // upper lanes source for scalar conversions), R12 scratch, Y14 (DOT_ROWS)
 // or Y11 (AXPY_ROWS) magic52 broadcast; DOT_ROWS on
-// short rows also BX, AX, R13 (row pointers) and Y13 (v), AXPY_ROWS also
-// R13, BX, AX (see there).
+// short rows also BX, AX, R13 (row pointers), Y13 (v) and Y15 (v's
+// masked tail); AXPY_ROWS also R13, BX, AX (see there).
 
 // LOAD4_E(mem, xreg, yreg) sets the 4 float64 lanes of yreg to the 4
 // elements at mem (xreg is the XMM half of yreg, unused by the uint8
@@ -77,9 +77,14 @@ GLOBL magic52<>(SB), RODATA|NOPTR, $8
 // by the latency of one row's chain, and the four rows share the final
 // horizontal sums (VHADDPD, then the halves exchanged by VPERM2F128) and
 // one 32-byte store. Rows left over go two at a time (pair; BX the
-// second, sharing one horizontal sum), then alone (one). Every row's
-// value is ((lane0+lane1) + (lane2+lane3)) + scalar, whichever group it
-// is in (TestDotRowsAVX2ShortExactOrder).
+// second, sharing one horizontal sum), then alone (one). The cols mod 4
+// columns after the last group of 4 are, when cols >= 4, one more vector
+// step on the row's last 4 columns with v masked to them (Y15, made once
+// per call from tailMask), instead of scalar FMAs and conversions per
+// element (gait's rows of 10: 2 of 10 columns); only rows shorter than 4
+// columns use the scalars (X8, X10-X12). Every row's value is ((lane0 +
+// lane1) + (lane2 + lane3)) + scalar, whichever group it is in
+// (TestDotRowsAVX2ShortExactOrder).
 #define DOT_ROWS(LOAD4, LOAD1, size, o4, o8, o12) \
 	MOVQ   dst+0(FP), DI; \
 	MOVQ   x+8(FP), SI; \
@@ -154,6 +159,15 @@ sum: \
 	VZEROUPPER; \
 	RET; \
 short: \
+	TESTQ        R11, R11; \
+	JZ           shortRows; \
+	MOVQ         R9, R12; \
+	ANDQ         $3, R12; \
+	SHLQ         $5, R12; \
+	LEAQ         tailMask<>(SB), AX; \
+	VMOVUPD      (AX)(R12*1), Y15; \
+	VANDPD       -32(DX)(R9*8), Y15, Y15; \
+shortRows: \
 	CMPQ R8, $4; \
 	JLT  pairs; \
 quad: \
@@ -187,6 +201,17 @@ quadBy4: \
 quadSingles: \
 	CMPQ CX, R9; \
 	JGE  quadSum; \
+	TESTQ R11, R11; \
+	JZ    quadBy1; \
+	LOAD4(-o4(SI)(R9*size), X4, Y4); \
+	LOAD4(-o4(BX)(R9*size), X5, Y5); \
+	LOAD4(-o4(AX)(R9*size), X6, Y6); \
+	LOAD4(-o4(R13)(R9*size), X7, Y7); \
+	VFMADD231PD Y15, Y4, Y0; \
+	VFMADD231PD Y15, Y5, Y1; \
+	VFMADD231PD Y15, Y6, Y2; \
+	VFMADD231PD Y15, Y7, Y3; \
+	JMP         quadSum; \
 quadBy1: \
 	VMOVSD      (DX)(CX*8), X13; \
 	LOAD1((SI)(CX*size), X4); \
@@ -240,6 +265,13 @@ pairBy4: \
 pairSingles: \
 	CMPQ CX, R9; \
 	JGE  pairSum; \
+	TESTQ R11, R11; \
+	JZ    pairBy1; \
+	LOAD4(-o4(SI)(R9*size), X4, Y4); \
+	LOAD4(-o4(BX)(R9*size), X5, Y5); \
+	VFMADD231PD Y15, Y4, Y0; \
+	VFMADD231PD Y15, Y5, Y1; \
+	JMP         pairSum; \
 pairBy1: \
 	VMOVSD      (DX)(CX*8), X6; \
 	LOAD1((SI)(CX*size), X4); \
@@ -278,6 +310,11 @@ oneBy4: \
 oneSingles: \
 	CMPQ CX, R9; \
 	JGE  oneSum; \
+	TESTQ R11, R11; \
+	JZ    oneBy1; \
+	LOAD4(-o4(SI)(R9*size), X4, Y4); \
+	VFMADD231PD Y15, Y4, Y0; \
+	JMP         oneSum; \
 oneBy1: \
 	LOAD1((SI)(CX*size), X4); \
 	VFMADD231SD (DX)(CX*8), X4, X8; \

@@ -591,9 +591,11 @@ func cpuHz() float64 {
 
 // dotRowsShortFMA is the arithmetic the assembly dotRows kernels do on rows
 // shorter than 16 columns, row by row: lane k (0..3) is the FMA chain
-// over the columns c = k, k+4, ... below cols rounded down to 4, the
-// tail the FMA chain over the rest, and the row's value ((lane0+lane1) +
-// (lane2+lane3)) + tail.
+// over the columns c = k, k+4, ... below cols rounded down to 4; then, if
+// cols >= 4, the last 4 columns once more with v masked to the columns
+// not yet taken (lane q gets column cols-4+q, times 0 if it was taken),
+// else the tail, the FMA chain over the columns; the row's value is
+// ((lane0+lane1) + (lane2+lane3)) + tail.
 func dotRowsShortFMA(dst []float64, x Block, rows, cols int, v []float64) {
 	body := cols &^ 3
 	for r := range rows {
@@ -602,8 +604,21 @@ func dotRowsShortFMA(dst []float64, x Block, rows, cols int, v []float64) {
 			lane[c%4] = math.FMA(x.at(r*cols+c), v[c], lane[c%4])
 		}
 		tail := 0.0
-		for c := body; c < cols; c++ {
-			tail = math.FMA(x.at(r*cols+c), v[c], tail)
+		if body > 0 && body < cols {
+			// The last 4 columns as one more vector, v masked to the
+			// cols mod 4 not yet taken: column cols-4+q goes to lane q.
+			for q := range 4 {
+				c := cols - 4 + q
+				w := 0.0
+				if c >= body {
+					w = v[c]
+				}
+				lane[q] = math.FMA(x.at(r*cols+c), w, lane[q])
+			}
+		} else {
+			for c := body; c < cols; c++ {
+				tail = math.FMA(x.at(r*cols+c), v[c], tail)
+			}
 		}
 		dst[r] = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + tail
 	}
