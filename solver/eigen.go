@@ -104,6 +104,10 @@ func (e *eigenSolver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []
 		if apply == nil {
 			apply = e.symApply(S)
 		}
+		// The products with S are cheap: skip the Ritz estimates the
+		// previous update of this mode did not need.
+		e.kr.expect = *hint
+		defer func() { e.kr.expect = 0 }()
 		val, ok = e.kr.top(u, apply, constraint(C, n), warm, krylovMaxApply(n), &applies)
 		*hint = applies
 		if e.kr.canceled {

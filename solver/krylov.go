@@ -47,6 +47,13 @@ type krylov struct {
 	tri     []float64 // shiftedSolve's scratch
 	ct      []float64 // C^T v
 
+	// expect, if positive, is the number of products the caller expects
+	// the update to need (the previous update's of the same mode): the
+	// Ritz estimate of the residual, which costs more than a product with
+	// a formed n x n matrix, is not computed before expect - 4 products.
+	// Any expect gives the same answer to the tolerance, at another cost.
+	expect int
+
 	// cancel, if not nil, is polled at every restart and every 4 products
 	// (Options.Cancel); once it returns true top stops, reporting no
 	// convergence, and sets canceled (reset by the next top).
@@ -120,6 +127,7 @@ func (k *krylov) top(u []float64, apply func(dst, v []float64), C blas64.General
 	}
 	steps := min(krylovSteps, n-C.Cols)
 	theta := 0.0
+	first := *applies
 	for *applies < maxApply {
 		if k.stop() {
 			break
@@ -154,7 +162,7 @@ func (k *krylov) top(u []float64, apply func(dst, v []float64), C blas64.General
 				break
 			}
 			// The Ritz estimate of the residual decides when to restart.
-			if j%4 == 3 {
+			if j%4 == 3 && *applies-first+4 >= k.expect {
 				if k.stop() {
 					copy(u, x)
 					return theta, false
