@@ -199,32 +199,12 @@ func dotBlock(x Block, v []float64) float64 {
 // written to both triangles. Blocks that overlap compute their shared
 // entries twice, to the same value.
 func gramCols(S, Y []float64, m, n int) {
-	gramColsBlocks(S, Y, m, n, 0, gramColsRowBlocks(n))
-}
-
-// gramColsRowBlocks is the number of row blocks gramCols computes for
-// n x n: gramColsBlocks(S, Y, m, n, lo, hi) computes blocks [lo, hi),
-// which write disjoint entries but for equal values, so that disjoint
-// ranges can run on separate goroutines and S is the same bit for bit
-// however they are split. Block b (rows 4b.. of S) costs about n - 4b.
-func gramColsRowBlocks(n int) int {
 	if !useAVX2 || n < 8 {
-		return 1
-	}
-	return (n + 3) / 4
-}
-
-// gramColsBlocks computes row blocks [lo, hi) of gramCols (see
-// gramColsRowBlocks).
-func gramColsBlocks(S, Y []float64, m, n, lo, hi int) {
-	if !useAVX2 || n < 8 {
-		if lo == 0 && hi > 0 {
-			gramColsGo(S, Y, m, n)
-		}
+		gramColsGo(S, Y, m, n)
 		return
 	}
 	var t [32]float64
-	for i0 := 4 * lo; i0 < min(n, 4*hi); i0 += 4 {
+	for i0 := 0; i0 < n; i0 += 4 {
 		i := min(i0, n-4)
 		for j0 := i; j0 < n; j0 += 8 {
 			j := min(j0, n-8)

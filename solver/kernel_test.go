@@ -690,18 +690,6 @@ func TestGramCols(t *testing.T) {
 				}
 			}
 		}
-		// Row blocks split in two ranges, as goroutines would take them,
-		// give the same S.
-		nb := gramColsRowBlocks(n)
-		split := make([]float64, n*n)
-		cut := rng.IntN(nb + 1)
-		gramColsBlocks(split, Y, m, n, cut, nb)
-		gramColsBlocks(split, Y, m, n, 0, cut)
-		for i := range S {
-			if math.Float64bits(split[i]) != math.Float64bits(S[i]) {
-				t.Fatalf("%dx%d: S[%d][%d] = %v from blocks [0, %d) and [%d, %d), %v at once", m, n, i/n, i%n, split[i], cut, cut, nb, S[i])
-			}
-		}
 		if !haveAVX2 {
 			continue
 		}
