@@ -12,6 +12,7 @@ contenders computed the same thing.
     python bench/run.py --profile DIR      # also a Go CPU profile per row (go tool pprof)
     python bench/run.py --gofit PATH       # a prebuilt bench/gofit binary
     python bench/run.py --gofit-before OLD # also an older build, for before/after ratios
+    python bench/run.py --library-before OLD.so  # also sompca through Python on an older libsompca.so
 
 The data are uniform random integers 0..255 (a fixed seed) in the row's
 dtype: a hard case for iterative eigensolvers, whose eigengaps are small.
@@ -40,6 +41,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROWS = [
     ("faces-u8", "so-mpca-rs", (721, 80, 60), "uint8", 60),
     ("faces-f64", "so-mpca-rs", (721, 80, 60), "float64", 60),
+    ("gait-u8", "so-mpca-rs", (731, 32, 22, 10), "uint8", 32),
+    ("gait-f64", "so-mpca-rs", (731, 32, 22, 10), "float64", 32),
     ("img64", "so-mpca-rs", (300, 64, 64), "float32", 10),
     ("img96", "so-mpca-rs", (300, 96, 96), "float32", 10),
     ("img128", "so-mpca-rs", (300, 128, 128), "float32", 10),
@@ -113,6 +116,33 @@ def go_fit(gofit, path, method, X, P, threads, profile=None):
     return (res["times"][0], res["cpu"][0]), np.array(res["variance"])
 
 
+# The child that times sompca through Python on another libsompca.so
+# (--library-before): the same estimator as sompca_python, on the row's
+# samples read back from the raw file gofit reads, in a fresh process so
+# that it loads the other library; it prints the fit's wall and CPU
+# seconds and the variances as JSON.
+_CHILD = """
+import json, sys, time
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import run
+path, dtype, shape, method, P, threads = sys.argv[2], sys.argv[3], tuple(map(int, sys.argv[4].split(","))), sys.argv[5], \
+    int(sys.argv[6]) or None, int(sys.argv[7]) or None
+X = np.fromfile(path, dtype=dtype).reshape(shape)
+(wall, cpu), var = run.timed(run.sompca_python(method, X, P, threads))
+print(json.dumps({"wall": wall, "cpu": cpu, "variance": np.asarray(var).tolist()}))
+"""
+
+
+def python_before(library, path, method, X, P, threads):
+    cmd = [sys.executable, "-c", _CHILD, os.path.dirname(os.path.abspath(__file__)), path, str(X.dtype),
+           ",".join(map(str, X.shape)), method, str(P or 0), str(threads or 0)]
+    env = dict(os.environ, SOMPCA_LIBRARY=library)
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
+    res = json.loads(out.strip().splitlines()[-1])
+    return (res["wall"], res["cpu"]), np.array(res["variance"])
+
+
 def agreement(a, b):
     """Largest relative difference of the leading captured variances."""
     n = min(len(a), len(b))
@@ -128,6 +158,8 @@ def main():
     ap.add_argument("--gofit", help="prebuilt bench/gofit binary (default: go build it)")
     ap.add_argument("--gofit-before", help="a bench/gofit binary built at an earlier commit, timed as sompca-go-before "
                                            "(before/after in one run)")
+    ap.add_argument("--library-before", help="a libsompca.so built at an earlier commit: sompca through Python on it "
+                                             "is timed as sompca-py-before, in a child process (before/after in one run)")
     ap.add_argument("--profile", help="directory for one Go CPU profile per row")
     ap.add_argument("--no-python", action="store_true", help="skip sompca through Python")
     ap.add_argument("--scaling", action="store_true", help="also time pure Go with 1 thread (ratio = 1 thread / all)")
@@ -165,6 +197,8 @@ def main():
         times["sompca-go"] = []
         if args.gofit_before:
             times["sompca-go-before"] = []
+        if args.library_before and not args.no_python:
+            times["sompca-py-before"] = []
         if args.scaling:
             times["sompca-go-1t"] = []
         results = {}
@@ -177,6 +211,9 @@ def main():
             if args.gofit_before:
                 t, results["sompca-go-before"] = go_fit(args.gofit_before, path, method, X, P, args.threads)
                 times["sompca-go-before"].append(t)
+            if "sompca-py-before" in times:
+                t, results["sompca-py-before"] = python_before(args.library_before, path, method, X, P, args.threads)
+                times["sompca-py-before"].append(t)
             if args.scaling:
                 t, _ = go_fit(gofit, path, method, X, P, 1)
                 times["sompca-go-1t"].append(t)
@@ -196,8 +233,9 @@ def main():
                 ratio = " ".join(f"{r}: {best(r, 0) / best(c, 0):.2f}x; {best(r, 1) / best(c, 1):.2f}x" for r in refs)
             if c == "sompca-go-1t":
                 ratio = f"1t/all: {best(c, 0) / best('sompca-go', 0):.2f}x"
-            if c == "sompca-go-before":
-                ratio += f" before/after: {best(c, 0) / best('sompca-go', 0):.2f}x; {best(c, 1) / best('sompca-go', 1):.2f}x"
+            if c.endswith("-before"):
+                after = c[: -len("-before")]
+                ratio += f" before/after: {best(c, 0) / best(after, 0):.2f}x; {best(c, 1) / best(after, 1):.2f}x"
             agree = f"{agreement(results[c], results[ref]):.1e}" if c in results else ""
             if method == "csa" and c.startswith("sompca-go"):
                 agree = "n/a"  # gofit reports variances; CSA ranks by energy
