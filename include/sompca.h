@@ -637,7 +637,8 @@ void sompca_model_free(sompca_model *model);
  * Blocks: the caller chooses them, and may choose them anew for every pass;
  * the blocks of one pass tile [0, M) in increasing order, and their
  * partials are fed in that order. The model is the one sompca_fit makes of
- * the same samples with the same options, bit for bit, when every block
+ * the same samples with the same options (defaults included: AUTO mode
+ * updates resolve by the data's shape alone, alike in both), bit for bit, when every block
  * starts at a multiple of SOMPCA_BLOCK_MULTIPLE samples (the engine sums
  * leaves of 16 or 64 samples by a fixed reduction tree, which such blocks
  * do not cut); with other blocks, a leaf cut by a block boundary is summed

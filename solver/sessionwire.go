@@ -233,9 +233,13 @@ func PassPartial(dst []byte, request []byte, x Block, cache []float64) ([]byte, 
 	if z != nil {
 		zs = size / p.Shape[len(p.Shape)-1]
 	}
-	// leafOf computes the partial of the samples [lo, hi) of the block.
+	// leafOf computes the partial of the samples [lo, hi) of the block,
+	// into a buffer that the folds give back once combined (a leaf
+	// overwrites its buffer whole), so a block allocates about log2 of
+	// its leaves rather than one buffer per leaf.
+	var pool bufPool
 	leafOf := func(lo, hi int) []float64 {
-		buf := make([]float64, p.PartialLen())
+		buf := pool.get(p.PartialLen())
 		var zi []float64
 		if z != nil {
 			zi = z[(lo-first)*zs : (hi-first)*zs]
@@ -261,8 +265,7 @@ func PassPartial(dst []byte, request []byte, x Block, cache []float64) ([]byte, 
 	}
 	if whole > at {
 		for _, s := range spans(nil, at/g, (whole+g-1)/g) {
-			var f Fold
-			f.Pass = p
+			f := Fold{Pass: p, release: pool.put}
 			for l := s.First; l < min(s.First+1<<s.Level, (whole+g-1)/g); l++ {
 				f.Add(Span{First: l, Data: leafOf(l*g, min((l+1)*g, whole))})
 			}

@@ -108,21 +108,28 @@ def _library_dtype(dtype):
 # fits' worth are kept (least recently used dropped); the driver drops its
 # own at the end of a fit.
 _CACHES: "collections.OrderedDict[object, dict]" = collections.OrderedDict()
-_CACHES_LOCK = threading.Lock()
+_CACHES_LOCK = threading.RLock()
 _CACHES_KEPT = 4
+
+
+def _per_fit(store, token):
+    """store[token], a dict made if missing; only the _CACHES_KEPT most recently used fits are kept."""
+    with _CACHES_LOCK:
+        mine = store.get(token)
+        if mine is None:
+            mine = store[token] = {}
+            while len(store) > _CACHES_KEPT:
+                store.popitem(last=False)
+        else:
+            store.move_to_end(token)
+        return mine
 
 
 def _cache_for(token, first, n, size):
     if size == 0:
         return None
     with _CACHES_LOCK:
-        caches = _CACHES.get(token)
-        if caches is None:
-            caches = _CACHES[token] = {}
-            while len(_CACHES) > _CACHES_KEPT:
-                _CACHES.popitem(last=False)
-        else:
-            _CACHES.move_to_end(token)
+        caches = _per_fit(_CACHES, token)
         cache = caches.get((first, n))
         if cache is None or cache.size != size:
             cache = caches[(first, n)] = np.zeros(size, dtype=np.float64)
@@ -136,15 +143,7 @@ _HELD: "collections.OrderedDict[object, dict]" = collections.OrderedDict()
 
 
 def _held(token):
-    with _CACHES_LOCK:
-        held = _HELD.get(token)
-        if held is None:
-            held = _HELD[token] = {}
-            while len(_HELD) > _CACHES_KEPT:
-                _HELD.popitem(last=False)
-        else:
-            _HELD.move_to_end(token)
-        return held
+    return _per_fit(_HELD, token)
 
 
 def drop_caches(token):
