@@ -239,6 +239,7 @@ type formOp struct {
 	deal          deal                     // the 4-row blocks, by member
 	share, mirror func(w int)              // e.formShare, e.formMirror, made once
 	rows          func(w int)              // e.formRowsShare, made once
+	sums          func(w int)              // e.formRowsSums, made once
 	add           func(dst, src []float64) // e.formAdd, made once
 }
 
@@ -262,15 +263,18 @@ func (e *eigenSolver) formRows(Y []float64, m, n, chunks int) error {
 	f.stopped.Store(false)
 	e.chunkS = grow(e.chunkS, chunks*n*n)
 	for w := range g.size {
-		g.deal.set(w, g.runs[w], g.runs[w+1])
+		g.deal.set(w, g.chunkRuns[w], g.chunkRuns[w+1])
 	}
 	if f.rows == nil {
-		f.rows, f.add = e.formRowsShare, e.formAdd
+		f.rows, f.sums, f.add = e.formRowsShare, e.formRowsSums, e.formAdd
 	}
+	// The chunks, dealt one by one (a late member leaves at most one
+	// chunk's wait), then each member sums its spans.
 	crew.run(f.rows)
 	if f.stopped.Load() {
 		return ErrCanceled
 	}
+	crew.run(f.sums)
 	S := e.s[:n*n]
 	g.stack = foldSpans(S, e.chunkS, n*n, g.spans, g.stack, f.add)
 	for r := range n {
@@ -281,9 +285,9 @@ func (e *eigenSolver) formRows(Y []float64, m, n, chunks int) error {
 	return nil
 }
 
-// formRowsShare computes, as member w, spans of formRows until none is
+// formRowsShare computes, as member w, chunks of formRows until none is
 // left: the upper triangle (and some entries of the lower near the
-// diagonal) of each chunk's scatter, summed up the span's tree.
+// diagonal) of each chunk's scatter.
 func (e *eigenSolver) formRowsShare(w int) {
 	g, f := &e.gram, &e.form
 	Y, m, n := f.y, f.m, f.n
@@ -294,31 +298,37 @@ func (e *eigenSolver) formRowsShare(w int) {
 		if !ok || f.stopped.Load() {
 			return
 		}
-		s := g.spans[g.order[i]]
-		for c := s.First; c < s.First+1<<s.Level; c++ {
-			if f.cancel != nil && f.cancel() {
-				f.stopped.Store(true)
-				return
-			}
-			lo, hi := c*gramChunk, min(m, (c+1)*gramChunk)
-			Sc, Yc := e.chunkS[c*nn:(c+1)*nn], Y[lo*n:hi*n]
-			if !useAVX2 || n < 8 {
-				gramCols(Sc, Yc, hi-lo, n)
-				continue
-			}
-			// gramCols's blocks, writing their rows only.
-			for i0 := 0; i0 < n; i0 += 4 {
-				i := min(i0, n-4)
-				for j0 := i; j0 < n; j0 += 8 {
-					j := min(j0, n-8)
-					gramCols4x8(&t, Yc[i:], Yc[j:], n, hi-lo)
-					for a := range 4 {
-						copy(Sc[(i+a)*n+j:(i+a)*n+j+8], t[8*a:8*a+8])
-					}
+		if f.cancel != nil && f.cancel() {
+			f.stopped.Store(true)
+			return
+		}
+		c := g.chunkOrder[i]
+		lo, hi := c*gramChunk, min(m, (c+1)*gramChunk)
+		Sc, Yc := e.chunkS[c*nn:(c+1)*nn], Y[lo*n:hi*n]
+		if !useAVX2 || n < 8 {
+			gramCols(Sc, Yc, hi-lo, n)
+			continue
+		}
+		// gramCols's blocks, writing their rows only.
+		for i0 := 0; i0 < n; i0 += 4 {
+			i := min(i0, n-4)
+			for j0 := i; j0 < n; j0 += 8 {
+				j := min(j0, n-8)
+				gramCols4x8(&t, Yc[i:], Yc[j:], n, hi-lo)
+				for a := range 4 {
+					copy(Sc[(i+a)*n+j:(i+a)*n+j+8], t[8*a:8*a+8])
 				}
 			}
 		}
-		spanSum(e.chunkS, nn, s, f.add)
+	}
+}
+
+// formRowsSums sums, as member w, the chunk scatters of the spans it
+// owns up their trees.
+func (e *eigenSolver) formRowsSums(w int) {
+	g, f := &e.gram, &e.form
+	for _, i := range g.order[g.runs[w]:g.runs[w+1]] {
+		spanSum(e.chunkS, f.n*f.n, g.spans[i], f.add)
 	}
 }
 
@@ -446,9 +456,11 @@ type gramOp struct {
 	spans       []Span
 	order       []int
 	runs        []int // member w's positions in order: [runs[w], runs[w+1])
-	deal        deal
-	stack       []Span      // the caller's fold of the spans
-	share       func(w int) // e.gramShare, made once
+	// chunkOrder and chunkRuns are order and runs for single chunks.
+	chunkOrder, chunkRuns []int
+	deal                  deal
+	stack                 []Span      // the caller's fold of the spans
+	share                 func(w int) // e.gramShare, made once
 }
 
 // gramApply returns v -> Y^T (Y v) for Y (m x n, row-major), spread on the
@@ -504,6 +516,16 @@ func (g *gramOp) layout(chunks, size, block int) {
 			}
 		}
 		g.runs = append(g.runs, len(g.order))
+	}
+	// The same for single chunks (formRows).
+	g.chunkOrder, g.chunkRuns = g.chunkOrder[:0], append(g.chunkRuns[:0], 0)
+	for w := range size {
+		for c := range chunks {
+			if g.ownerOf(c, per) == w {
+				g.chunkOrder = append(g.chunkOrder, c)
+			}
+		}
+		g.chunkRuns = append(g.chunkRuns, len(g.chunkOrder))
 	}
 	g.deal.reset(len(g.order), size)
 }
