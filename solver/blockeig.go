@@ -19,13 +19,31 @@ const (
 )
 
 // topEigenvectors returns the P eigenvectors of S with the largest
-// eigenvalues, as sign-fixed columns in descending order, and the top
-// eigenvalues in descending order (all n of them). cancel, if not nil, is
-// polled between the steps of the tridiagonal path (ErrCanceled); the
-// LAPACK calls themselves (the reduction, the dense path) cannot poll, so
+// eigenvalues, as sign-fixed columns in descending order, and at least the
+// top P eigenvalues in descending order. When P is a small fraction of n
+// they come from block Lanczos (lanczosTop), else (or if that did not
+// converge) from the tridiagonal reduction (tridiagTop) or, for small n,
+// the dense eigendecomposition. S's lower triangle may be overwritten
+// (with the upper's values). cancel, if not nil, is polled between the
+// steps of the iterative and tridiagonal paths (ErrCanceled); the LAPACK
+// calls themselves (the reduction, the dense path) cannot poll, so
 // callers run this under interruptible.
 func topEigenvectors(S *mat.SymDense, P int, cancel func() bool) (*mat.Dense, []float64, error) {
 	n := S.SymmetricDim()
+	if n >= denseMinN && P > 0 {
+		if _, _, _, ok := lanczosShape(n, P); ok && float64(P) <= lanczosFraction*float64(n) {
+			raw := S.RawSymmetric()
+			for i := range n { // both triangles, for the products by rows
+				for j := i + 1; j < n; j++ {
+					raw.Data[j*raw.Stride+i] = raw.Data[i*raw.Stride+j]
+				}
+			}
+			V, vals, ok, err := lanczosTop(raw.Data, raw.Stride, n, P, cancel)
+			if err != nil || ok {
+				return V, vals, err
+			}
+		}
+	}
 	if n >= denseMinN && float64(P) < denseFraction*float64(n) {
 		V, vals, err := tridiagTop(S, P, cancel)
 		if err == nil || err == ErrCanceled {

@@ -1,0 +1,449 @@
+package solver
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The top P eigenpairs of a formed symmetric matrix A (n x n) by block
+// Lanczos with full reorthogonalisation and thick restarts (Wu and Simon's
+// thick-restart Lanczos, in block form; see also Stewart's Krylov-Schur
+// method, of which it is the symmetric case), used by topEigenvectors when
+// P is a small fraction of n.
+//
+// The basis Q (rows of n, orthonormal) grows by blocks of b vectors: the
+// next block is the part of A Q_last orthogonal to Q (Q_last the block
+// added last), orthogonalised twice against all of Q (classical
+// Gram-Schmidt twice, "twice is enough") and within itself. A Q is kept
+// beside Q, and the projected matrix H = Q^T A Q is formed from it
+// explicitly, so that H stays exact to rounding whatever the history of
+// the basis. When the basis holds mMax vectors, the Rayleigh-Ritz step
+// diagonalises H (LAPACK's Dsyev, m^3 flops, m << n) and keeps the top
+// `keep` Ritz vectors Y = Q S, with A Y = (A Q) S and H = diag(theta):
+// the thick restart, which loses none of the convergence gained. The next
+// block is the one that would have come next without the restart (the
+// residuals A y - theta y of all Ritz vectors lie in its span), so the
+// iteration goes on as if it had not restarted. (Taking it from some Ritz
+// vectors' residuals instead is the same in exact arithmetic, but the
+// residual of a nearly converged vector is mostly rounding: its direction
+// breaks the Krylov structure, and the iteration needed 3 times the
+// products.)
+//
+// Acceptance: every one of the top P Ritz pairs has
+// ||A y - theta y|| <= lanczosTol * theta_1, the residual computed from an
+// explicit product A Y (not from the running A Q, which restarts update
+// by linear combinations). By Davis-Kahan an accepted vector is within
+// about lanczosTol theta_1 / gap of the eigenvector, the dense path's own
+// error is about n eps theta_1 / gap, and eigenvalues are within
+// lanczosTol^2 theta_1^2 / gap.
+//
+// Repeated and clustered eigenvalues: a block of b vectors finds
+// multiplicities up to b in exact arithmetic and, with the restarts and
+// the random refills below, any multiplicity in practice; the vectors of
+// an eigenvalue repeated across the P boundary span part of its
+// eigenspace, as the dense path's do. When the residuals of a block lose
+// rank (an invariant subspace was found: zero eigenvalues of rank
+// deficient data, exhausted multiplicities), the lost vectors are
+// replaced by pseudo-random ones from a generator with a fixed seed, so
+// the result depends only on A. Products with A are split between
+// goroutines by rows of A, every entry summed in one fixed order, so the
+// result is the same bit for bit whatever the number of threads.
+
+// lanczosTol is the accepted residual, relative to the top eigenvalue.
+// Rounding in a product A y is near 1e-15 theta_1 at the sizes met.
+const lanczosTol = 1e-13
+
+// lanczosBlock is the block size b, lanczosSteps the number of blocks the
+// basis grows by between restarts, and a restart keeps P + lanczosKeep P
+// Ritz vectors (at least P + b). Set with TestLanczosExp's counts of
+// products on the PCA 3000 x 6000 case: a product reads all of A (72 MB
+// there) whatever b, so it costs about as much as 15 vectors' worth of
+// multiply-adds at b = 1, and larger blocks need more vectors in all
+// (b = 4: 750 vectors, 8: 940-1040, 16: 2100).
+var (
+	lanczosBlock, lanczosSteps = 8, 12
+	lanczosKeep                = 1.0
+)
+
+// lanczosFraction: block Lanczos serves P up to this fraction of n, the
+// tridiagonal path larger P. Set by BenchmarkTopEigenvectors (CPU s,
+// Lanczos / tridiagonal, on centred Gram matrices of uniform data):
+// n = 731: P = 18 0.15/0.22, P = 36 0.22/0.20, P = 73 0.45/0.22;
+// n = 1500: P = 37 0.63/1.99, P = 75 1.08/1.96, P = 150 2.9/2.0.
+var lanczosFraction = 0.06
+
+// lanczosMaxRestarts bounds the restarts before topEigenvectors falls
+// back to the tridiagonal path.
+const lanczosMaxRestarts = 200
+
+// lanczosTrace, if set (by tests and benchmarks), gets the restarts and
+// the vectors multiplied by A of every lanczosTop.
+var lanczosTrace func(restarts, products int)
+
+// lanczosParallel is the work (n^2 b multiply-adds) of a block product
+// from which it is split between goroutines (a variable for tests).
+var lanczosParallel = 1 << 22
+
+// lanczosShape returns the block size b, the Ritz vectors kept at a
+// restart and the largest basis for P eigenpairs of an n x n matrix, or
+// ok = false when the basis would not be small beside n (use the dense
+// path then).
+func lanczosShape(n, P int) (b, keep, mMax int, ok bool) {
+	b = lanczosBlock
+	keep = P + max(b, int(lanczosKeep*float64(P)))
+	mMax = keep + lanczosSteps*b
+	return b, keep, mMax, 2*mMax <= n
+}
+
+// lanczosWork is the workspace of lanczosTop.
+type lanczosWork struct {
+	a        []float64 // A, n x n, both triangles, row-major
+	lda, n   int
+	q, aq    []float64 // Q and A Q, mMax x n
+	y, ay    []float64 // Ritz vectors and their products, keep x n
+	h, hs    []float64 // H (mMax x mMax) and Dsyev's copy
+	w, work  []float64 // Dsyev's eigenvalues and work
+	c        []float64 // coefficients, b x mMax
+	st       []float64 // S^T, keep x mMax
+	res      []float64 // residual norms
+	nrm      []float64 // norms of a block before orthogonalisation
+	rng      *rand.Rand
+	threads  int
+	products int // vectors multiplied by A
+}
+
+// lanczosTop returns the top P eigenvectors of the symmetric n x n matrix
+// whose rows (both triangles) are a, as sign-fixed columns in descending
+// order, and their eigenvalues. It reports ok = false if it did not
+// converge within lanczosMaxRestarts; cancel (may be nil) is polled before
+// every block product (ErrCanceled).
+func lanczosTop(a []float64, lda, n, P int, cancel func() bool) (V *mat.Dense, vals []float64, ok bool, err error) {
+	b, keep, mMax, _ := lanczosShape(n, P)
+	w := &lanczosWork{a: a, lda: lda, n: n, threads: runtime.GOMAXPROCS(0)}
+	w.q, w.aq = make([]float64, (mMax+b)*n), make([]float64, mMax*n)
+	w.y, w.ay = make([]float64, keep*n), make([]float64, keep*n)
+	w.h, w.hs = make([]float64, mMax*mMax), make([]float64, mMax*mMax)
+	w.w, w.c, w.st = make([]float64, mMax), make([]float64, b*mMax), make([]float64, keep*mMax)
+	w.res, w.nrm = make([]float64, keep), make([]float64, b)
+	var query [1]float64
+	lapack64.Syev(lapack.EVCompute, blas64.Symmetric{Uplo: blas.Upper, N: mMax, Stride: mMax, Data: w.hs}, w.w, query[:], -1)
+	w.work = make([]float64, int(query[0]))
+	w.rng = rand.New(rand.NewPCG(0x736f6d7063612d6c, uint64(n))) // fixed: "sompca-l"
+
+	// The start: b pseudo-random vectors.
+	m := 0
+	for j := range b {
+		w.random(w.q[j*n : (j+1)*n])
+	}
+	w.orthonormalise(0, b)
+	last := make([]int, b) // the rows whose residuals make the next block
+	first := true          // the block Q[m:m+b] is set
+	for restarts := 0; ; {
+		// Grow the basis to mMax.
+		for m+b <= mMax {
+			if !first {
+				w.expand(m, last)
+			}
+			first = false
+			if canceled(cancel) {
+				return nil, nil, false, ErrCanceled
+			}
+			w.applyRows(w.aq[m*n:(m+b)*n], w.q[m*n:(m+b)*n], b)
+			w.project(m, b)
+			for j := range b {
+				last[j] = m + j
+			}
+			m += b
+		}
+		// The next block, before the basis changes: Q[m:m+b].
+		w.expand(m, last)
+		// Rayleigh-Ritz.
+		theta, err := w.ritz(m, keep)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		tol := lanczosTol * math.Abs(theta[0])
+		done := true
+		for k := range P {
+			done = done && w.res[k] <= tol
+		}
+		if done {
+			// Confirm with explicit products.
+			if canceled(cancel) {
+				return nil, nil, false, ErrCanceled
+			}
+			w.applyRows(w.ay[:P*n], w.y[:P*n], P)
+			for k := range P {
+				w.res[k] = w.residual(k, theta[k])
+				done = done && w.res[k] <= tol
+			}
+			if done {
+				if lanczosTrace != nil {
+					lanczosTrace(restarts, w.products)
+				}
+				V = mat.NewDense(n, P, nil)
+				col := make([]float64, n)
+				for k := range P {
+					copy(col, w.y[k*n:(k+1)*n])
+					fixSign(col)
+					V.SetCol(k, col)
+				}
+				return V, append([]float64(nil), theta[:P]...), true, nil
+			}
+		}
+		if restarts++; restarts > lanczosMaxRestarts {
+			return nil, nil, false, nil
+		}
+		// Thick restart: Q = [Y, the next block], A Q = A Y, H = diag(theta);
+		// the next block's column of H comes with its product.
+		copy(w.q, w.y[:keep*n])
+		copy(w.q[keep*n:(keep+b)*n], w.q[m*n:(m+b)*n])
+		copy(w.aq, w.ay[:keep*n])
+		clear(w.h)
+		for k := range keep {
+			w.h[k*mMax+k] = theta[k]
+		}
+		m = keep
+		first = true
+	}
+}
+
+// ld is the stride of H.
+func (w *lanczosWork) ld() int { return len(w.w) }
+
+// random fills v with pseudo-random normal values from w's generator.
+func (w *lanczosWork) random(v []float64) {
+	for i := range v {
+		v[i] = w.rng.NormFloat64()
+	}
+}
+
+// expand sets the block Q[m:m+b] to the residuals A q_l - Q H[:, l] of the
+// rows l in last (their part of A Q outside the basis) and
+// orthonormalises it against Q[:m] and within itself.
+func (w *lanczosWork) expand(m int, last []int) {
+	n, ld, b := w.n, w.ld(), len(last)
+	blk := w.q[m*n : (m+b)*n]
+	for j, l := range last {
+		copy(blk[j*n:(j+1)*n], w.aq[l*n:(l+1)*n])
+		for i := range m {
+			w.c[j*m+i] = w.h[i*ld+l]
+		}
+	}
+	gemmNN(-1, blas64.General{Rows: b, Cols: m, Stride: m, Data: w.c},
+		blas64.General{Rows: m, Cols: n, Stride: n, Data: w.q}, 1, blas64.General{Rows: b, Cols: n, Stride: n, Data: blk})
+	w.orthonormalise(m, b)
+}
+
+// orthonormalise makes the block Q[m:m+b] orthonormal and orthogonal to
+// Q[:m]: classical Gram-Schmidt against Q[:m] twice, then modified
+// Gram-Schmidt within the block, twice. A vector that loses all but
+// 1e-10 of its norm (it lay in the span already) is replaced by a
+// pseudo-random one, orthogonalised the same way.
+func (w *lanczosWork) orthonormalise(m, b int) {
+	n := w.n
+	blk := w.q[m*n : (m+b)*n]
+	for j := range b {
+		w.nrm[j] = floats.Norm(blk[j*n:(j+1)*n], 2)
+	}
+	w.orthogonalise(m, m, b)
+	for j := 0; j < b; j++ {
+		v := blk[j*n : (j+1)*n]
+		for try := 0; ; try++ {
+			for range 2 {
+				for t := range j {
+					u := blk[t*n : (t+1)*n]
+					floats.AddScaled(v, -floats.Dot(u, v), u)
+				}
+			}
+			nv := floats.Norm(v, 2)
+			if nv > 1e-10*w.nrm[j] && nv > 0 {
+				floats.Scale(1/nv, v)
+				break
+			}
+			if try == 3 {
+				panic("solver: lanczos cannot extend its basis") // n > 2 mMax: cannot happen
+			}
+			w.random(v)
+			w.nrm[j] = floats.Norm(v, 2)
+			w.orthogonalise(m, m+j, 1)
+		}
+	}
+}
+
+// orthogonalise removes from the rows Q[r:r+b] their components along
+// Q[:m], twice.
+func (w *lanczosWork) orthogonalise(m, r, b int) {
+	if m == 0 {
+		return
+	}
+	n := w.n
+	blk := w.q[r*n : (r+b)*n]
+	Q := blas64.General{Rows: m, Cols: n, Stride: n, Data: w.q[:m*n]}
+	C := blas64.General{Rows: b, Cols: m, Stride: m, Data: w.c[:b*m]}
+	for range 2 {
+		dots(w.c, m, w.q, n, m, blk, n, b, n)
+		gemmNN(-1, C, Q, 1, blas64.General{Rows: b, Cols: n, Stride: n, Data: blk})
+	}
+}
+
+// project sets the rows and columns m..m+b of H from the new block of A Q:
+// H[i, m+j] = q_i . (A q_{m+j}) for i < m+b.
+func (w *lanczosWork) project(m, b int) {
+	n, ld := w.n, w.ld()
+	dots(w.h[m*ld:], ld, w.q, n, m+b, w.aq[m*n:], n, b, n)
+	for j := range b {
+		for i := range m {
+			w.h[i*ld+m+j] = w.h[(m+j)*ld+i]
+		}
+	}
+}
+
+// ritz diagonalises H[:m, :m], sets the top `keep` Ritz vectors and their
+// products A Y (from A Q) in w.y and w.ay and their residual norms in
+// w.res, and returns the Ritz values in descending order.
+func (w *lanczosWork) ritz(m, keep int) ([]float64, error) {
+	n, ld := w.n, w.ld()
+	hs := w.hs[:m*m]
+	for i := range m {
+		copy(hs[i*m+i:(i+1)*m], w.h[i*ld+i:i*ld+m])
+	}
+	vals := w.w[:m]
+	if !lapack64.Syev(lapack.EVCompute, blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: hs}, vals, w.work, len(w.work)) {
+		return nil, errorf(ErrNumerical, "solver: symmetric eigendecomposition did not converge")
+	}
+	for k := range keep {
+		for i := range m {
+			w.st[k*m+i] = hs[i*m+m-1-k]
+		}
+	}
+	St := blas64.General{Rows: keep, Cols: m, Stride: m, Data: w.st[:keep*m]}
+	gemmNN(1, St, blas64.General{Rows: m, Cols: n, Stride: n, Data: w.q[:m*n]},
+		0, blas64.General{Rows: keep, Cols: n, Stride: n, Data: w.y[:keep*n]})
+	gemmNN(1, St, blas64.General{Rows: m, Cols: n, Stride: n, Data: w.aq[:m*n]},
+		0, blas64.General{Rows: keep, Cols: n, Stride: n, Data: w.ay[:keep*n]})
+	// Descending, in place: vals[k] = theta_k.
+	for i, j := 0, m-1; i < j; i, j = i+1, j-1 {
+		vals[i], vals[j] = vals[j], vals[i]
+	}
+	for k := range keep {
+		w.res[k] = w.residual(k, vals[k])
+	}
+	return vals, nil
+}
+
+// residual returns ||A y_k - theta y_k|| from w.ay and w.y.
+func (w *lanczosWork) residual(k int, theta float64) float64 {
+	n := w.n
+	y, ay := w.y[k*n:(k+1)*n], w.ay[k*n:(k+1)*n]
+	s := 0.0
+	for i := range n {
+		r := ay[i] - theta*y[i]
+		s += r * r
+	}
+	return math.Sqrt(s)
+}
+
+// applyRows sets dst[j] = A z_j for the rows z_j of z (rows of n): the
+// dot products of A's rows with z's, by panels of A's rows spread over
+// goroutines when the product is large. Each entry is one dots sum, so
+// the result does not depend on the number of goroutines.
+func (w *lanczosWork) applyRows(dst, z []float64, b int) {
+	n := w.n
+	w.products += b
+	panels := (n + lanczosPanel - 1) / lanczosPanel
+	if threads := min(w.threads, panels); threads > 1 && n*n*b >= lanczosParallel {
+		w.applyParallel(dst, z, b, panels, threads)
+		return
+	}
+	for p := range panels {
+		w.applyPanel(dst, z, b, p)
+	}
+}
+
+// lanczosPanel is the rows of A of one task of applyRows (a multiple of
+// the kernel's 3).
+const lanczosPanel = 96
+
+// applyPanel computes the entries of applyRows' product in panel p.
+func (w *lanczosWork) applyPanel(dst, z []float64, b, p int) {
+	n := w.n
+	lo, hi := p*lanczosPanel, min(n, (p+1)*lanczosPanel)
+	dots(dst[lo:], n, w.a[lo*w.lda:], w.lda, hi-lo, z, n, b, n)
+}
+
+// applyParallel is applyRows' loop over panels on goroutines.
+func (w *lanczosWork) applyParallel(dst, z []float64, b, panels, threads int) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := int(next.Add(1)) - 1; p < panels; p = int(next.Add(1)) - 1 {
+				w.applyPanel(dst, z, b, p)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// gemmNN is C = alpha A B + beta C: by gonum's Dgemm, which starts
+// goroutines for large products, or on the calling goroutine for small
+// ones (gemmSerial, the same bits), so that small problems allocate
+// nothing per product.
+func gemmNN(alpha float64, A, B blas64.General, beta float64, C blas64.General) {
+	if A.Rows*A.Cols*B.Cols >= lanczosParallel {
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, alpha, A, B, beta, C)
+		return
+	}
+	gemmSerial(blas.NoTrans, alpha, A, B, beta, C)
+}
+
+// dots sets c[j*ldc+i] = sum_{t<k} a[i*lda+t] b[j*ldb+t] for i < ni,
+// j < nj: every dot product of a row of a with a row of b. The sums go
+// over chunks of gramChunkK in order, each chunk's by the gram3x4 kernel
+// (its 4 lanes, AVX2 where there is AVX2) plus a scalar tail, and by
+// floats.Dot for the rows past the last full block of 3 x 4.
+func dots(c []float64, ldc int, a []float64, lda, ni int, b []float64, ldb, nj, k int) {
+	for j := range nj {
+		clear(c[j*ldc : j*ldc+ni])
+	}
+	var out [12]float64
+	for c0 := 0; c0 < k; c0 += gramChunkK {
+		c1 := min(k, c0+gramChunkK)
+		c4 := c0 + (c1-c0)&^3
+		for i := 0; i < ni; i += 3 {
+			for j := 0; j < nj; j += 4 {
+				if i+3 <= ni && j+4 <= nj && c4 > c0 {
+					gram3x4(&out, a[i*lda+c0:], lda, b[j*ldb+c0:], ldb, c4-c0)
+					for r := range 3 {
+						for s := range 4 {
+							v := out[4*r+s]
+							for t := c4; t < c1; t++ {
+								v += a[(i+r)*lda+t] * b[(j+s)*ldb+t]
+							}
+							c[(j+s)*ldc+i+r] += v
+						}
+					}
+					continue
+				}
+				for r := i; r < min(i+3, ni); r++ {
+					for s := j; s < min(j+4, nj); s++ {
+						c[s*ldc+r] += floats.Dot(a[r*lda+c0:r*lda+c1], b[s*ldb+c0:s*ldb+c1])
+					}
+				}
+			}
+		}
+	}
+}
