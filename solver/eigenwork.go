@@ -91,28 +91,7 @@ func (e *eigenWork) topConstrained(u []float64, S *mat.SymDense, C *mat.Dense) (
 	n, c := C.Dims()
 	r := n - c
 	e.reserve(n) // the buffers below are then resliced, never reallocated
-	// B: the last n-c columns of the full Q of C's QR factorisation.
-	e.qr = grow(e.qr, n*c)
-	craw := C.RawMatrix()
-	for i := range n {
-		copy(e.qr[i*c:(i+1)*c], craw.Data[i*craw.Stride:i*craw.Stride+c])
-	}
-	QR := blas64.General{Rows: n, Cols: c, Stride: c, Data: e.qr}
-	e.tau = grow(e.tau, c)
-	l := e.workLen(func(w []float64) { lapack64.Geqrf(QR, e.tau, w, -1) })
-	lapack64.Geqrf(QR, e.tau, e.work, l)
-	e.q = grow(e.q, n*n)
-	for i := range n {
-		copy(e.q[i*n:i*n+c], e.qr[i*c:(i+1)*c])
-	}
-	Q := blas64.General{Rows: n, Cols: n, Stride: n, Data: e.q}
-	l = e.workLen(func(w []float64) { lapack64.Orgqr(Q, e.tau, w, -1) })
-	lapack64.Orgqr(Q, e.tau, e.work, l)
-	e.b = grow(e.b, n*r)
-	for i := range n {
-		copy(e.b[i*r:(i+1)*r], e.q[i*n+c:(i+1)*n])
-	}
-	B := blas64.General{Rows: n, Cols: r, Stride: r, Data: e.b}
+	B := e.complement(C)
 	// B^T S B as gonum's Mul forms it: (S B)^T by Dsymm, copied, then Dgemm.
 	e.c = grow(e.c, n*r)
 	SB := blas64.General{Rows: n, Cols: r, Stride: r, Data: e.c}
@@ -144,6 +123,72 @@ func (e *eigenWork) topConstrained(u []float64, S *mat.SymDense, C *mat.Dense) (
 	// Renormalise against rounding in the basis.
 	floats.Scale(1/floats.Norm(u, 2), u)
 	return val, true
+}
+
+// complement returns B, an orthonormal basis (n x (n-c)) of the
+// orthogonal complement of span(C) for C (n x c) with orthonormal columns:
+// the last n-c columns of the full Q of C's QR factorisation, by the
+// calls complementBasis makes through gonum's QR (the same bits). B is a
+// view of e.b, valid until e's next use.
+func (e *eigenWork) complement(C *mat.Dense) blas64.General {
+	n, c := C.Dims()
+	r := n - c
+	e.reserve(n)
+	e.qr = grow(e.qr, n*c)
+	craw := C.RawMatrix()
+	for i := range n {
+		copy(e.qr[i*c:(i+1)*c], craw.Data[i*craw.Stride:i*craw.Stride+c])
+	}
+	QR := blas64.General{Rows: n, Cols: c, Stride: c, Data: e.qr}
+	e.tau = grow(e.tau, c)
+	l := e.workLen(func(w []float64) { lapack64.Geqrf(QR, e.tau, w, -1) })
+	lapack64.Geqrf(QR, e.tau, e.work, l)
+	e.q = grow(e.q, n*n)
+	for i := range n {
+		copy(e.q[i*n:i*n+c], e.qr[i*c:(i+1)*c])
+	}
+	Q := blas64.General{Rows: n, Cols: n, Stride: n, Data: e.q}
+	l = e.workLen(func(w []float64) { lapack64.Orgqr(Q, e.tau, w, -1) })
+	lapack64.Orgqr(Q, e.tau, e.work, l)
+	e.b = grow(e.b, n*r)
+	for i := range n {
+		copy(e.b[i*r:(i+1)*r], e.q[i*n+c:(i+1)*n])
+	}
+	return blas64.General{Rows: n, Cols: r, Stride: r, Data: e.b}
+}
+
+// complementTo sets B (n x (n-c)) to complement(C) (complementBasis's
+// result, allocating nothing once e is sized).
+func (e *eigenWork) complementTo(B *mat.Dense, C *mat.Dense) {
+	b := e.complement(C)
+	for i := range b.Rows {
+		copy(B.RawRowView(i), b.Data[i*b.Stride:i*b.Stride+b.Cols])
+	}
+}
+
+// topVectors sets the r columns of U (n x r) to the top r eigenvectors of
+// S (n x n), sign-fixed, in descending order: denseTop's result (the same
+// Dsyev call as gonum's EigenSym, so the same bits) without allocating.
+func (e *eigenWork) topVectors(U *mat.Dense, S *mat.SymDense) bool {
+	n, r := U.Dims()
+	e.reserve(n)
+	e.a = grow(e.a, n*n)
+	raw := S.RawSymmetric()
+	for i := range n {
+		copy(e.a[i*n+i:(i+1)*n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+	}
+	if _, ok := e.syevTop(n); !ok {
+		return false
+	}
+	col := e.wv[:n]
+	for j := range r {
+		for i := range n {
+			col[i] = e.a[i*n+n-1-j]
+		}
+		fixSign(col)
+		U.SetCol(j, col)
+	}
+	return true
 }
 
 // svdWork is the scratch space of orthonormalRange, so that UMPCA's

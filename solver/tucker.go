@@ -1,6 +1,8 @@
 package solver
 
 import (
+	"slices"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
@@ -27,12 +29,17 @@ import (
 // TVP like every other method; Extraction holds the entry's C-order index.
 func (f *fitter) fitTucker() (*Model, error) {
 	N := f.n
+	var tw tuckerWork
 	full := make([]*mat.Dense, N) // nil: the mode is not projected
-	phi, err := f.modeScatters(full, nil, false)
+	phi, err := f.modeScatters(&tw, full, nil, false)
 	if err != nil {
 		return nil, err
 	}
-	phiFull := phi
+	phiFull := make([]*mat.SymDense, N) // kept: the sweeps reuse tw's scatters
+	for n := range N {
+		phiFull[n] = mat.NewSymDense(f.shape[n], nil)
+		phiFull[n].CopySym(phi[n])
+	}
 	U := make([]*mat.Dense, N)
 	ranks := make([]int, N)
 	for n := range N {
@@ -54,13 +61,15 @@ func (f *fitter) fitTucker() (*Model, error) {
 			}
 			continue
 		}
-		if U[n], err = f.topVectors(phi[n], ranks[n]); err != nil {
+		U[n] = mat.NewDense(f.shape[n], ranks[n], nil)
+		if err = f.topVectorsInto(&tw, U[n], phi[n]); err != nil {
 			return nil, err
 		}
 	}
 	// A mode kept at rank P_k > I_k / 2 is projected as I - W W^T, W its
 	// I_k - P_k complementary eigenvectors (see Pass.Complements).
 	comp := make([]*mat.Dense, N)
+	compBuf := make([]*mat.Dense, N) // comp's storage, reused by the sweeps
 	setComp := func(n int) {
 		comp[n] = nil
 		switch {
@@ -68,15 +77,20 @@ func (f *fitter) fitTucker() (*Model, error) {
 		case ranks[n] == f.shape[n]:
 			comp[n] = new(mat.Dense) // U U^T = I: the full-projection shortcut
 		case 2*ranks[n] > f.shape[n]:
-			comp[n] = complementBasis(U[n])
+			if compBuf[n] == nil {
+				compBuf[n] = mat.NewDense(f.shape[n], f.shape[n]-ranks[n], nil)
+			}
+			comp[n] = compBuf[n]
+			tw.eig.complementTo(comp[n], U[n])
 		}
 	}
 	for n := range N {
 		setComp(n)
 	}
+	proj, pc := make([]*mat.Dense, N), make([]*mat.Dense, N)
 	for k := 0; k < f.opts.MaxIter; k++ {
 		for n := range N {
-			proj := append([]*mat.Dense(nil), U...)
+			copy(proj, U)
 			proj[n] = nil
 			// When every other mode goes through its complement, the
 			// unprojected term is the full mode scatter found above.
@@ -84,9 +98,9 @@ func (f *fitter) fitTucker() (*Model, error) {
 			for k := range N {
 				noFull = noFull && (k == n || comp[k] != nil)
 			}
-			pc := append([]*mat.Dense(nil), comp...)
+			copy(pc, comp)
 			pc[n] = nil
-			phi, err := f.modeScatters(proj, pc, noFull)
+			phi, err := f.modeScatters(&tw, proj, pc, noFull)
 			if err != nil {
 				return nil, err
 			}
@@ -94,7 +108,7 @@ func (f *fitter) fitTucker() (*Model, error) {
 				a, b := newSymAcc(f.shape[n], phi[n].RawSymmetric().Data), newSymAcc(f.shape[n], phiFull[n].RawSymmetric().Data)
 				a.add(b)
 			}
-			if U[n], err = f.topVectors(phi[n], ranks[n]); err != nil {
+			if err = f.topVectorsInto(&tw, U[n], phi[n]); err != nil {
 				return nil, err
 			}
 			setComp(n)
@@ -124,9 +138,10 @@ func (f *fitter) fitTucker() (*Model, error) {
 		m.Projections = append(m.Projections, mat.NewDense(f.shape[n], F, nil))
 	}
 	idx := make([]int, N)
+	col := make([]float64, slices.Max(f.shape))
 	for e := range F {
 		for n := range N {
-			m.Projections[n].SetCol(e, mat.Col(nil, idx[n], U[n]))
+			m.Projections[n].SetCol(e, mat.Col(col[:f.shape[n]], idx[n], U[n]))
 		}
 		for n := N - 1; n >= 0; n-- { // next C-order multi-index
 			if idx[n]++; idx[n] < ranks[n] {
@@ -257,21 +272,43 @@ func modeProduct(dst, src []float64, pre, d, post int, U *mat.Dense, sc *scratch
 	}
 }
 
+// tuckerWork is the scratch space of a Tucker fit, sized by its first
+// updates and reused by the sweeps, so that a sweep allocates nothing
+// (TestAllocations): the pass's partial result, the mode scatters, the
+// dense eigen path's and the complement's LAPACK work.
+type tuckerWork struct {
+	out  []float64
+	phi  []*mat.SymDense // the scatters returned
+	sym  []*mat.SymDense // their storage, per mode
+	pass Pass
+	eig  eigenWork
+}
+
 // modeScatters makes one pass and returns, for every mode n with
 // proj[n] == nil, the mode-n scatter sum_m Y_m(n) Y_m(n)^T of the samples
-// projected in the other modes (centred for MPCA).
-func (f *fitter) modeScatters(proj, comp []*mat.Dense, noFull bool) ([]*mat.SymDense, error) {
-	p := &Pass{Op: OpModeScatters, Shape: f.shape, Samples: f.m, Mean: f.meanUsed, Factors: proj, Complements: comp, NoFull: noFull}
-	out := make([]float64, p.PartialLen())
+// projected in the other modes (centred for MPCA). The scatters are
+// tw's, valid until its next use.
+func (f *fitter) modeScatters(tw *tuckerWork, proj, comp []*mat.Dense, noFull bool) ([]*mat.SymDense, error) {
+	tw.pass = Pass{Op: OpModeScatters, Shape: f.shape, Samples: f.m, Mean: f.meanUsed, Factors: proj, Complements: comp, NoFull: noFull}
+	p := &tw.pass
+	tw.out = grow(tw.out, p.PartialLen())
+	out := tw.out[:p.PartialLen()]
 	if err := f.pass(p, out); err != nil {
 		return nil, err
 	}
-	phi := make([]*mat.SymDense, f.n)
+	if tw.phi == nil {
+		tw.phi, tw.sym = make([]*mat.SymDense, f.n), make([]*mat.SymDense, f.n)
+	}
+	phi := tw.phi
 	off := 0
 	for n, U := range proj {
+		phi[n] = nil
 		if U == nil {
 			d := f.shape[n]
-			phi[n] = newSymAcc(d, out[off:]).toSym(nil)
+			if tw.sym[n] == nil {
+				tw.sym[n] = mat.NewSymDense(d, nil)
+			}
+			phi[n] = newSymAcc(d, out[off:]).toSym(tw.sym[n])
 			off += d * d
 		}
 	}
@@ -315,6 +352,48 @@ func (f *fitter) coreMoments(U []*mat.Dense) (scatter, energy []float64, err err
 	}
 	F := p.coreSize()
 	return out[1+F : 1+2*F], out[1+2*F:], nil
+}
+
+// topVectorsInto sets U (I_n x P_n) to the top P_n eigenvectors of the
+// mode scatter phi: for modes below denseMinN by the dense
+// eigendecomposition in tw's workspace (denseTop's result, allocating
+// nothing), else by topEigenvectors (block Lanczos when P_n is a small
+// fraction of I_n, else the tridiagonal path); under interruptible when
+// the fit can be canceled.
+func (f *fitter) topVectorsInto(tw *tuckerWork, U *mat.Dense, phi *mat.SymDense) error {
+	n, r := U.Dims()
+	if n >= denseMinN {
+		V, err := f.topVectors(phi, r)
+		if err == nil {
+			U.Copy(V)
+		}
+		return err
+	}
+	var ok bool
+	if f.opts.Cancel == nil {
+		ok = tw.eig.topVectors(U, phi)
+	} else {
+		var err error
+		if ok, err = denseInterruptible(f.opts.Cancel, &tw.eig, U, phi); err != nil {
+			return err
+		}
+	}
+	if !ok {
+		return errorf(ErrNumerical, "solver: symmetric eigendecomposition did not converge")
+	}
+	return nil
+}
+
+// denseInterruptible runs e.topVectors(U, phi) under interruptible (a
+// separate function, so that the closure does not move topVectorsInto's
+// variables to the heap when the fit cannot be canceled). Once canceled,
+// e is still in use by the abandoned computation: the fit ends there.
+//
+//go:noinline
+func denseInterruptible(cancel func() bool, e *eigenWork, U *mat.Dense, phi *mat.SymDense) (bool, error) {
+	ok := false
+	err := interruptible(cancel, func() { ok = e.topVectors(U, phi) })
+	return ok, err
 }
 
 // topVectors returns the top r eigenvectors of a mode scatter, under
