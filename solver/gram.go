@@ -114,3 +114,65 @@ func gramPanelUpper(k []float64, ldk int, x []float64, ldx, d, j0, j1 int) {
 		}
 	}
 }
+
+// gramMapChunk is the number of columns of X that gramMap transposes at a
+// time (a multiple of the kernel's 3).
+const gramMapChunk = 96
+
+// gramMap returns X^T V (d x p) for X (m x d) and V (m x p): PCA's map
+// from the Gram matrix's eigenvectors to projections. Each entry is the
+// dot product of a column of X with one of V, by dots (the gram3x4
+// kernel) on chunks of gramMapChunk columns of X transposed into a
+// buffer, the chunks spread over goroutines; every entry is one dots sum,
+// so the result does not depend on the number of threads (gonum's Dgemm
+// for X^T V runs at about a fifth of the kernel's rate). cancel (may be
+// nil) is polled before every chunk (ErrCanceled).
+func gramMap(X, V *mat.Dense, cancel func() bool) (*mat.Dense, error) {
+	m, d := X.Dims()
+	_, p := V.Dims()
+	xr := X.RawMatrix()
+	vt := make([]float64, p*m) // V^T
+	for i := range m {
+		for j := range p {
+			vt[j*m+i] = V.At(i, j)
+		}
+	}
+	wt := make([]float64, p*d) // W^T
+	chunks := (d + gramMapChunk - 1) / gramMapChunk
+	threads := min(runtime.GOMAXPROCS(0), chunks)
+	var next atomic.Int64
+	var stopped atomic.Bool
+	var wg sync.WaitGroup
+	for range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			xt := make([]float64, gramMapChunk*m)
+			for c := int(next.Add(1)) - 1; c < chunks; c = int(next.Add(1)) - 1 {
+				if canceled(cancel) {
+					stopped.Store(true)
+					return
+				}
+				c0, c1 := c*gramMapChunk, min(d, (c+1)*gramMapChunk)
+				for i := range m {
+					row := xr.Data[i*xr.Stride+c0 : i*xr.Stride+c1]
+					for r, x := range row {
+						xt[r*m+i] = x
+					}
+				}
+				dots(wt[c0:], d, xt, m, c1-c0, vt, m, p, m)
+			}
+		}()
+	}
+	wg.Wait()
+	if stopped.Load() {
+		return nil, ErrCanceled
+	}
+	W := mat.NewDense(d, p, nil)
+	for c := range d {
+		for j := range p {
+			W.Set(c, j, wt[j*d+c])
+		}
+	}
+	return W, nil
+}

@@ -50,6 +50,51 @@ func TestGramUpper(t *testing.T) {
 	}
 }
 
+// TestGramMap: X^T V by gramMap equals gonum's Mul (an independent path)
+// to rounding, across chunk and kernel-block edges (d not a multiple of
+// the 96-column chunks or of 3, p not a multiple of 4, m below and above
+// the 256-term chunks of the sums), and is the same bit for bit with 1
+// thread and with 2.
+func TestGramMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, sh := range [][3]int{{5, 7, 1}, {40, 97, 6}, {300, 200, 9}, {257, 385, 4}} {
+		m, d, p := sh[0], sh[1], sh[2]
+		X, V := mat.NewDense(m, d, nil), mat.NewDense(m, p, nil)
+		for i := range m {
+			for j := range d {
+				X.Set(i, j, rng.NormFloat64())
+			}
+			for j := range p {
+				V.Set(i, j, rng.NormFloat64())
+			}
+		}
+		got, err := gramMap(X, V, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want mat.Dense
+		want.Mul(X.T(), V)
+		// An m-term dot product: within 2 gamma_m of the exact value
+		// relative to ||x_c|| ||v_j|| (Higham, section 3.1).
+		for c := range d {
+			for j := range p {
+				scale := mat.Norm(X.ColView(c), 2) * mat.Norm(V.ColView(j), 2)
+				if math.Abs(got.At(c, j)-want.At(c, j)) > 1e-13*scale {
+					t.Fatalf("%d x %d, p = %d: W[%d][%d] = %v, Mul %v", m, d, p, c, j, got.At(c, j), want.At(c, j))
+				}
+			}
+		}
+		prev := runtime.GOMAXPROCS(1)
+		one, _ := gramMap(X, V, nil)
+		runtime.GOMAXPROCS(2)
+		two, _ := gramMap(X, V, nil)
+		runtime.GOMAXPROCS(prev)
+		if !mat.Equal(one, two) || !mat.Equal(one, got) {
+			t.Errorf("%d x %d: gramMap differs between 1 and 2 threads", m, d)
+		}
+	}
+}
+
 // TestGram3x4Order checks the kernel bit for bit against the arithmetic
 // it is written to do: lane l of each of the 12 sums takes the terms
 // c = l mod 4 in order with fused multiply-adds (the assembly; the Go

@@ -117,6 +117,7 @@ type lanczosWork struct {
 	st       []float64 // S^T, keep x mMax
 	res      []float64 // residual norms
 	nrm      []float64 // norms of a block before orthogonalisation
+	nrm2     []float64 // orthogonalise's norms
 	rng      *rand.Rand
 	threads  int
 	products int // vectors multiplied by A
@@ -134,7 +135,7 @@ func lanczosTop(a []float64, lda, n, P int, cancel func() bool) (V *mat.Dense, v
 	w.y, w.ay = make([]float64, keep*n), make([]float64, keep*n)
 	w.h, w.hs = make([]float64, mMax*mMax), make([]float64, mMax*mMax)
 	w.w, w.c, w.st = make([]float64, mMax), make([]float64, b*mMax), make([]float64, keep*mMax)
-	w.res, w.nrm = make([]float64, keep), make([]float64, b)
+	w.res, w.nrm, w.nrm2 = make([]float64, keep), make([]float64, b), make([]float64, b)
 	var query [1]float64
 	lapack64.Syev(lapack.EVCompute, blas64.Symmetric{Uplo: blas.Upper, N: mMax, Stride: mMax, Data: w.hs}, w.w, query[:], -1)
 	w.work = make([]float64, int(query[0]))
@@ -246,10 +247,13 @@ func (w *lanczosWork) expand(m int, last []int) {
 }
 
 // orthonormalise makes the block Q[m:m+b] orthonormal and orthogonal to
-// Q[:m]: classical Gram-Schmidt against Q[:m] twice, then modified
-// Gram-Schmidt within the block, twice. A vector that loses all but
-// 1e-10 of its norm (it lay in the span already) is replaced by a
-// pseudo-random one, orthogonalised the same way.
+// Q[:m]: classical Gram-Schmidt against Q[:m], repeated while a pass
+// removes more than half of some vector's norm (Kahan and Parlett's "twice
+// is enough": expand's subtraction of Q H is the first pass, so one more
+// is the rule and a third the exception), then modified Gram-Schmidt
+// within the block, twice. A vector that loses all but 1e-10 of its norm
+// (it lay in the span already) is replaced by a pseudo-random one,
+// orthogonalised the same way.
 func (w *lanczosWork) orthonormalise(m, b int) {
 	n := w.n
 	blk := w.q[m*n : (m+b)*n]
@@ -282,7 +286,8 @@ func (w *lanczosWork) orthonormalise(m, b int) {
 }
 
 // orthogonalise removes from the rows Q[r:r+b] their components along
-// Q[:m], twice.
+// Q[:m] by classical Gram-Schmidt: one pass, and another while a pass
+// left some row with less than half its norm (at most 3 passes).
 func (w *lanczosWork) orthogonalise(m, r, b int) {
 	if m == 0 {
 		return
@@ -291,9 +296,22 @@ func (w *lanczosWork) orthogonalise(m, r, b int) {
 	blk := w.q[r*n : (r+b)*n]
 	Q := blas64.General{Rows: m, Cols: n, Stride: n, Data: w.q[:m*n]}
 	C := blas64.General{Rows: b, Cols: m, Stride: m, Data: w.c[:b*m]}
-	for range 2 {
+	before := w.nrm2[:b]
+	for j := range b {
+		before[j] = floats.Norm(blk[j*n:(j+1)*n], 2)
+	}
+	for pass := 0; pass < 3; pass++ {
 		dots(w.c, m, w.q, n, m, blk, n, b, n)
 		gemmNN(-1, C, Q, 1, blas64.General{Rows: b, Cols: n, Stride: n, Data: blk})
+		again := false
+		for j := range b {
+			after := floats.Norm(blk[j*n:(j+1)*n], 2)
+			again = again || after < 0.5*before[j]
+			before[j] = after
+		}
+		if !again {
+			return
+		}
 	}
 }
 

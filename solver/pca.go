@@ -71,13 +71,16 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	if err := f.pass(&Pass{Op: OpCentred, Shape: f.shape, Samples: f.m, Mean: f.mean}, X.RawMatrix().Data); err != nil {
 		return nil, nil, err
 	}
-	var V *mat.Dense
+	var V, W *mat.Dense
 	var vals []float64
 	var err error
 	cerr := interruptible(f.opts.Cancel, func() {
 		var K *mat.SymDense
 		if K, err = gramUpper(X, f.opts.Cancel); err == nil {
 			V, vals, err = topEigenvectors(K, P, f.opts.Cancel)
+		}
+		if err == nil {
+			W, err = gramMap(X, V, f.opts.Cancel)
 		}
 	})
 	if cerr != nil {
@@ -86,8 +89,6 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	W := mat.NewDense(D, P, nil)
-	W.Mul(X.T(), V)
 	for j := range P {
 		if vals[j] <= 1e-12*vals[0] {
 			return nil, nil, errorf(ErrData, "solver: pca: only %d of the %d requested features have non-zero variance", j, P)
