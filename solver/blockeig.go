@@ -27,8 +27,9 @@ const (
 // (with the upper's values). cancel, if not nil, is polled between the
 // steps of the iterative and tridiagonal paths (ErrCanceled); the LAPACK
 // calls themselves (the reduction, the dense path) cannot poll, so
-// callers run this under interruptible.
-func topEigenvectors(S *mat.SymDense, P int, cancel func() bool) (*mat.Dense, []float64, error) {
+// callers run this under interruptible. threads bounds the goroutines of
+// the Lanczos products (0: GOMAXPROCS); the result does not depend on it.
+func topEigenvectors(S *mat.SymDense, P int, cancel func() bool, threads int) (*mat.Dense, []float64, error) {
 	n := S.SymmetricDim()
 	if n >= denseMinN && P > 0 {
 		if _, _, _, ok := lanczosShape(n, P); ok && float64(P) <= lanczosFraction*float64(n) {
@@ -38,7 +39,7 @@ func topEigenvectors(S *mat.SymDense, P int, cancel func() bool) (*mat.Dense, []
 					raw.Data[j*raw.Stride+i] = raw.Data[i*raw.Stride+j]
 				}
 			}
-			V, vals, ok, err := lanczosTop(raw.Data, raw.Stride, n, P, cancel)
+			V, vals, ok, err := lanczosTop(raw.Data, raw.Stride, n, P, cancel, threads)
 			if err != nil || ok {
 				return V, vals, err
 			}

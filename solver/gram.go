@@ -45,15 +45,16 @@ func gram3x4Go(out *[12]float64, a []float64, lda int, b []float64, ldb int, k i
 	}
 }
 
-// gramUpper returns X X^T with its upper triangle set. cancel (may be nil)
-// is polled before every panel (ErrCanceled).
-func gramUpper(X *mat.Dense, cancel func() bool) (*mat.SymDense, error) {
+// gramUpper returns X X^T with its upper triangle set, on up to threads
+// goroutines (0: GOMAXPROCS). cancel (may be nil) is polled before every
+// panel (ErrCanceled).
+func gramUpper(X *mat.Dense, cancel func() bool, threads int) (*mat.SymDense, error) {
 	m, d := X.Dims()
 	K := mat.NewSymDense(m, nil)
 	kr := K.RawSymmetric()
 	xr := X.RawMatrix()
 	panels := (m + gramPanel - 1) / gramPanel
-	threads := min(runtime.GOMAXPROCS(0), panels)
+	threads = min(threadCount(threads), panels)
 	var next atomic.Int64
 	var stopped atomic.Bool // cancel (polled per panel) returned true
 	var wg sync.WaitGroup
@@ -115,6 +116,14 @@ func gramPanelUpper(k []float64, ldk int, x []float64, ldx, d, j0, j1 int) {
 	}
 }
 
+// threadCount is threads, or GOMAXPROCS for 0.
+func threadCount(threads int) int {
+	if threads <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return threads
+}
+
 // gramMapChunk is the number of columns of X that gramMap transposes at a
 // time (a multiple of the kernel's 3).
 const gramMapChunk = 96
@@ -126,8 +135,8 @@ const gramMapChunk = 96
 // buffer, the chunks spread over goroutines; every entry is one dots sum,
 // so the result does not depend on the number of threads (gonum's Dgemm
 // for X^T V runs at about a fifth of the kernel's rate). cancel (may be
-// nil) is polled before every chunk (ErrCanceled).
-func gramMap(X, V *mat.Dense, cancel func() bool) (*mat.Dense, error) {
+// nil) is polled before every chunk (ErrCanceled); threads as gramUpper.
+func gramMap(X, V *mat.Dense, cancel func() bool, threads int) (*mat.Dense, error) {
 	m, d := X.Dims()
 	_, p := V.Dims()
 	xr := X.RawMatrix()
@@ -139,7 +148,7 @@ func gramMap(X, V *mat.Dense, cancel func() bool) (*mat.Dense, error) {
 	}
 	wt := make([]float64, p*d) // W^T
 	chunks := (d + gramMapChunk - 1) / gramMapChunk
-	threads := min(runtime.GOMAXPROCS(0), chunks)
+	threads = min(threadCount(threads), chunks)
 	var next atomic.Int64
 	var stopped atomic.Bool
 	var wg sync.WaitGroup

@@ -25,7 +25,7 @@ func TestGramUpper(t *testing.T) {
 				X.Set(i, j, rng.NormFloat64())
 			}
 		}
-		got, _ := gramUpper(X, nil)
+		got, _ := gramUpper(X, nil, 0)
 		want := mat.NewSymDense(m, nil)
 		want.SymOuterK(1, X)
 		// Each entry is a d-term dot product: within 2 gamma_d of the
@@ -40,9 +40,9 @@ func TestGramUpper(t *testing.T) {
 			}
 		}
 		prev := runtime.GOMAXPROCS(1)
-		one, _ := gramUpper(X, nil)
+		one, _ := gramUpper(X, nil, 0)
 		runtime.GOMAXPROCS(2)
-		two, _ := gramUpper(X, nil)
+		two, _ := gramUpper(X, nil, 0)
 		runtime.GOMAXPROCS(prev)
 		if !mat.Equal(one, two) || !mat.Equal(one, got) {
 			t.Errorf("%d x %d: gramUpper differs between 1 and 2 threads", m, d)
@@ -68,7 +68,7 @@ func TestGramMap(t *testing.T) {
 				V.Set(i, j, rng.NormFloat64())
 			}
 		}
-		got, err := gramMap(X, V, nil)
+		got, err := gramMap(X, V, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,9 +85,9 @@ func TestGramMap(t *testing.T) {
 			}
 		}
 		prev := runtime.GOMAXPROCS(1)
-		one, _ := gramMap(X, V, nil)
+		one, _ := gramMap(X, V, nil, 0)
 		runtime.GOMAXPROCS(2)
-		two, _ := gramMap(X, V, nil)
+		two, _ := gramMap(X, V, nil, 0)
 		runtime.GOMAXPROCS(prev)
 		if !mat.Equal(one, two) || !mat.Equal(one, got) {
 			t.Errorf("%d x %d: gramMap differs between 1 and 2 threads", m, d)
@@ -149,7 +149,7 @@ func BenchmarkGramUpper(b *testing.B) {
 		b.Run(fmt.Sprintf("%dx%d", m, d), func(b *testing.B) {
 			start := processCPU()
 			for range b.N {
-				gramUpper(X, nil)
+				gramUpper(X, nil, 0)
 			}
 			cpu := float64(processCPU()-start) / 1e9
 			b.ReportMetric(float64(m)*float64(m+1)*float64(d)/2*float64(b.N)/cpu/1e9, "GFMA/cpu-s")

@@ -3,7 +3,6 @@ package solver
 import (
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -110,6 +109,8 @@ type lanczosWork struct {
 	a        []float64 // A, n x n, both triangles, row-major
 	lda, n   int
 	q, aq    []float64 // Q and A Q, mMax x n
+	qt, aqt  []float64 // their transposes, n x mMax (the products by Q^T's rows)
+	tmp      []float64 // b x n
 	y, ay    []float64 // Ritz vectors and their products, keep x n
 	h, hs    []float64 // H (mMax x mMax) and Dsyev's copy
 	w, work  []float64 // Dsyev's eigenvalues and work
@@ -127,11 +128,13 @@ type lanczosWork struct {
 // whose rows (both triangles) are a, as sign-fixed columns in descending
 // order, and their eigenvalues. It reports ok = false if it did not
 // converge within lanczosMaxRestarts; cancel (may be nil) is polled before
-// every block product (ErrCanceled).
-func lanczosTop(a []float64, lda, n, P int, cancel func() bool) (V *mat.Dense, vals []float64, ok bool, err error) {
+// every block product (ErrCanceled). Its products run on up to threads
+// goroutines (0: GOMAXPROCS), with the same result whatever the count.
+func lanczosTop(a []float64, lda, n, P int, cancel func() bool, threads int) (V *mat.Dense, vals []float64, ok bool, err error) {
 	b, keep, mMax, _ := lanczosShape(n, P)
-	w := &lanczosWork{a: a, lda: lda, n: n, threads: runtime.GOMAXPROCS(0)}
+	w := &lanczosWork{a: a, lda: lda, n: n, threads: threadCount(threads)}
 	w.q, w.aq = make([]float64, (mMax+b)*n), make([]float64, mMax*n)
+	w.qt, w.aqt, w.tmp = make([]float64, n*mMax), make([]float64, n*mMax), make([]float64, b*n)
 	w.y, w.ay = make([]float64, keep*n), make([]float64, keep*n)
 	w.h, w.hs = make([]float64, mMax*mMax), make([]float64, mMax*mMax)
 	w.w, w.c, w.st = make([]float64, mMax), make([]float64, b*mMax), make([]float64, keep*mMax)
@@ -147,6 +150,7 @@ func lanczosTop(a []float64, lda, n, P int, cancel func() bool) (V *mat.Dense, v
 		w.random(w.q[j*n : (j+1)*n])
 	}
 	w.orthonormalise(0, b)
+	w.transpose(w.qt, w.q, 0, b)
 	last := make([]int, b) // the rows whose residuals make the next block
 	first := true          // the block Q[m:m+b] is set
 	for restarts := 0; ; {
@@ -154,12 +158,14 @@ func lanczosTop(a []float64, lda, n, P int, cancel func() bool) (V *mat.Dense, v
 		for m+b <= mMax {
 			if !first {
 				w.expand(m, last)
+				w.transpose(w.qt, w.q, m, m+b)
 			}
 			first = false
 			if canceled(cancel) {
 				return nil, nil, false, ErrCanceled
 			}
 			w.applyRows(w.aq[m*n:(m+b)*n], w.q[m*n:(m+b)*n], b)
+			w.transpose(w.aqt, w.aq, m, m+b)
 			w.project(m, b)
 			for j := range b {
 				last[j] = m + j
@@ -210,6 +216,8 @@ func lanczosTop(a []float64, lda, n, P int, cancel func() bool) (V *mat.Dense, v
 		copy(w.q, w.y[:keep*n])
 		copy(w.q[keep*n:(keep+b)*n], w.q[m*n:(m+b)*n])
 		copy(w.aq, w.ay[:keep*n])
+		w.transpose(w.qt, w.q, 0, keep+b)
+		w.transpose(w.aqt, w.aq, 0, keep)
 		clear(w.h)
 		for k := range keep {
 			w.h[k*mMax+k] = theta[k]
@@ -241,8 +249,7 @@ func (w *lanczosWork) expand(m int, last []int) {
 			w.c[j*m+i] = w.h[i*ld+l]
 		}
 	}
-	gemmNN(-1, blas64.General{Rows: b, Cols: m, Stride: m, Data: w.c},
-		blas64.General{Rows: m, Cols: n, Stride: n, Data: w.q}, 1, blas64.General{Rows: b, Cols: n, Stride: n, Data: blk})
+	w.subtractQ(blk, m, b)
 	w.orthonormalise(m, b)
 }
 
@@ -294,15 +301,13 @@ func (w *lanczosWork) orthogonalise(m, r, b int) {
 	}
 	n := w.n
 	blk := w.q[r*n : (r+b)*n]
-	Q := blas64.General{Rows: m, Cols: n, Stride: n, Data: w.q[:m*n]}
-	C := blas64.General{Rows: b, Cols: m, Stride: m, Data: w.c[:b*m]}
 	before := w.nrm2[:b]
 	for j := range b {
 		before[j] = floats.Norm(blk[j*n:(j+1)*n], 2)
 	}
 	for pass := 0; pass < 3; pass++ {
 		dots(w.c, m, w.q, n, m, blk, n, b, n)
-		gemmNN(-1, C, Q, 1, blas64.General{Rows: b, Cols: n, Stride: n, Data: blk})
+		w.subtractQ(blk, m, b)
 		again := false
 		for j := range b {
 			after := floats.Norm(blk[j*n:(j+1)*n], 2)
@@ -331,7 +336,7 @@ func (w *lanczosWork) project(m, b int) {
 // products A Y (from A Q) in w.y and w.ay and their residual norms in
 // w.res, and returns the Ritz values in descending order.
 func (w *lanczosWork) ritz(m, keep int) ([]float64, error) {
-	n, ld := w.n, w.ld()
+	ld := w.ld()
 	hs := w.hs[:m*m]
 	for i := range m {
 		copy(hs[i*m+i:(i+1)*m], w.h[i*ld+i:i*ld+m])
@@ -345,11 +350,9 @@ func (w *lanczosWork) ritz(m, keep int) ([]float64, error) {
 			w.st[k*m+i] = hs[i*m+m-1-k]
 		}
 	}
-	St := blas64.General{Rows: keep, Cols: m, Stride: m, Data: w.st[:keep*m]}
-	gemmNN(1, St, blas64.General{Rows: m, Cols: n, Stride: n, Data: w.q[:m*n]},
-		0, blas64.General{Rows: keep, Cols: n, Stride: n, Data: w.y[:keep*n]})
-	gemmNN(1, St, blas64.General{Rows: m, Cols: n, Stride: n, Data: w.aq[:m*n]},
-		0, blas64.General{Rows: keep, Cols: n, Stride: n, Data: w.ay[:keep*n]})
+	// Y = S^T Q and A Y = S^T (A Q), by rows of Q^T and (A Q)^T.
+	w.par(w.y, w.qt, w.ld(), w.st, m, keep, m)
+	w.par(w.ay, w.aqt, w.ld(), w.st, m, keep, m)
 	// Descending, in place: vals[k] = theta_k.
 	for i, j := 0, m-1; i < j; i, j = i+1, j-1 {
 		vals[i], vals[j] = vals[j], vals[i]
@@ -373,35 +376,56 @@ func (w *lanczosWork) residual(k int, theta float64) float64 {
 }
 
 // applyRows sets dst[j] = A z_j for the rows z_j of z (rows of n): the
-// dot products of A's rows with z's, by panels of A's rows spread over
-// goroutines when the product is large. Each entry is one dots sum, so
-// the result does not depend on the number of goroutines.
+// dot products of A's rows with z's (A symmetric).
 func (w *lanczosWork) applyRows(dst, z []float64, b int) {
-	n := w.n
 	w.products += b
+	w.par(dst, w.a, w.lda, z, w.n, b, w.n)
+}
+
+// transpose copies the rows r0..r1 of src (rows of n) into the columns
+// r0..r1 of dst (n x mMax): Q^T or (A Q)^T kept beside Q and A Q.
+func (w *lanczosWork) transpose(dst, src []float64, r0, r1 int) {
+	n, ld := w.n, w.ld()
+	for r := r0; r < r1; r++ {
+		for t, v := range src[r*n : (r+1)*n] {
+			dst[t*ld+r] = v
+		}
+	}
+}
+
+// subtractQ sets the b rows of blk to blk - C Q[:m], for the coefficients
+// C (b x m) in w.c: by dot products of Q^T's rows (w.qt, its first m
+// columns set) with C's.
+func (w *lanczosWork) subtractQ(blk []float64, m, b int) {
+	n := w.n
+	tmp := w.tmp[:b*n]
+	w.par(tmp, w.qt, w.ld(), w.c, m, b, m)
+	floats.Sub(blk[:b*n], tmp)
+}
+
+// lanczosPanel is the rows of a of one task of par (a multiple of the
+// kernel's 3).
+const lanczosPanel = 96
+
+// par sets dst[j*n+i] = sum_{t<k} a[i*lda+t] z[j*ldz+t] for i < n, j < nj:
+// the products of A, Q or A Q with rows by dots on panels of lanczosPanel
+// rows of a, spread over goroutines when the work is large. Each entry is
+// one dots sum, so the result does not depend on the number of goroutines.
+func (w *lanczosWork) par(dst, a []float64, lda int, z []float64, ldz, nj, k int) {
+	n := w.n
 	panels := (n + lanczosPanel - 1) / lanczosPanel
-	if threads := min(w.threads, panels); threads > 1 && n*n*b >= lanczosParallel {
-		w.applyParallel(dst, z, b, panels, threads)
+	if threads := min(w.threads, panels); threads > 1 && n*nj*k >= lanczosParallel {
+		w.parallel(dst, a, lda, z, ldz, nj, k, panels, threads)
 		return
 	}
 	for p := range panels {
-		w.applyPanel(dst, z, b, p)
+		w.panel(dst, a, lda, z, ldz, nj, k, p)
 	}
 }
 
-// lanczosPanel is the rows of A of one task of applyRows (a multiple of
-// the kernel's 3).
-const lanczosPanel = 96
-
-// applyPanel computes the entries of applyRows' product in panel p.
-func (w *lanczosWork) applyPanel(dst, z []float64, b, p int) {
-	n := w.n
-	lo, hi := p*lanczosPanel, min(n, (p+1)*lanczosPanel)
-	dots(dst[lo:], n, w.a[lo*w.lda:], w.lda, hi-lo, z, n, b, n)
-}
-
-// applyParallel is applyRows' loop over panels on goroutines.
-func (w *lanczosWork) applyParallel(dst, z []float64, b, panels, threads int) {
+// parallel is par's loop over panels on goroutines (a function of its own
+// so that par allocates nothing when it runs serially).
+func (w *lanczosWork) parallel(dst, a []float64, lda int, z []float64, ldz, nj, k, panels, threads int) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range threads {
@@ -409,23 +433,17 @@ func (w *lanczosWork) applyParallel(dst, z []float64, b, panels, threads int) {
 		go func() {
 			defer wg.Done()
 			for p := int(next.Add(1)) - 1; p < panels; p = int(next.Add(1)) - 1 {
-				w.applyPanel(dst, z, b, p)
+				w.panel(dst, a, lda, z, ldz, nj, k, p)
 			}
 		}()
 	}
 	wg.Wait()
 }
 
-// gemmNN is C = alpha A B + beta C: by gonum's Dgemm, which starts
-// goroutines for large products, or on the calling goroutine for small
-// ones (gemmSerial, the same bits), so that small problems allocate
-// nothing per product.
-func gemmNN(alpha float64, A, B blas64.General, beta float64, C blas64.General) {
-	if A.Rows*A.Cols*B.Cols >= lanczosParallel {
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, alpha, A, B, beta, C)
-		return
-	}
-	gemmSerial(blas.NoTrans, alpha, A, B, beta, C)
+// panel is par's task p.
+func (w *lanczosWork) panel(dst, a []float64, lda int, z []float64, ldz, nj, k, p int) {
+	lo, hi := p*lanczosPanel, min(w.n, (p+1)*lanczosPanel)
+	dots(dst[lo:], w.n, a[lo*lda:], lda, hi-lo, z, ldz, nj, k)
 }
 
 // dots sets c[j*ldc+i] = sum_{t<k} a[i*lda+t] b[j*ldb+t] for i < ni,

@@ -114,7 +114,7 @@ func TestLanczosKnownSpectrum(t *testing.T) {
 	var refVals []float64
 	for _, threads := range []int{1, 2, 1} {
 		runtime.GOMAXPROCS(threads)
-		V, vals, ok, err := lanczosTop(full(), n, n, P, nil)
+		V, vals, ok, err := lanczosTop(full(), n, n, P, nil, 0)
 		if err != nil || !ok {
 			t.Fatalf("lanczosTop: ok = %v, err = %v", ok, err)
 		}
@@ -185,7 +185,7 @@ func TestLanczosRankDeficient(t *testing.T) {
 	for _, P := range []int{10, r, r + 5} {
 		Sc := mat.NewSymDense(n, nil)
 		Sc.CopySym(S)
-		V, vals, err := topEigenvectors(Sc, P, nil)
+		V, vals, err := topEigenvectors(Sc, P, nil, 0)
 		if err != nil {
 			t.Fatalf("P = %d: %v", P, err)
 		}
@@ -241,7 +241,7 @@ func TestTopEigenvectorsLanczos(t *testing.T) {
 	defer func() { lanczosTrace = nil }()
 	Sc := mat.NewSymDense(n, nil)
 	Sc.CopySym(S)
-	got, gotVals, err := topEigenvectors(Sc, P, nil)
+	got, gotVals, err := topEigenvectors(Sc, P, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,13 +282,13 @@ func TestLanczosCancel(t *testing.T) {
 		}
 	}
 	total := 0
-	if _, _, ok, err := lanczosTop(a, n, n, 5, func() bool { total++; return false }); !ok || err != nil {
+	if _, _, ok, err := lanczosTop(a, n, n, 5, func() bool { total++; return false }, 0); !ok || err != nil {
 		t.Fatalf("without cancel: ok = %v, err = %v", ok, err)
 	}
 	for after := range total {
 		polls := 0
 		cancel := func() bool { polls++; return polls > after }
-		_, _, _, err := lanczosTop(a, n, n, 5, cancel)
+		_, _, _, err := lanczosTop(a, n, n, 5, cancel, 0)
 		if !errors.Is(err, ErrCanceled) {
 			t.Errorf("cancel after %d polls: err = %v, want ErrCanceled", after, err)
 		}

@@ -57,7 +57,7 @@ func (f *fitter) pcaScatter(P int) (*mat.Dense, []float64, error) {
 	var W *mat.Dense
 	var vals []float64
 	var err error
-	if cerr := interruptible(f.opts.Cancel, func() { W, vals, err = topEigenvectors(newSymAcc(D, S).toSym(nil), P, f.opts.Cancel) }); cerr != nil {
+	if cerr := interruptible(f.opts.Cancel, func() { W, vals, err = topEigenvectors(newSymAcc(D, S).toSym(nil), P, f.opts.Cancel, f.opts.Threads) }); cerr != nil {
 		return nil, nil, cerr
 	}
 	return W, vals, err
@@ -76,11 +76,11 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	var err error
 	cerr := interruptible(f.opts.Cancel, func() {
 		var K *mat.SymDense
-		if K, err = gramUpper(X, f.opts.Cancel); err == nil {
-			V, vals, err = topEigenvectors(K, P, f.opts.Cancel)
+		if K, err = gramUpper(X, f.opts.Cancel, f.opts.Threads); err == nil {
+			V, vals, err = topEigenvectors(K, P, f.opts.Cancel, f.opts.Threads)
 		}
 		if err == nil {
-			W, err = gramMap(X, V, f.opts.Cancel)
+			W, err = gramMap(X, V, f.opts.Cancel, f.opts.Threads)
 		}
 	})
 	if cerr != nil {

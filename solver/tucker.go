@@ -402,7 +402,7 @@ func denseInterruptible(cancel func() bool, e *eigenWork, U *mat.Dense, phi *mat
 func (f *fitter) topVectors(phi *mat.SymDense, r int) (*mat.Dense, error) {
 	var U *mat.Dense
 	var err error
-	if cerr := interruptible(f.opts.Cancel, func() { U, _, err = topEigenvectors(phi, r, f.opts.Cancel) }); cerr != nil {
+	if cerr := interruptible(f.opts.Cancel, func() { U, _, err = topEigenvectors(phi, r, f.opts.Cancel, f.opts.Threads) }); cerr != nil {
 		return nil, cerr
 	}
 	return U, err
