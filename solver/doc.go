@@ -135,6 +135,20 @@
 // grain x max_n I_n + threads x log2(M) partials), plus O(M P) for UMPCA's
 // and TROD's training features and the optional cache.
 //
+// PCA and the eigen steps of MPCA and CSA need the top P eigenvectors of
+// a formed symmetric matrix (PCA: the M x M Gram matrix X X^T when M < D,
+// formed by the blocked AVX2 dot kernel of gram.go, else the D x D
+// scatter). When P is at most 6% of the dimension n (and the basis below
+// fits in n/2) they come from block Lanczos with full reorthogonalisation
+// and thick restarts (lanczos.go: blocks of 8, 2P Ritz vectors kept at a
+// restart, a fixed-seed start, products by the same dot kernel), accepted
+// at an explicitly computed residual ||A v - lambda v|| <= 1e-13 lambda_1;
+// otherwise from the tridiagonal reduction (Dsytrd) and inverse iteration
+// for the P vectors only, and below n = 64 from the dense
+// eigendecomposition (the switch set by BenchmarkTopEigenvectors). Every
+// path gives the same result whatever the number of threads, and fixSign's
+// sign convention.
+//
 // # Mode updates
 //
 // A TVP mode update gets its scatter in one of two ways
@@ -229,7 +243,8 @@
 // goroutine, the runner's partial buffers and reduction-tree slots, the M
 // x I_n partial projections, the Krylov basis, the dense eigen path's
 // LAPACK scratch in eigenWork, the EMPs' vectors, features and
-// histories), so that the allocations of a TVP or PCA fit do not grow
+// histories; for MPCA and CSA the mode scatters, factors and complement
+// bases), so that the allocations of a fit do not grow
 // with the sweeps K, the features P or the samples M (TestAllocations:
 // about 220 per fit, most of them the memory planner's reads of /proc and
 // cgroup files; make bench-go reports them with -benchmem).
