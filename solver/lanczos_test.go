@@ -264,6 +264,55 @@ func TestTopEigenvectorsLanczos(t *testing.T) {
 	}
 }
 
+// TestLanczosFallback: when block Lanczos runs out of its budget of
+// products, topEigenvectors still returns the top eigenpairs (from the
+// tridiagonal path), equal to the dense path's (gonum's EigenSym) within
+// n eps lambda_1 / gap, on a Wishart matrix that Lanczos does not finish
+// in one cycle.
+func TestLanczosFallback(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 9))
+	const n, m, P = 400, 800, 20
+	X := mat.NewDense(m, n, nil)
+	for i := range m {
+		for j := range n {
+			X.Set(i, j, rng.NormFloat64())
+		}
+	}
+	S := mat.NewSymDense(n, nil)
+	S.SymOuterK(1, X.T())
+	want, wantVals, err := denseTop(S, P)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(v int) { lanczosMaxProducts = v }(lanczosMaxProducts)
+	lanczosMaxProducts = 0
+	called := false
+	lanczosTrace = func(int, int) { called = true }
+	defer func() { lanczosTrace = nil }()
+	Sc := mat.NewSymDense(n, nil)
+	Sc.CopySym(S)
+	V, vals, err := topEigenvectors(Sc, P, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if called {
+		t.Fatal("lanczosTop converged within a budget of 0 products")
+	}
+	checkEigenpairs(t, "fallback", S, V, vals)
+	for k := range P {
+		if math.Abs(vals[k]-wantVals[k]) > 1e-12*wantVals[0] {
+			t.Errorf("eigenvalue %d: %v, want %v", k, vals[k], wantVals[k])
+		}
+		gap := wantVals[k] - wantVals[k+1]
+		if k > 0 {
+			gap = min(gap, wantVals[k-1]-wantVals[k])
+		}
+		if d := maxAbsDiff(mat.Col(nil, k, V), mat.Col(nil, k, want)); d > 1e-13*n*wantVals[0]/gap {
+			t.Errorf("eigenvector %d differs from the dense path by %.3g", k, d)
+		}
+	}
+}
+
 // TestLanczosCancel: a cancel that turns true stops lanczosTop with
 // ErrCanceled, at whichever of its polls it comes.
 func TestLanczosCancel(t *testing.T) {
