@@ -203,7 +203,7 @@
 //     blocks produce; a rows pass (projections, centred rows, transforms)
 //     just places each block's rows;
 //   - an Executor runs the passes of a fit. Model.Fit uses the local one
-//     (a pool of Options.Threads goroutines, started once per fit, reading
+//     (a team of Options.Threads goroutines, started once per fit, reading
 //     the Source in runs of whole 256-sample units); Model.FitWith takes
 //     any other, such as a driver that computes blocks on other machines;
 //   - a Session (session.go) is such an executor turned inside out for
@@ -233,6 +233,33 @@
 // additions to fold: the fold and the bookkeeping stay below 2% of the
 // work. PCA's scatter folds D^2/2 values per leaf against 16 D^2/2 FMAs
 // of work, hence its 64-sample leaves.
+//
+// The team: a fit's goroutines form a team (team.go) that runs all its
+// parallel work: the passes' leaves, the Krylov products with the
+// partial projections Y, and the formation of S = Y^T Y (eigen.go
+// gramApply, formS). The faces fit (721 x 80 x 60, P = 60, K = 20) hands
+// work to it about 7,000 times (2,400 passes of 0.3-0.6 ms and two steps
+// per formation of S), between serial eigen steps of about 0.1 ms, so a
+// handoff must cost far less than the work: waking a parked goroutine
+// costs tens of microseconds on this virtual machine. A member therefore
+// spins between tasks (4096 polls of an atomic counter, then polls with
+// sched_yield, at most teamSpin = 200 us, then parks on a channel) and
+// takes a task in 0.2-0.4 us (BenchmarkTeam/Handoff, 2 threads). Members
+// also own data: member w takes the w-th run of each read's leaves (then
+// helps the others), so the same samples pass after pass, and the 64-row
+// chunks of Y it wrote, for the products and for S, which is formed by
+// chunks of rows summed by a fixed tree (bit for bit the same whatever the
+// threads). On a virtual machine a cache line moving between cores costs
+// far more than its arithmetic: when both cores read all of Y to form S,
+// the next pass's writes to Y cost the faces uint8 fit 0.5 CPU s more
+// than the pass's work. Measured (bench/gofit, chrt -f 10 so that the
+// shared machine's load did not count, min of 5 fits, 1 and 2 threads in
+// one run): faces uint8 1.74 -> 1.14 s (1.53x), float64 3.45 -> 1.41 s
+// (2.4x), gait uint8 1.30 -> 0.81 s (1.6x), float64 2.69 -> 1.18 s (2.3x);
+// in float64 each core keeps its half of the samples in its own cache,
+// hence more than 2x. What does not overlap is the eigen step on each
+// mode's formed S (Lanczos steps and Ritz values, on the caller): about
+// 0.3 s of the faces uint8 fit's 1.74 s, which bounds it near 1.7x.
 //
 // Cancellation: Options.Cancel is polled by every leaf (every 16
 // samples, about 30 us of work at the gait size) and between passes;
