@@ -305,22 +305,45 @@
 //     Fit and sompca_fit with large float64 or float32 samples should put
 //     them there.
 //   - The widening and the reductions, for uint8 samples and for samples
-//     in cache: each group of 4 elements is widened to float64 (2
-//     instructions) before its FMA, and dotRows ends each row with a
-//     horizontal sum. Rows as short as the gait data's trailing mode (10)
-//     spend as much on the row's start and end (2 of its 10 columns in
-//     scalar FMAs, the horizontal sum, the store) as on its FMAs, even
-//     with 4 rows in flight sharing the sums: in the gait fit dotRows
-//     runs at about 4 G uint8 elements/s per core, a fifth of the FMA
-//     peak. axpyRows streams x row by row, loading and storing dst once
-//     per row (per 4 rows when a row is at most 256 bytes), so on long
-//     rows it is bound by the loads and stores of dst (3 memory
-//     operations per vector FMA), not the FMA units.
+//     in cache. A uint8 group of 4 is widened exactly by the 2^52 trick
+//     (zero-extend each byte into the mantissa of 2^52, subtract 2^52:
+//     VPMOVZXBQ, VPOR, VSUBPD), so each element costs its share of one
+//     shuffle, one integer op, one add and the FMA: 4 vector operations per
+//     4 elements on the 4 floating-point pipes, which holds uint8 kernels
+//     near 8 G elements/s per core (0.35-0.40 of the FMA peak in make
+//     bench-kernels, Zen 4), float32 and float64 ones near 10 in cache.
+//     dotRows ends each row with a horizontal sum; rows as short as the
+//     gait data's trailing mode (10) go 4 at a time sharing the sums, the
+//     cols mod 4 columns after the last group of 4 as one more vector step
+//     on the row's last 4 columns with v masked: 5.6 G uint8 elements/s
+//     there (4.8 with the scalar tail of before), 7.4 on the faces' rows
+//     of 60, 8.3 on long rows. axpyRows streams x row by row, loading and
+//     storing dst once per row (per 4 rows when a row is at most 256
+//     bytes), so on long rows it is bound by the loads and stores of dst
+//     (3 memory operations per vector FMA), not the FMA units.
 //
-// In a SO-MPCA-RS fit of the gait data (K = 20, P = 32: 31 x 20 sweeps of
-// 2 passes over X, 6.4 G elements) the kernels take about 3/4 of the CPU
-// time in uint8 and 90% in float64; the rest is the Krylov products with
-// the partial projections and the small eigenproblems.
+// A TVP mode update that forms its scatter S = Y^T Y (topGram, when the
+// previous update of the mode needed more than gramBudget Krylov
+// products; faces 721 x 80 x 60 on random data need about 27 per update
+// to reach the 1e-13 residual) forms it with gramCols4x8, a 4 x 8 block of
+// S per call from 4 broadcast and 2 loaded values per row of Y and 8 FMAs:
+// 13-15 G FMAs per CPU second (BenchmarkGramCols), 0.7 of the peak, about
+// 12 products' worth at 721 x 80; the products are then S v by dotRows and
+// cost little, and the Ritz estimates (Dsterf) are skipped until the
+// previous update's product count is near (krylov.expect).
+//
+// Where a SO-MPCA-RS fit's time goes (K = 20, 1 thread, go tool pprof on
+// bench/gofit): faces 721 x 80 x 60 uint8 (P = 60: 59 x 20 sweeps of 2
+// passes, 8.2 G elements), 1.85 CPU s: the passes 65% (dotRows and
+// axpyRows on rows of 60, about 7.5-8.5 G elements/s), forming S 15%, the
+// rest of the Krylov iterations 16%; faces float64, the passes about 3/4,
+// at the memory's rate. Gait 731 x 32 x 22 x 10 uint8 (P = 32), about
+// 1.4 CPU s: the passes 90% (dotRows on rows of 10 filling the cache of
+// X x_N u^(N), axpyRows on 32 rows of 220, and the passes over the
+// cache). The uint8 passes are bound by the widening, the float64 ones by
+// memory: what is left is fewer passes or cheaper passes (a cache of
+// X x_1 u^(1) would make the gait's first pass dotRows on 32 rows of 220,
+// and its third a pass over the cache; not done).
 //
 // # Adding a method
 //
