@@ -45,7 +45,10 @@ type krylov struct {
 	d, e    []float64 // the tridiagonal Lanczos matrix
 	work    []float64 // copies of d and e for Dsterf
 	tri     []float64 // shiftedSolve's scratch
+	rv      []float64 // the last Ritz vector of this restart cycle
+	rvm     int       // its length, 0 if none
 	ct      []float64 // C^T v
+	cv      []float64 // C C^T v
 
 	// expect, if positive, is the number of products the caller expects
 	// the update to need (the previous update's of the same mode): the
@@ -71,8 +74,10 @@ func (k *krylov) reset(n int) {
 	k.n = n
 	k.q, k.w, k.x = grow(k.q, s*n), grow(k.w, n), grow(k.x, n)
 	k.ct = grow(k.ct, n) // a constraint has fewer than n columns
+	k.cv = grow(k.cv, n)
 	if k.h == nil {
 		k.h, k.d, k.e, k.work, k.tri = make([]float64, s), make([]float64, s), make([]float64, s), make([]float64, 2*s), make([]float64, 4*s)
+		k.rv = make([]float64, s)
 	}
 }
 
@@ -84,6 +89,14 @@ func (k *krylov) project(v []float64, C blas64.General) {
 	}
 	if cap(k.ct) < C.Cols {
 		k.ct = make([]float64, C.Cols)
+	}
+	if C.Stride == C.Cols {
+		// The project's kernels: ct = C^T v, then v -= C ct.
+		c := Block{F64: C.Data[:C.Rows*C.Cols]}
+		axpyRows(k.ct[:C.Cols], c, C.Rows, C.Cols, v)
+		dotRows(k.cv[:C.Rows], c, C.Rows, C.Cols, k.ct[:C.Cols])
+		floats.Sub(v, k.cv[:C.Rows])
+		return
 	}
 	ct := blas64.Vector{N: C.Cols, Inc: 1, Data: k.ct[:C.Cols]}
 	vv := blas64.Vector{N: len(v), Inc: 1, Data: v}
@@ -133,6 +146,7 @@ func (k *krylov) top(u []float64, apply func(dst, v []float64), C blas64.General
 			break
 		}
 		copy(k.q[:n], x)
+		k.rvm = 0
 		m := 0 // basis vectors used
 		for j := 0; j < steps; j++ {
 			qj := k.q[j*n : (j+1)*n]
@@ -140,15 +154,7 @@ func (k *krylov) top(u []float64, apply func(dst, v []float64), C blas64.General
 			*applies++
 			k.project(k.w, C)
 			k.d[j] = floats.Dot(k.w, qj)
-			// Full reorthogonalisation, twice, keeps the basis orthonormal.
-			Q := blas64.General{Rows: j + 1, Cols: n, Stride: n, Data: k.q[:(j+1)*n]}
-			wv := blas64.Vector{N: n, Inc: 1, Data: k.w}
-			hv := blas64.Vector{N: j + 1, Inc: 1, Data: k.h[:j+1]}
-			for range 2 {
-				blas64.Gemv(blas.NoTrans, 1, Q, wv, 0, hv)
-				blas64.Gemv(blas.Trans, -1, Q, hv, 1, wv)
-			}
-			b := floats.Norm(k.w, 2)
+			b := k.reorth(j)
 			m = j + 1
 			if j == 0 {
 				// The residual of x itself, computed explicitly.
@@ -188,6 +194,37 @@ func (k *krylov) top(u []float64, apply func(dst, v []float64), C blas64.General
 	return theta, false
 }
 
+// reorth orthogonalises k.w, the product A q_j (projected), against the
+// basis q_0..q_j and returns its norm, the Lanczos b_j. The three-term
+// recurrence's terms (d_j q_j and b_{j-1} q_{j-1}) are subtracted first;
+// then one classical Gram-Schmidt pass against the whole basis removes
+// what rounding left along it, and a second pass runs only when the first
+// cut the norm by more than 1/sqrt(2) (the DGKS criterion: w then held a
+// sizeable part of span(Q), so one pass may not have made it orthogonal to
+// working precision). The passes' products with the basis are dotRows and
+// axpyRows, the project's float64 kernels.
+func (k *krylov) reorth(j int) float64 {
+	n := k.n
+	w, h := k.w, k.h[:j+1]
+	floats.AddScaled(w, -k.d[j], k.q[j*n:(j+1)*n])
+	if j > 0 {
+		floats.AddScaled(w, -k.e[j-1], k.q[(j-1)*n:j*n])
+	}
+	eta := floats.Norm(w, 2)
+	Q := Block{F64: k.q[:(j+1)*n]}
+	for range 2 {
+		dotRows(h, Q, j+1, n, w)
+		floats.Scale(-1, h)
+		axpyRowsAsm(w, Q.F64, j+1, n, h) // w += Q^T h, adding to w
+		b := floats.Norm(w, 2)
+		if b > eta/math.Sqrt2 {
+			return b
+		}
+		eta = b
+	}
+	return eta
+}
+
 // stop polls k.cancel, recording a cancellation in k.canceled.
 func (k *krylov) stop() bool {
 	if k.cancel != nil && k.cancel() {
@@ -200,24 +237,22 @@ func (k *krylov) stop() bool {
 // T (k.d, k.e) and returns the Ritz estimate |b s_m| of the top Ritz
 // pair's residual and the pair's unit vector s (nil if that failed). Only
 // the top pair is needed, so rather than the full eigendecomposition
-// (Dsteqr with vectors, O(m^3) and most of the cost of small updates) the
-// eigenvalues come from Dsterf and the vector from inverse iteration at the
-// top one (shiftedSolve, O(m) a step; two steps from a generic start, as a
-// Ritz value is accurate to rounding). It leaves k.d and k.e as they were.
+// (Dsteqr with vectors, O(m^3)) or all eigenvalues (Dsterf, O(m^2) with a
+// square root a step), it runs Rayleigh quotient iteration (tridiagTopPair,
+// O(m) a step) from the previous Ritz vector of the same restart cycle
+// padded with zeros (its Rayleigh quotient is the previous Ritz value) or
+// from e_1, the restart vector; a Sturm count confirms that the value
+// found is the top one. When it is not, the eigenvalues come from Dsterf
+// and the vector from inverse iteration at the top one (two steps from a
+// generic start, as a Ritz value is accurate to rounding). It leaves k.d
+// and k.e as they were.
 func (k *krylov) ritz(m int, b float64) (float64, []float64) {
-	d := k.work[:m]
-	e := k.work[m : 2*m]
-	copy(d, k.d[:m])
-	copy(e[:max(m-1, 0)], k.e[:max(m-1, 0)])
 	s := k.h[:m]
 	if m == 1 {
 		s[0] = 1
 		return math.Abs(b), s
 	}
-	if !(gonum.Implementation{}).Dsterf(m, d, e) {
-		return math.Inf(1), nil
-	}
-	theta, norm := slices.Max(d), 0.0
+	norm := 0.0
 	for i := range m {
 		r := math.Abs(k.d[i])
 		if i > 0 {
@@ -228,18 +263,103 @@ func (k *krylov) ritz(m int, b float64) (float64, []float64) {
 		}
 		norm = max(norm, r)
 	}
-	for i := range s {
-		s[i] = 1 + 0.5*math.Sin(float64(i+1))
+	clear(s)
+	if 0 < k.rvm && k.rvm <= m {
+		copy(s, k.rv[:k.rvm])
+	} else {
+		s[0] = 1
 	}
-	for range 2 {
-		if !shiftedSolve(k.d[:m], k.e[:m-1], theta, norm, s, k.tri[:4*m]) {
+	if _, ok := tridiagTopPair(k.d[:m], k.e[:m-1], norm, s, k.tri[:4*m]); !ok {
+		d := k.work[:m]
+		e := k.work[m : 2*m]
+		copy(d, k.d[:m])
+		copy(e[:m-1], k.e[:m-1])
+		if !(gonum.Implementation{}).Dsterf(m, d, e) {
+			k.rvm = 0
 			return math.Inf(1), nil
 		}
-		nrm := floats.Norm(s, 2)
-		if nrm == 0 || math.IsInf(nrm, 0) || math.IsNaN(nrm) {
-			return math.Inf(1), nil
+		theta := slices.Max(d)
+		for i := range s {
+			s[i] = 1 + 0.5*math.Sin(float64(i+1))
 		}
-		floats.Scale(1/nrm, s)
+		for range 2 {
+			if !shiftedSolve(k.d[:m], k.e[:m-1], theta, norm, s, k.tri[:4*m]) || !normalize(s) {
+				k.rvm = 0
+				return math.Inf(1), nil
+			}
+		}
 	}
+	copy(k.rv, s)
+	k.rvm = m
 	return math.Abs(b * s[m-1]), s
+}
+
+// normalize scales s to unit length, reporting false when its norm is 0,
+// infinite or NaN.
+func normalize(s []float64) bool {
+	nrm := floats.Norm(s, 2)
+	if nrm == 0 || math.IsInf(nrm, 0) || math.IsNaN(nrm) {
+		return false
+	}
+	floats.Scale(1/nrm, s)
+	return true
+}
+
+// tridiagTopPair finds the top eigenpair of the symmetric tridiagonal T with
+// diagonal d and off-diagonal e (len(d)-1 entries) by Rayleigh quotient
+// iteration from the unit vector s, which it overwrites with the
+// eigenvector; norm bounds ||T|| (Gershgorin) and scratch holds 4 len(d)
+// values. The iteration converges (cubically) to the eigenvalue nearest
+// the start's Rayleigh quotient, which need not be the top one: ok reports
+// that it converged and that a Sturm count puts no eigenvalue of T above
+// the value found by more than a few rounding errors of ||T||.
+func tridiagTopPair(d, e []float64, norm float64, s, scratch []float64) (theta float64, ok bool) {
+	const eps = 2.220446049250313e-16
+	theta = tridiagQuad(d, e, s)
+	for range 8 {
+		if !shiftedSolve(d, e, theta, norm, s, scratch) || !normalize(s) {
+			return theta, false
+		}
+		next := tridiagQuad(d, e, s)
+		if math.Abs(next-theta) <= 4*eps*norm {
+			theta = next
+			return theta, sturmBelow(d, e, theta+64*eps*norm) == len(d)
+		}
+		theta = next
+	}
+	return theta, false
+}
+
+// tridiagQuad returns s^T T s for the symmetric tridiagonal T (d, e).
+func tridiagQuad(d, e, s []float64) float64 {
+	q := 0.0
+	for i, di := range d {
+		q += di * s[i] * s[i]
+	}
+	for i, ei := range e {
+		q += 2 * ei * s[i] * s[i+1]
+	}
+	return q
+}
+
+// sturmBelow returns the number of eigenvalues of the symmetric
+// tridiagonal T (d, e) below x: the number of negative pivots of the LDL^T
+// factorisation of T - x I (Sylvester's law of inertia), a zero pivot
+// replaced by a tiny negative one as LAPACK's Dlaebz does.
+func sturmBelow(d, e []float64, x float64) int {
+	const pivmin = 0x1p-1000
+	count := 0
+	q := d[0] - x
+	for i := 1; ; i++ {
+		if math.Abs(q) < pivmin {
+			q = -pivmin
+		}
+		if q < 0 {
+			count++
+		}
+		if i == len(d) {
+			return count
+		}
+		q = d[i] - x - e[i-1]*e[i-1]/q
+	}
 }

@@ -391,3 +391,94 @@ func TestKrylovCancel(t *testing.T) {
 		t.Fatalf("topGram without cancel: %v", err)
 	}
 }
+
+// TestTridiagTopPair: the Ritz step's Rayleigh quotient iteration against
+// gonum's dense EigenSym of the same tridiagonal T (an independent,
+// all-eigenvalue computation). From e_1 or a vector near the top
+// eigenvector it must report the top eigenvalue to a few rounding errors
+// of ||T|| (the accuracy of both methods: tolerance 1e-13 ||T||) and its
+// eigenvector to 1e-9 (rounding over the gap, the gaps of these random
+// T being 1e-3 ||T|| or wider); started at another eigenvector it converges
+// there, and the Sturm count must then reject it (ok false), which sends
+// ritz to Dsterf. sturmBelow is checked against the dense eigenvalues too.
+func TestTridiagTopPair(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 5))
+	for trial := range 200 {
+		m := 2 + trial%31
+		d, e := make([]float64, m), make([]float64, m-1)
+		for i := range d {
+			d[i] = rng.Float64() * 10
+		}
+		for i := range e {
+			e[i] = rng.NormFloat64()
+		}
+		if trial%3 == 0 {
+			d[0] += 50 // a dominant eigenvalue, as a converging Lanczos T has
+		}
+		T := mat.NewSymDense(m, nil)
+		norm := 0.0
+		for i := range m {
+			T.SetSym(i, i, d[i])
+			r := math.Abs(d[i])
+			if i > 0 {
+				T.SetSym(i, i-1, e[i-1])
+				r += math.Abs(e[i-1])
+			}
+			if i < m-1 {
+				r += math.Abs(e[i])
+			}
+			norm = max(norm, r)
+		}
+		var es mat.EigenSym
+		if !es.Factorize(T, true) {
+			t.Fatal("EigenSym failed")
+		}
+		vals := es.Values(nil) // ascending
+		var vecs mat.Dense
+		es.VectorsTo(&vecs)
+		gap := vals[m-1] - vals[m-2]
+		if gap < 1e-3*norm {
+			continue
+		}
+		// sturmBelow counts the eigenvalues below x.
+		for _, x := range []float64{vals[0] - 1, vals[m/2] + 1e-9*norm, vals[m-1] + 1e-9*norm} {
+			want := 0
+			for _, v := range vals {
+				if v < x {
+					want++
+				}
+			}
+			if got := sturmBelow(d, e, x); got != want {
+				t.Fatalf("trial %d: sturmBelow(%g) = %d, dense count %d", trial, x, got, want)
+			}
+		}
+		scratch := make([]float64, 4*m)
+		s := make([]float64, m)
+		s[0] = 1
+		theta, ok := tridiagTopPair(d, e, norm, s, scratch)
+		top := mat.Col(nil, m-1, &vecs)
+		if ok {
+			if math.Abs(theta-vals[m-1]) > 1e-13*norm {
+				t.Fatalf("trial %d (m %d): theta %v, dense top %v", trial, m, theta, vals[m-1])
+			}
+			if c := math.Abs(floats.Dot(s, top)); math.Abs(c-1) > 1e-9 {
+				t.Fatalf("trial %d: |s . top| = %v", trial, c)
+			}
+		} else if trial%3 == 0 {
+			t.Fatalf("trial %d: no convergence from e_1 with a dominant d_0", trial)
+		}
+		// Near the top eigenvector (a previous Ritz vector): must succeed.
+		for i := range s {
+			s[i] = top[i] + 1e-3*rng.NormFloat64()
+		}
+		floats.Scale(1/floats.Norm(s, 2), s)
+		if theta, ok := tridiagTopPair(d, e, norm, s, scratch); !ok || math.Abs(theta-vals[m-1]) > 1e-13*norm {
+			t.Fatalf("trial %d: from near the top vector: %v %v, dense %v", trial, theta, ok, vals[m-1])
+		}
+		// At the second eigenvector: converges there, rejected.
+		copy(s, mat.Col(nil, m-2, &vecs))
+		if theta, ok := tridiagTopPair(d, e, norm, s, scratch); ok {
+			t.Fatalf("trial %d: accepted %v from the second eigenvector, top %v", trial, theta, vals[m-1])
+		}
+	}
+}
