@@ -259,7 +259,9 @@
 // in float64 each core keeps its half of the samples in its own cache,
 // hence more than 2x. What does not overlap is the eigen step on each
 // mode's formed S (Lanczos steps and Ritz values, on the caller): about
-// 0.3 s of the faces uint8 fit's 1.74 s, which bounds it near 1.7x.
+// 0.3 s of the faces uint8 fit's 1.74 s at the time of those figures,
+// about 0.2 s since the Ritz step's Rayleigh quotient iteration and the
+// single-pass (DGKS) reorthogonalisation (krylov.go ritz, reorth).
 //
 // Cancellation: Options.Cancel is polled by every leaf (every 16
 // samples, about 30 us of work at the gait size) and between passes;
@@ -329,8 +331,15 @@
 // S per call from 4 broadcast and 2 loaded values per row of Y and 8 FMAs:
 // 13-15 G FMAs per CPU second (BenchmarkGramCols), 0.7 of the peak, about
 // 12 products' worth at 721 x 80; the products are then S v by dotRows and
-// cost little, and the Ritz estimates (Dsterf) are skipped until the
-// previous update's product count is near (krylov.expect).
+// cost little, and the Ritz estimates are skipped until the previous
+// update's product count is near (krylov.expect). A Ritz estimate needs
+// only the top eigenpair of the Lanczos tridiagonal T: Rayleigh quotient
+// iteration (O(m) a step) from the previous estimate's vector, checked by
+// a Sturm count, with Dsterf (all eigenvalues) only when that check fails;
+// and a Lanczos step reorthogonalises by one classical Gram-Schmidt pass
+// with dotRows/axpyRows, a second only when the DGKS test asks for it.
+// Together these cut the faces uint8 fit's serial Krylov time by a third
+// (1.73 -> 1.64 s at 1 thread, median of 5, bench/gofit).
 //
 // Where a SO-MPCA-RS fit's time goes (K = 20, 1 thread, go tool pprof on
 // bench/gofit): faces 721 x 80 x 60 uint8 (P = 60: 59 x 20 sweeps of 2
