@@ -210,19 +210,30 @@ func (k *krylov) reorth(j int) float64 {
 	if j > 0 {
 		floats.AddScaled(w, -k.e[j-1], k.q[(j-1)*n:j*n])
 	}
-	eta := floats.Norm(w, 2)
+	eta := norm2(w)
 	Q := Block{F64: k.q[:(j+1)*n]}
 	for range 2 {
 		dotRows(h, Q, j+1, n, w)
 		floats.Scale(-1, h)
 		axpyRowsAsm(w, Q.F64, j+1, n, h) // w += Q^T h, adding to w
-		b := floats.Norm(w, 2)
+		b := norm2(w)
 		if b > eta/math.Sqrt2 {
 			return b
 		}
 		eta = b
 	}
 	return eta
+}
+
+// norm2 returns the Euclidean norm of v as the square root of v . v, a
+// third of the cost of floats.Norm's scaled sum, which it falls back to
+// when the sum of squares may have under- or overflowed.
+func norm2(v []float64) float64 {
+	ss := floats.Dot(v, v)
+	if 0x1p-900 < ss && ss < 0x1p900 {
+		return math.Sqrt(ss)
+	}
+	return floats.Norm(v, 2)
 }
 
 // stop polls k.cancel, recording a cancellation in k.canceled.

@@ -482,3 +482,20 @@ func TestTridiagTopPair(t *testing.T) {
 		}
 	}
 }
+
+// TestNorm2: norm2 against floats.Norm (the scaled sum, independent of the
+// square root of v . v) to a few rounding errors, at ordinary scales and
+// where v . v would under- or overflow (the fallback).
+func TestNorm2(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 18))
+	for _, scale := range []float64{1, 1e-5, 1e5, 1e-200, 1e200} {
+		v := make([]float64, 37)
+		for i := range v {
+			v[i] = scale * rng.NormFloat64()
+		}
+		got, want := norm2(v), floats.Norm(v, 2)
+		if math.Abs(got-want) > 1e-14*want || want == 0 {
+			t.Errorf("scale %g: norm2 %v, floats.Norm %v", scale, got, want)
+		}
+	}
+}
