@@ -89,17 +89,12 @@ func gramPanelUpper(k []float64, ldk int, x []float64, ldx, d, j0, j1 int) {
 		for i := 0; i < j1; i += 3 {
 			for j := j0 + max(0, (i-j0)&^3); j < j1; j += 4 {
 				if i+3 <= j1 && j+4 <= j1 && c4 > c0 {
-					gram3x4(&out, x[i*ldx+c0:], ldx, x[j*ldx+c0:], ldx, c4-c0)
+					tile3x4(&out, x[i*ldx:], ldx, x[j*ldx:], ldx, c0, c4, c1)
 					for r := range 3 {
 						for s := range 4 {
-							if i+r > j+s {
-								continue
+							if i+r <= j+s {
+								k[(i+r)*ldk+j+s] += out[4*r+s]
 							}
-							v := out[4*r+s]
-							for c := c4; c < c1; c++ {
-								v += x[(i+r)*ldx+c] * x[(j+s)*ldx+c]
-							}
-							k[(i+r)*ldk+j+s] += v
 						}
 					}
 					continue
@@ -184,4 +179,24 @@ func gramMap(X, V *mat.Dense, cancel func() bool, threads int) (*mat.Dense, erro
 		}
 	}
 	return W, nil
+}
+
+// tile3x4 sets out[4r+s] to the dot product of columns [c0, c1) of row r
+// of a with those of row s of b (r < 3, s < 4): the gram3x4 kernel over
+// [c0, c4), c4 - c0 a multiple of 4, then the up to 3 columns left, in
+// order. Gram and Lanczos tiles share it, so their sums agree bit for bit.
+func tile3x4(out *[12]float64, a []float64, lda int, b []float64, ldb int, c0, c4, c1 int) {
+	gram3x4(out, a[c0:], lda, b[c0:], ldb, c4-c0)
+	if c4 == c1 {
+		return
+	}
+	for r := range 3 {
+		for s := range 4 {
+			v := out[4*r+s]
+			for c := c4; c < c1; c++ {
+				v += a[r*lda+c] * b[s*ldb+c]
+			}
+			out[4*r+s] = v
+		}
+	}
 }

@@ -465,14 +465,10 @@ func dots(c []float64, ldc int, a []float64, lda, ni int, b []float64, ldb, nj, 
 		for i := 0; i < ni; i += 3 {
 			for j := 0; j < nj; j += 4 {
 				if i+3 <= ni && j+4 <= nj && c4 > c0 {
-					gram3x4(&out, a[i*lda+c0:], lda, b[j*ldb+c0:], ldb, c4-c0)
+					tile3x4(&out, a[i*lda:], lda, b[j*ldb:], ldb, c0, c4, c1)
 					for r := range 3 {
 						for s := range 4 {
-							v := out[4*r+s]
-							for t := c4; t < c1; t++ {
-								v += a[(i+r)*lda+t] * b[(j+s)*ldb+t]
-							}
-							c[(j+s)*ldc+i+r] += v
+							c[(j+s)*ldc+i+r] += out[4*r+s]
 						}
 					}
 					continue
