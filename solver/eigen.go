@@ -104,10 +104,6 @@ func (e *eigenSolver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []
 		if apply == nil {
 			apply = e.symApply(S)
 		}
-		// The products with S are cheap: skip the Ritz estimates the
-		// previous update of this mode did not need.
-		e.kr.expect = *hint
-		defer func() { e.kr.expect = 0 }()
 		val, ok = e.kr.top(u, apply, constraint(C, n), warm, krylovMaxApply(n), &applies)
 		*hint = applies
 		if e.kr.canceled {
@@ -292,7 +288,6 @@ func (e *eigenSolver) formRowsShare(w int) {
 	g, f := &e.gram, &e.form
 	Y, m, n := f.y, f.m, f.n
 	nn := n * n
-	var t [32]float64
 	for {
 		i, ok := g.deal.take(w)
 		if !ok || f.stopped.Load() {
@@ -309,15 +304,12 @@ func (e *eigenSolver) formRowsShare(w int) {
 			gramCols(Sc, Yc, hi-lo, n)
 			continue
 		}
-		// gramCols's blocks, writing their rows only.
+		// gramCols's blocks, stored straight into the upper triangle's rows.
 		for i0 := 0; i0 < n; i0 += 4 {
 			i := min(i0, n-4)
 			for j0 := i; j0 < n; j0 += 8 {
 				j := min(j0, n-8)
-				gramCols4x8(&t, Yc[i:], Yc[j:], n, hi-lo)
-				for a := range 4 {
-					copy(Sc[(i+a)*n+j:(i+a)*n+j+8], t[8*a:8*a+8])
-				}
+				gramCols4x8(Sc[i*n+j:], n, Yc[i:], Yc[j:], n, hi-lo)
 			}
 		}
 	}
@@ -360,7 +352,13 @@ func (e *eigenSolver) formShare(w int) {
 		r0, r1 := 4*u, min(4*u+4, n)
 		for j0 := i; j0 < n; j0 += 8 {
 			j := min(j0, n-8)
-			gramCols4x8(&t, Y[i:], Y[j:], n, m)
+			if i == r0 {
+				// The block's rows are this unit's: stored straight.
+				gramCols4x8(S[i*n+j:], n, Y[i:], Y[j:], n, m)
+				continue
+			}
+			// The last unit, moved back: only its own rows are written.
+			gramCols4x8(t[:], 8, Y[i:], Y[j:], n, m)
 			for r := r0; r < r1; r++ {
 				a := r - i
 				copy(S[r*n+j:r*n+j+8], t[8*a:8*a+8])

@@ -208,7 +208,7 @@ func gramCols(S, Y []float64, m, n int) {
 		i := min(i0, n-4)
 		for j0 := i; j0 < n; j0 += 8 {
 			j := min(j0, n-8)
-			gramCols4x8(&t, Y[i:], Y[j:], n, m)
+			gramCols4x8(t[:], 8, Y[i:], Y[j:], n, m)
 			for a := range 4 {
 				for b, s := range t[8*a : 8*a+8] {
 					S[(i+a)*n+j+b] = s

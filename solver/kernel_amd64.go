@@ -92,12 +92,13 @@ func gram3x4(out *[12]float64, a []float64, lda int, b []float64, ldb int, k int
 }
 
 //go:noescape
-func gramCols4x8AVX2(out *float64, a *float64, b *float64, ld int, m int)
+func gramCols4x8AVX2(out *float64, ldo int, a *float64, b *float64, ld int, m int)
 
-// gramCols4x8 sets out[8i+j] = sum_{r<m} a[r*ld+i] b[r*ld+j] for i < 4,
+// gramCols4x8 sets out[i*ldo+j] = sum_{r<m} a[r*ld+i] b[r*ld+j] for i < 4,
 // j < 8, in the order of gramColsGo (useAVX2 only).
-func gramCols4x8(out *[32]float64, a, b []float64, ld, m int) {
-	// The assembly reads a[:(m-1)*ld+4] and b[:(m-1)*ld+8].
-	_, _ = a[(m-1)*ld+3], b[(m-1)*ld+7]
-	gramCols4x8AVX2(&out[0], &a[0], &b[0], ld, m)
+func gramCols4x8(out []float64, ldo int, a, b []float64, ld, m int) {
+	// The assembly writes out[i*ldo+j] and reads a[:(m-1)*ld+4] and
+	// b[:(m-1)*ld+8].
+	_, _, _ = out[3*ldo+7], a[(m-1)*ld+3], b[(m-1)*ld+7]
+	gramCols4x8AVX2(&out[0], ldo, &a[0], &b[0], ld, m)
 }

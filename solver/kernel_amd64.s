@@ -671,23 +671,26 @@ gramLoop:
 	VZEROUPPER
 	RET
 
-// func gramCols4x8AVX2(out *float64, a *float64, b *float64, ld int, m int)
+// func gramCols4x8AVX2(out *float64, ldo int, a *float64, b *float64, ld int, m int)
 //
-// out[8*i+j] = sum_r a[r*ld+i] b[r*ld+j] for i < 4, j < 8 and r < m
-// (ld in elements, m >= 1): a 4 x 8 block of Y^T Y for Y (m x ld,
+// out[i*ldo+j] = sum_r a[r*ld+i] b[r*ld+j] for i < 4, j < 8 and r < m
+// (ld and ldo in elements, m >= 1): a 4 x 8 block of Y^T Y for Y (m x ld,
 // row-major), a and b pointing at its columns i0 and j0 (gramCols in
-// kernel.go). Each of the 32 sums is one chain of FMAs in order of r from
-// zero, as math.FMA gives it (gramColsGo). Registers: DI out, SI a, DX b,
-// R8 the row stride in bytes, CX rows left, Y0-Y7 the accumulators (row
-// i of the block in Y(2i), Y(2i+1)), Y8-Y9 b's 8 columns, Y10-Y13 a's 4
-// entries broadcast.
-TEXT ·gramCols4x8AVX2(SB), NOSPLIT, $0-40
+// kernel.go), stored straight into rows of S (ldo its stride) or into a
+// scratch block (ldo = 8). Each of the 32 sums is one chain of FMAs in
+// order of r from zero, as math.FMA gives it (gramColsGo). Registers: DI
+// out, R9 ldo in bytes, SI a, DX b, R8 the row stride in bytes, CX rows
+// left, Y0-Y7 the accumulators (row i of the block in Y(2i), Y(2i+1)),
+// Y8-Y9 b's 8 columns, Y10-Y13 a's 4 entries broadcast.
+TEXT ·gramCols4x8AVX2(SB), NOSPLIT, $0-48
 	MOVQ   out+0(FP), DI
-	MOVQ   a+8(FP), SI
-	MOVQ   b+16(FP), DX
-	MOVQ   ld+24(FP), R8
+	MOVQ   ldo+8(FP), R9
+	SHLQ   $3, R9
+	MOVQ   a+16(FP), SI
+	MOVQ   b+24(FP), DX
+	MOVQ   ld+32(FP), R8
 	SHLQ   $3, R8
-	MOVQ   m+32(FP), CX
+	MOVQ   m+40(FP), CX
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
@@ -719,11 +722,14 @@ gramColsLoop:
 
 	VMOVUPD Y0, (DI)
 	VMOVUPD Y1, 32(DI)
-	VMOVUPD Y2, 64(DI)
-	VMOVUPD Y3, 96(DI)
-	VMOVUPD Y4, 128(DI)
-	VMOVUPD Y5, 160(DI)
-	VMOVUPD Y6, 192(DI)
-	VMOVUPD Y7, 224(DI)
+	ADDQ    R9, DI
+	VMOVUPD Y2, (DI)
+	VMOVUPD Y3, 32(DI)
+	ADDQ    R9, DI
+	VMOVUPD Y4, (DI)
+	VMOVUPD Y5, 32(DI)
+	ADDQ    R9, DI
+	VMOVUPD Y6, (DI)
+	VMOVUPD Y7, 32(DI)
 	VZEROUPPER
 	RET

@@ -29,6 +29,6 @@ func gram3x4(out *[12]float64, a []float64, lda int, b []float64, ldb int, k int
 }
 
 // gramCols4x8 is never called here (useAVX2 is false).
-func gramCols4x8(out *[32]float64, a, b []float64, ld, m int) {
+func gramCols4x8(out []float64, ldo int, a, b []float64, ld, m int) {
 	panic("solver: gramCols4x8 without assembly")
 }
