@@ -236,6 +236,7 @@ type formOp struct {
 	share, mirror func(w int)              // e.formShare, e.formMirror, made once
 	rows          func(w int)              // e.formRowsShare, made once
 	sums          func(w int)              // e.formRowsSums, made once
+	fold          func(w int)              // e.formRowsFold, made once
 	add           func(dst, src []float64) // e.formAdd, made once
 }
 
@@ -262,23 +263,45 @@ func (e *eigenSolver) formRows(Y []float64, m, n, chunks int) error {
 		g.deal.set(w, g.chunkRuns[w], g.chunkRuns[w+1])
 	}
 	if f.rows == nil {
-		f.rows, f.sums, f.add = e.formRowsShare, e.formRowsSums, e.formAdd
+		f.rows, f.sums, f.fold, f.add = e.formRowsShare, e.formRowsSums, e.formRowsFold, e.formAdd
 	}
 	// The chunks, dealt one by one (a late member leaves at most one
-	// chunk's wait), then each member sums its spans.
+	// chunk's wait), then each member sums its spans, then each adds the
+	// spans' values for its share of S's rows and fills their mirror
+	// images in the lower triangle.
 	crew.run(f.rows)
 	if f.stopped.Load() {
 		return ErrCanceled
 	}
 	crew.run(f.sums)
-	S := e.s[:n*n]
-	g.stack = foldSpans(S, e.chunkS, n*n, g.spans, g.stack, f.add)
-	for r := range n {
-		for c := range r {
-			S[r*n+c] = S[c*n+r]
+	crew.run(f.fold)
+	return nil
+}
+
+// formRowsFold adds, as member w, the spans' chunk scatters (each in its
+// first chunk's place) for its share of the rows of S's upper triangle by
+// the tree's additions, in order (gramOp.foldPairs), so every entry is
+// the same sum whatever the number of members; it writes those rows of S and
+// their transposes, the columns below the diagonal. The rows are split so
+// that the shares hold about as many entries.
+func (e *eigenSolver) formRowsFold(w int) {
+	g, n := &e.gram, e.form.n
+	nn, size := n*n, e.team.size
+	lo := n - int(float64(n)*math.Sqrt(float64(size-w)/float64(size)))
+	hi := n - int(float64(n)*math.Sqrt(float64(size-w-1)/float64(size)))
+	for _, p := range g.foldPairs {
+		dst, src := e.chunkS[p[0]*nn:(p[0]+1)*nn], e.chunkS[p[1]*nn:(p[1]+1)*nn]
+		for r := lo; r < hi; r++ {
+			floats.Add(dst[r*n+r:(r+1)*n], src[r*n+r:(r+1)*n])
 		}
 	}
-	return nil
+	S, sum := e.s[:nn], e.chunkS[g.foldLast*nn:(g.foldLast+1)*nn]
+	for r := lo; r < hi; r++ {
+		copy(S[r*n+r:(r+1)*n], sum[r*n+r:(r+1)*n])
+		for c := r + 1; c < n; c++ {
+			S[c*n+r] = S[r*n+c]
+		}
+	}
 }
 
 // formRowsShare computes, as member w, chunks of formRows until none is
@@ -457,8 +480,14 @@ type gramOp struct {
 	// chunkOrder and chunkRuns are order and runs for single chunks.
 	chunkOrder, chunkRuns []int
 	deal                  deal
-	stack                 []Span      // the caller's fold of the spans
-	share                 func(w int) // e.gramShare, made once
+	// foldPairs are the additions (into, from: chunk indices) that add
+	// the spans' values by the tree, in order, the total landing in chunk
+	// foldLast (foldPlan; the caller makes them for the products,
+	// formRowsFold row by row for S); stack is foldPlan's scratch.
+	foldPairs [][2]int
+	foldLast  int
+	stack     []Span
+	share     func(w int) // e.gramShare, made once
 }
 
 // gramApply returns v -> Y^T (Y v) for Y (m x n, row-major), spread on the
@@ -480,7 +509,12 @@ func (e *eigenSolver) gramApply(Y []float64, n int) func(dst, v []float64) {
 				g.deal.set(w, g.runs[w], g.runs[w+1])
 			}
 			e.team.run(g.share)
-			g.stack = foldSpans(dst, e.parts, g.n, g.spans, g.stack, floats.Add)
+			// The spans' values added by the tree (foldPlan).
+			n := g.n
+			for _, p := range g.foldPairs {
+				floats.Add(e.parts[p[0]*n:(p[0]+1)*n], e.parts[p[1]*n:(p[1]+1)*n])
+			}
+			copy(dst, e.parts[g.foldLast*n:(g.foldLast+1)*n])
 		}
 	}
 	return e.gramFn
@@ -526,6 +560,11 @@ func (g *gramOp) layout(chunks, size, block int) {
 		g.chunkRuns = append(g.chunkRuns, len(g.chunkOrder))
 	}
 	g.deal.reset(len(g.order), size)
+	if k := len(g.spans); cap(g.foldPairs) < k {
+		// sized at once (foldPlan makes fewer than k of each)
+		g.foldPairs, g.stack = make([][2]int, 0, k), make([]Span, 0, k)
+	}
+	g.foldPairs, g.foldLast, g.stack = foldPlan(g.spans, g.stack, g.foldPairs)
 }
 
 // ownerOf returns the member whose run holds chunk c, for reads of per
@@ -576,19 +615,20 @@ func spanSum(parts []float64, width int, s Span, add func(dst, src []float64)) {
 	}
 }
 
-// foldSpans adds the spans' values (each in its first chunk's place in
-// parts, spans in chunk order) into dst by the tree, as Fold does; stack
-// is scratch, returned for reuse. add(dst, src) adds a value to another.
-func foldSpans(dst, parts []float64, width int, spans, stack []Span, add func(dst, src []float64)) []Span {
-	part := func(c int) []float64 { return parts[c*width : (c+1)*width] }
-	st := stack[:0]
+// foldPlan returns the additions by which the spans' values (each in its
+// first chunk's place, spans in chunk order) are added by the tree, as
+// Fold does: pairs (into, from) of chunk indices, in order, appended to
+// pairs[:0], and the chunk that then holds the total. stack is scratch;
+// both are returned for reuse.
+func foldPlan(spans, stack []Span, pairs [][2]int) ([][2]int, int, []Span) {
+	pairs, st := pairs[:0], stack[:0]
 	for _, s := range spans {
 		for len(st) > 0 {
 			top := st[len(st)-1]
 			if top.Level != s.Level || top.First+1<<top.Level != s.First {
 				break
 			}
-			add(part(top.First), part(s.First))
+			pairs = append(pairs, [2]int{top.First, s.First})
 			st = st[:len(st)-1]
 			s = Span{First: top.First, Level: top.Level + 1}
 		}
@@ -596,11 +636,10 @@ func foldSpans(dst, parts []float64, width int, spans, stack []Span, add func(ds
 	}
 	for len(st) > 1 {
 		k := len(st)
-		add(part(st[k-2].First), part(st[k-1].First))
+		pairs = append(pairs, [2]int{st[k-2].First, st[k-1].First})
 		st = st[:k-1]
 	}
-	copy(dst, part(st[0].First))
-	return st[:0]
+	return pairs, st[0].First, st[:0]
 }
 
 // close stops the team of the products with Y if the eigenSolver started
