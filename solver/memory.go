@@ -167,10 +167,10 @@ func b2i(b bool) int {
 	return 0
 }
 
-// cacheFits reports whether the cache of Z_m = X_m x_N u^(N), M x
-// prod_{n<N} I_n float64, is worth keeping (order N >= 3) and fits in
+// cacheFits reports whether the cache of Z_m = X_m x_1 u^(1), M x
+// prod_{n>=2} I_n float64, is worth keeping (order N >= 3) and fits in
 // what the memory limit leaves. The fit is the same, bit for bit, with it
 // or without it; without it a sweep reads the data N times rather than 2.
 func (f *fitter) cacheFits() bool {
-	return f.n >= 3 && int64(f.m)*int64(f.size/f.shape[f.n-1])*8 <= f.spare
+	return f.n >= 3 && int64(f.m)*int64(cacheRow(f.shape))*8 <= f.spare
 }

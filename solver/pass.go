@@ -202,7 +202,7 @@ func (p *Pass) PartialLen() int {
 // Workspace is the scratch space Partial needs: one per goroutine,
 // reused across passes, grown only when a pass needs more.
 type Workspace struct {
-	c, cz     *contractor // over the sample shape, and over its first N-1 modes
+	c         *contractor // over the sample shape
 	rows, g   []float64
 	x, y, tmp []float64
 	shapeOf   []int
@@ -227,7 +227,6 @@ func (ws *Workspace) ready(p *Pass) {
 	if ws.c == nil || !equalInts(ws.shapeOf, p.Shape) {
 		ws.shapeOf = append(ws.shapeOf[:0], p.Shape...)
 		ws.c = newContractor(ws.shapeOf)
-		ws.cz = newContractor(ws.shapeOf[:max(len(ws.shapeOf)-1, 1)])
 	}
 	g, size := p.grain(), p.size()
 	switch p.Op {
@@ -263,8 +262,10 @@ func equalInts(a, b []int) bool {
 	return true
 }
 
-// input says where a leaf of OpModeScatter reads from: the samples, the
-// samples while filling the cache z of X_m x_N u^(N), or that cache.
+// input says where a leaf of OpModeScatter or OpModeRows reads from: the
+// samples, the samples while filling the cache of X_m x_1 u^(1) (the
+// samples contracted in their first mode: cacheRow values each), or that
+// cache.
 type input int
 
 const (
@@ -272,6 +273,19 @@ const (
 	fromXFillZ
 	fromZ
 )
+
+// cacheRow returns the number of values per sample of the cache of
+// X_m x_1 u^(1), for samples of the given shape.
+func cacheRow(shape []int) int { return prod(shape) / shape[0] }
+
+// usesCache reports whether pass p reads (or, for mode 1, fills) the cache
+// of X_m x_1 u^(1): the mode passes of modes 1..N-1 of order N >= 3
+// samples. The mode-1 pass of a sweep fills it; modes 2..N-1 read it
+// (u^(1) is not updated in between): a sweep of N mode updates reads the
+// samples twice (modes 0 and 1), the cache N-2 times.
+func (p *Pass) usesCache() bool {
+	return (p.Op == OpModeScatter || p.Op == OpModeRows) && len(p.Shape) >= 3 && p.Mode >= 1
+}
 
 // Partial computes the partial result of the samples [start, start+n) in
 // x (n*prod(Shape) elements; start a multiple of Grain()) into dst: for a
@@ -285,12 +299,12 @@ func (p *Pass) Partial(ws *Workspace, dst []float64, start int, x Block) {
 
 // leaf computes one leaf (or, for a rows pass, any run of samples). z is
 // the cache's slice for these samples when in is fromXFillZ or fromZ (then
-// x is ignored and z holds the samples contracted in their last mode).
+// x is ignored and z holds the samples contracted in their first mode).
 func (p *Pass) leaf(ws *Workspace, dst []float64, start int, x Block, in input, z []float64) {
 	size := p.size()
 	cnt := x.elems() / size
 	if in == fromZ {
-		cnt = len(z) / (size / p.Shape[len(p.Shape)-1])
+		cnt = len(z) / cacheRow(p.Shape)
 	}
 	switch p.Op {
 	case OpSum:
@@ -451,7 +465,7 @@ func (p *Pass) modeRows(ws *Workspace, rows []float64, start int, x Block, cnt i
 	In := p.Shape[n]
 	size := p.size()
 	last := len(p.Shape) - 1
-	zs := size / p.Shape[last]
+	zs := cacheRow(p.Shape)
 	q := len(p.Coef)
 	for i := range cnt {
 		row := rows[i*In : (i+1)*In]
@@ -459,12 +473,13 @@ func (p *Pass) modeRows(ws *Workspace, rows []float64, start int, x Block, cnt i
 		case fromX:
 			ws.c.partial(row, x.slice(i*size, (i+1)*size), n, p.Vectors)
 		case fromXFillZ:
-			// The same operations as ws.c.partial, with X_m x_N u^(N) kept.
+			// The same operations as ws.c.partial, with X_m x_1 u^(1)
+			// kept, then contracted further while it is in L1.
 			zi := z[i*zs : (i+1)*zs]
-			dotRows(zi, x.slice(i*size, (i+1)*size), zs, p.Shape[last], p.Vectors[last])
-			ws.cz.partial(row, Block{F64: zi}, n, p.Vectors[:last])
+			axpyRows(zi, x.slice(i*size, (i+1)*size), p.Shape[0], zs, p.Vectors[0])
+			ws.c.finish(row, zi, 1, last, n, p.Vectors)
 		case fromZ:
-			ws.cz.partial(row, Block{F64: z[i*zs : (i+1)*zs]}, n, p.Vectors[:last])
+			ws.c.finish(row, z[i*zs:(i+1)*zs], 1, last, n, p.Vectors)
 		}
 		if p.Offset != nil {
 			floats.Sub(row, p.Offset)

@@ -134,8 +134,9 @@ type runner struct {
 
 	pool bufPool
 
-	// The cache of Z_m = X_m x_N u^(N) for N >= 3 (see tvpFit): zkey is the
-	// u^(N) it was filled with, valid when zValid.
+	// The cache of Z_m = X_m x_1 u^(1) for N >= 3 (see tvpFit and
+	// Pass.usesCache): zkey is the u^(1) it was filled with, valid when
+	// zValid.
 	z      []float64
 	zkey   []float64
 	zValid bool
@@ -220,29 +221,27 @@ func (r *runner) Run(p *Pass, out []float64) error {
 	return r.run(p, out, r.src, r.size, fromX)
 }
 
-// runCached makes an OpModeScatter or OpModeRows pass, filling (mode 0) or reading
-// (modes 1..N-2) the cache z when the runner has one and its key is
-// p.Vectors[N-1]. The results are those of Run: the operations are the
-// same.
+// runCached makes an OpModeScatter or OpModeRows pass, filling (mode 1) or
+// reading (modes 2..N-1) the cache z when the runner has one and its key
+// is p.Vectors[0] (see Pass.usesCache). The results are those of Run: the
+// operations are the same.
 func (r *runner) runCached(p *Pass, out []float64) error {
-	last := len(p.Shape) - 1
-	if r.z == nil || (p.Op != OpModeScatter && p.Op != OpModeRows) || p.Mode == last {
+	if r.z == nil || !p.usesCache() {
 		return r.Run(p, out)
 	}
-	if p.Mode == 0 {
+	if p.Mode == 1 {
 		r.zValid = false
 		if err := r.run(p, out, r.src, r.size, fromXFillZ); err != nil {
 			return err
 		}
-		r.zkey = append(r.zkey[:0], p.Vectors[last]...)
+		r.zkey = append(r.zkey[:0], p.Vectors[0]...)
 		r.zValid = true
 		return nil
 	}
-	if !r.zValid || !equalFloats(r.zkey, p.Vectors[last]) {
+	if !r.zValid || !equalFloats(r.zkey, p.Vectors[0]) {
 		return r.Run(p, out)
 	}
-	zs := r.size / p.Shape[last]
-	return r.run(p, out, nil, zs, fromZ)
+	return r.run(p, out, nil, cacheRow(p.Shape), fromZ)
 }
 
 func equalFloats(a, b []float64) bool {
@@ -350,7 +349,7 @@ func (j *job) work(w int) {
 	ws := r.ws[w]
 	zs := 0
 	if j.in != fromX {
-		zs = r.size / p.Shape[len(p.Shape)-1]
+		zs = cacheRow(p.Shape)
 	}
 	for {
 		i, ok := j.deal.take(w)

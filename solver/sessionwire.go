@@ -163,20 +163,21 @@ func passInfo(p *Pass, first, n int) PassInfo {
 		}
 		info.PartialLen = header + (2+2*levels)*(4*8+8*p.PartialLen())
 	}
-	if last := len(p.Shape) - 1; (p.Op == OpModeScatter || p.Op == OpModeRows) && last >= 2 && p.Mode < last {
-		info.CacheLen = cacheHeader(p) + n*(p.size()/p.Shape[last])
+	if p.usesCache() {
+		info.CacheLen = cacheHeader(p) + n*cacheRow(p.Shape)
 	}
 	return info
 }
 
-// The block cache of OpModeScatter and OpModeRows passes over order N >= 3 samples:
-// [valid flag, first, n, u^(N) it was filled with (I_N values), Z_m =
-// X_m x_N u^(N) for the block's samples]. The mode-0 pass of a sweep
-// fills it; the passes of modes 1..N-2 read Z when the flag is set and
-// the block and u^(N) are theirs, else the samples, like the local
-// runner's cache (runner.runCached): the operations are the same either
-// way, so a lost, stale or foreign cache changes nothing but the speed.
-func cacheHeader(p *Pass) int { return 3 + p.Shape[len(p.Shape)-1] }
+// The block cache of the OpModeScatter and OpModeRows passes of modes
+// 1..N-1 (0-based) over order N >= 3 samples (Pass.usesCache): [valid
+// flag, first, n, u^(1) it was filled with (I_1 values), Z_m = X_m x_1
+// u^(1) for the block's samples]. The mode-1 pass of a sweep fills it;
+// the passes of modes 2..N-1 read Z when the flag is set and the block
+// and u^(1) are theirs, else the samples, like the local runner's cache
+// (runner.runCached): the operations are the same either way, so a lost,
+// stale or foreign cache changes nothing but the speed.
+func cacheHeader(p *Pass) int { return 3 + p.Shape[0] }
 
 var workspaces = sync.Pool{New: func() any { return NewWorkspace() }}
 
@@ -204,21 +205,20 @@ func PassPartial(dst []byte, request []byte, x Block, cache []float64) ([]byte, 
 	w.int(n)
 	in, z := fromX, []float64(nil)
 	if info := passInfo(p, first, n); info.CacheLen > 0 && len(cache) == info.CacheLen {
-		last := len(p.Shape) - 1
 		h := cacheHeader(p)
 		key := cache[3:h]
 		valid := cache[0] == 1 && cache[1] == float64(first) && cache[2] == float64(n)
 		switch {
-		case p.Mode == 0:
+		case p.Mode == 1:
 			cache[0] = 0
 			in, z = fromXFillZ, cache[h:]
-		case valid && equalFloats(key, p.Vectors[last]):
+		case valid && equalFloats(key, p.Vectors[0]):
 			in, z = fromZ, cache[h:]
 		}
 		defer func() {
 			if in == fromXFillZ {
 				cache[1], cache[2] = float64(first), float64(n)
-				copy(key, p.Vectors[last])
+				copy(key, p.Vectors[0])
 				cache[0] = 1
 			}
 		}()
@@ -231,7 +231,7 @@ func PassPartial(dst []byte, request []byte, x Block, cache []float64) ([]byte, 
 	}
 	zs := 0
 	if z != nil {
-		zs = size / p.Shape[len(p.Shape)-1]
+		zs = cacheRow(p.Shape)
 	}
 	// leafOf computes the partial of the samples [lo, hi) of the block,
 	// into a buffer that the folds give back once combined (a leaf

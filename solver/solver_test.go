@@ -447,7 +447,7 @@ func TestParseMethod(t *testing.T) {
 	}
 }
 
-// TestContractionCache: the cache of X x_N u^(N) changes how often the
+// TestContractionCache: the cache of X x_1 u^(1) changes how often the
 // data are read, not one bit of the result.
 func TestContractionCache(t *testing.T) {
 	const M = grain + 9
@@ -461,7 +461,7 @@ func TestContractionCache(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cache := int64(len(data)/shape[len(shape)-1]) * 8 // M x prod_{n<N} I_n float64
+			cache := int64(len(data)/shape[0]) * 8 // M x prod_{n>=2} I_n float64
 			opts.MemoryLimit = f.workspaceBytes(2) + cache
 			if f, err = newFitter(src, opts); err != nil || !f.cacheFits() {
 				t.Fatalf("%v %v: limit %d: the cache does not fit (%v)", shape, c, opts.MemoryLimit, err)

@@ -80,14 +80,14 @@ func (f *fitter) fitTVP() (*Model, error) {
 		t.ys = make([]float64, f.m*slices.Max(f.shape)) // counted in workspaceBytes
 	}
 	t.hint = make([]int, f.n)
-	// The cache of Z_m = X_m x_N u^(N) (M x prod_{n<N} I_n) for N >= 3,
+	// The cache of Z_m = X_m x_1 u^(1) (M x prod_{n>=2} I_n) for N >= 3,
 	// when it fits in what Options.MemoryLimit leaves (see cacheFits):
-	// u^(N) stays fixed through modes 1..N-1 of a sweep, so the mode-1
-	// pass computes Z on its way and modes 2..N-1 read Z, 1/I_N the size
-	// of X. A sweep then reads the data twice instead of N times (see
-	// runner.runCached).
+	// u^(1) stays fixed through the updates of modes 2..N of a sweep, so
+	// the mode-2 pass computes Z on its way and modes 3..N read Z, 1/I_1
+	// the size of X. A sweep then reads the data twice instead of N times
+	// (see runner.runCached, Pass.usesCache).
 	if f.run != nil && f.cacheFits() {
-		f.run.z = make([]float64, f.m*(f.size/f.shape[f.n-1]))
+		f.run.z = make([]float64, f.m*cacheRow(f.shape))
 	}
 	t.allocate(P)
 	defer t.eig.close()
