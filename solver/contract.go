@@ -62,13 +62,20 @@ func (c *contractor) partial(out []float64, x Block, n int, vs [][]float64) {
 		c.finish(out, c.a[:cols], 1, last, n, vs)
 		return
 	}
-	if last >= 2 && cols <= kronMax {
+	if c.byKron() {
 		dotRows(out, x, dims[0], cols, c.kronecker(vs))
 		return
 	}
 	rows := len(c.a) / dims[last]
 	dotRows(c.a, x, rows, dims[last], vs[last])
 	c.finish(out, c.a[:rows], 0, last-1, 0, vs)
+}
+
+// byKron reports whether partial contracts mode 0 of the samples by the
+// Kronecker product of the other modes' vectors (order >= 3, at most
+// kronMax values).
+func (c *contractor) byKron() bool {
+	return len(c.dims) >= 3 && len(c.a)/c.dims[0] <= kronMax
 }
 
 // kronecker returns vs[1] (x) ... (x) vs[N-1] (entry (i_1, ..., i_{N-1})
@@ -131,6 +138,36 @@ func (c *contractor) finish(out, cur []float64, lo, hi, n int, vs [][]float64) {
 		lo++
 	}
 	copy(out, cur)
+}
+
+// finishCache makes finish(out_i, cur_i, 1, N-1, n, vs) for the cnt
+// samples whose rows of the cache of X x_1 u^(1) (n >= 1) are cur, into
+// their rows out_i of out, with the same operations: the contractions of
+// the trailing modes (dotRows, each row on its own) for all cnt samples at
+// once, in bufA and bufB (each at least len(cur) values), then those of
+// the leading modes (axpyRows) sample by sample.
+func (c *contractor) finishCache(out, cur []float64, cnt, n int, vs [][]float64, bufA, bufB []float64) {
+	dims := c.dims
+	hi := len(dims) - 1
+	buf, spare := bufA, bufB
+	for hi > n {
+		rows := len(cur) / dims[hi]
+		dst := buf[:rows]
+		if hi-1 == n && n == 1 {
+			dst = out[:rows] // the last contraction: straight into the rows
+		}
+		dotRows(dst, Block{F64: cur}, rows, dims[hi], vs[hi])
+		cur, buf, spare = dst, spare, buf
+		hi--
+	}
+	if n == 1 {
+		copy(out, cur)
+		return
+	}
+	per, d := len(cur)/cnt, dims[n]
+	for i := range cnt {
+		c.finish(out[i*d:(i+1)*d], cur[i*per:(i+1)*per], 1, hi, n, vs)
+	}
 }
 
 // full returns the full contraction of sample x with vs in every mode.

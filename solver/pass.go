@@ -203,6 +203,7 @@ func (p *Pass) PartialLen() int {
 // reused across passes, grown only when a pass needs more.
 type Workspace struct {
 	c         *contractor // over the sample shape
+	wa, wb    []float64   // a grain of rows of the cache, contracted (finishCache)
 	rows, g   []float64
 	x, y, tmp []float64
 	shapeOf   []int
@@ -234,6 +235,9 @@ func (ws *Workspace) ready(p *Pass) {
 		in := p.Shape[p.Mode]
 		ws.rows = grow(ws.rows, g*in)
 		ws.g = grow(ws.g, g*max(len(p.Coef), 1))
+		if p.usesCache() {
+			ws.wa, ws.wb = grow(ws.wa, g*cacheRow(p.Shape)), grow(ws.wb, g*cacheRow(p.Shape))
+		}
 	case OpScatter:
 		ws.rows = grow(ws.rows, g*size)
 	case OpTransform:
@@ -459,28 +463,41 @@ func (p *Pass) modeScatterLeaf(ws *Workspace, dst []float64, start int, x Block,
 }
 
 // modeRows writes the partial projections y_m of OpModeScatter of the
-// samples [start, start+cnt) to rows (cnt x Shape[Mode]).
+// samples [start, start+cnt) to rows (cnt x Shape[Mode]), with the
+// operations of contractor.partial on each sample whatever the input:
+// the mode-0 contraction by the Kronecker vector is one dotRows over all
+// the samples' rows, and the cache's rows are contracted a grain of
+// samples at a time (contractor.finishCache).
 func (p *Pass) modeRows(ws *Workspace, rows []float64, start int, x Block, cnt int, in input, z []float64) {
 	n := p.Mode
 	In := p.Shape[n]
 	size := p.size()
-	last := len(p.Shape) - 1
-	zs := cacheRow(p.Shape)
+	c := ws.c
+	switch {
+	case in == fromX && n == 0 && c.byKron():
+		dotRows(rows, x, cnt*In, size/In, c.kronecker(p.Vectors))
+	case in == fromX:
+		for i := range cnt {
+			c.partial(rows[i*In:(i+1)*In], x.slice(i*size, (i+1)*size), n, p.Vectors)
+		}
+	default:
+		zs, g := cacheRow(p.Shape), p.grain()
+		for lo := 0; lo < cnt; lo += g {
+			hi := min(lo+g, cnt)
+			zl := z[lo*zs : hi*zs]
+			if in == fromXFillZ {
+				// X_m x_1 u^(1), kept in the cache: the first step of
+				// contractor.partial for n >= 1.
+				for i := lo; i < hi; i++ {
+					axpyRows(z[i*zs:(i+1)*zs], x.slice(i*size, (i+1)*size), p.Shape[0], zs, p.Vectors[0])
+				}
+			}
+			c.finishCache(rows[lo*In:hi*In], zl, hi-lo, n, p.Vectors, ws.wa, ws.wb)
+		}
+	}
 	q := len(p.Coef)
 	for i := range cnt {
 		row := rows[i*In : (i+1)*In]
-		switch in {
-		case fromX:
-			ws.c.partial(row, x.slice(i*size, (i+1)*size), n, p.Vectors)
-		case fromXFillZ:
-			// The same operations as ws.c.partial, with X_m x_1 u^(1)
-			// kept, then contracted further while it is in L1.
-			zi := z[i*zs : (i+1)*zs]
-			axpyRows(zi, x.slice(i*size, (i+1)*size), p.Shape[0], zs, p.Vectors[0])
-			ws.c.finish(row, zi, 1, last, n, p.Vectors)
-		case fromZ:
-			ws.c.finish(row, z[i*zs:(i+1)*zs], 1, last, n, p.Vectors)
-		}
 		if p.Offset != nil {
 			floats.Sub(row, p.Offset)
 		}
