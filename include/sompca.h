@@ -751,7 +751,7 @@ int sompca_pass_info(const void *request, size_t request_len, size_t *out_partia
  *           of the session to the next, zero-filled when new. Some passes
  *           leave in it what later passes can read instead of the samples
  *           (for samples of order >= 3, the contraction of each sample
- *           with the last mode's vector). The result does not depend on
+ *           with the first mode's vector). The result does not depend on
  *           whether a cache is given, lost, or stale: the library checks
  *           what the cache holds and recomputes from data otherwise. NULL
  *           with cache_cap 0 computes everything from data.

@@ -120,7 +120,7 @@
 // Samples reach the engine through a Source, which hands out runs of
 // consecutive samples as float64, float32 or uint8; kernels read each type
 // as it is and accumulate in float64. Every mode update is one pass over
-// the data (for N >= 3, a cache of X x_N u^(N) makes a sweep two passes).
+// the data (for N >= 3, a cache of X x_1 u^(1) makes a sweep two passes).
 // A TVP mode update needs only the top eigenvector of its (constrained)
 // scatter, and the previous sweep's vector is a good start: the pass keeps
 // the M x I_n partial projections Y (OpModeRows; part of the workspace, so
@@ -215,7 +215,7 @@
 //     in block order. Blocks starting at multiples of BlockMultiple give
 //     Fit's model bit for bit; for samples of order N >= 3 a per-block
 //     cache, which the caller keeps, plays the local runner's cache of
-//     X x_N u^(N).
+//     X x_1 u^(1).
 //
 // The tree, not the order in which leaves finish, fixes every addition,
 // so a fit is bit for bit the same whatever the number of threads, the
@@ -223,6 +223,50 @@
 // multiples of BlockMultiple (64) samples. Locally a leaf that finishes
 // second of two siblings combines them, so the fold runs in parallel and
 // no goroutine waits for another's grain.
+//
+// A sweep's passes (samples of order N >= 3; modes numbered 1..N here,
+// 0..N-1 in the code). A mode-n update needs every sample contracted
+// with the current vectors of all modes but n. The contractor
+// (contract.go) makes the first contraction, the only one over all of a
+// sample, in the sample's own type: for n = 1 one dot product of each
+// of the I_1 rows with the Kronecker product of the other modes' vectors
+// (u^(2) (x) ... (x) u^(N), prod_{k>1} I_k values, up to 4096 of them;
+// past that, and for N = 2, the trailing mode first), for n >= 2 the axpy of the I_1 rows with u^(1),
+// which leaves Z = X x_1 u^(1) (prod_{k>1} I_k values), contracted
+// further in float64. Z depends only on u^(1), which stays fixed from
+// the mode-2 update to the end of the sweep, so the mode-2 pass keeps Z
+// of every sample in a cache (M x prod_{k>1} I_k float64; when
+// Options.MemoryLimit leaves room, see cacheFits), contracting each
+// sample's fresh Z further while it is still in L1, and the passes of
+// modes 3..N read the cache instead of the samples (runner.runCached; a
+// session's per-block cache likewise). Either way the operations are
+// those of contractor.partial, so the cache changes only the speed.
+//
+// Per sweep that is 2 passes over the samples (modes 1 and 2) and N-2
+// over the cache; before (to bfb8007) it was also 2 and N-2, but the
+// cache was X x_N u^(N) (prod_{k<N} I_k values), the mode-1 pass filled
+// it by dot products over rows of I_N values, and the mode-N pass read
+// the samples. For the gait samples (32 x 22 x 10, uint8) a sweep now
+// moves 2 x 7040 sample bytes and writes and reads 220 cached float64
+// (17,600 bytes, was 25,344 with the 704-value cache), and both sample
+// passes run on rows of 220 (dotRows with the Kronecker vector, axpyRows)
+// instead of one on 704 rows of 10, whose short rows ran the uint8
+// kernel at 5 G elements/s instead of 8.3. Measured per pass
+// (BenchmarkPassThreads, uint8, 1 thread, real-time priority, ms):
+// before 1.04 (fill the cache) + 0.16 (read it) + 0.69 (samples) = 1.89
+// per sweep; now 0.62 (Kronecker) + 0.63 (fill) + 0.14 (read) = 1.39;
+// float64 4.33 -> 3.83. A uint8 fit of 620 sweeps does about 0.79 s of
+// its 0.91 CPU s in the two sample passes' kernels (go tool pprof).
+//
+// Fewer sample passes would need a cache whose key rotates: a cache
+// keyed by u^(k) can only be formed from the samples after the mode-k
+// update and serves at most the N-1 passes until that vector changes
+// again, never mode k's own, so a sweep reads the samples at least
+// N/(N-1) times (1.5 for gait) with caches keyed by u^(1), u^(N), u^(N-1),
+// ... in turn. For gait two of the three would be formed at the short-row
+// rate (X x_3 u^(3), 704 rows of 10 values; X x_2 u^(2), 32 axpys of 22
+// rows of 10): about 1.04 + 1.0 + 0.63 ms of formation and 0.3 ms of
+// cache reads per two sweeps, against 2 x 1.39 ms now, so it is not done.
 //
 // Why 16-sample leaves: the gait case (M = 731) has 46 leaves, so 2
 // threads get 23 each (balance 100%), and 16 threads get at most 3 of
@@ -297,7 +341,7 @@
 //     a pass, more than the L3 cache, so these passes run at the memory's
 //     rate, about a tenth of the FMA peak (9-14% per CPU second in make
 //     bench-kernels), and faster kernels would not help; fewer passes
-//     (the cache of X x_N u^(N) for N >= 3) and fewer bytes (uint8
+//     (the cache of X x_1 u^(1) for N >= 3) and fewer bytes (uint8
 //     samples) do. So do huge pages: the passes walk 41 MB
 //     in 4 KB pages, and a TLB miss every 512 float64 elements costs as
 //     much as the elements' FMAs. Samples on transparent huge pages
@@ -347,12 +391,10 @@
 // axpyRows on rows of 60, about 7.5-8.5 G elements/s), forming S 15%, the
 // rest of the Krylov iterations 16%; faces float64, the passes about 3/4,
 // at the memory's rate. Gait 731 x 32 x 22 x 10 uint8 (P = 32), about
-// 1.4 CPU s: the passes 90% (dotRows on rows of 10 filling the cache of
-// X x_N u^(N), axpyRows on 32 rows of 220, and the passes over the
-// cache). The uint8 passes are bound by the widening, the float64 ones by
-// memory: what is left is fewer passes or cheaper passes (a cache of
-// X x_1 u^(1) would make the gait's first pass dotRows on 32 rows of 220,
-// and its third a pass over the cache; not done).
+// 1.4 CPU s then, 0.91 since the cache of X x_1 u^(1) (see Passes): the
+// passes 90%, two sample passes per sweep on rows of 220 (dotRows with
+// the Kronecker vector, axpyRows) and one over the cache. The uint8 passes
+// are bound by the widening, the float64 ones by memory.
 //
 // # Adding a method
 //
