@@ -53,6 +53,20 @@ func gramUpper(X *mat.Dense, cancel func() bool, threads int) (*mat.SymDense, er
 	K := mat.NewSymDense(m, nil)
 	kr := K.RawSymmetric()
 	xr := X.RawMatrix()
+	err := gramPanels(m, cancel, threads, func(j0, j1 int) {
+		gramPanelUpper(kr.Data, kr.Stride, xr.Data, xr.Stride, d, j0, j1)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return K, nil
+}
+
+// gramPanels calls panel(j0, j1) for the panels of gramPanel columns of
+// an m x m Gram matrix on up to threads goroutines (0: GOMAXPROCS),
+// polling cancel (may be nil) before every panel (ErrCanceled). Panels
+// are taken in order, the last (widest) ones last.
+func gramPanels(m int, cancel func() bool, threads int, panel func(j0, j1 int)) error {
 	panels := (m + gramPanel - 1) / gramPanel
 	threads = min(threadCount(threads), panels)
 	var next atomic.Int64
@@ -62,21 +76,20 @@ func gramUpper(X *mat.Dense, cancel func() bool, threads int) (*mat.SymDense, er
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// Panels are taken in order; the last (widest) ones last.
 			for p := int(next.Add(1)) - 1; p < panels; p = int(next.Add(1)) - 1 {
 				if canceled(cancel) {
 					stopped.Store(true)
 					return
 				}
-				gramPanelUpper(kr.Data, kr.Stride, xr.Data, xr.Stride, d, p*gramPanel, min(m, (p+1)*gramPanel))
+				panel(p*gramPanel, min(m, (p+1)*gramPanel))
 			}
 		}()
 	}
 	wg.Wait()
 	if stopped.Load() {
-		return nil, ErrCanceled
+		return ErrCanceled
 	}
-	return K, nil
+	return nil
 }
 
 // gramPanelUpper adds to k (stride ldk) the entries (i, j), i <= j, j in

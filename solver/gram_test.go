@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"testing"
 
@@ -154,5 +155,140 @@ func BenchmarkGramUpper(b *testing.B) {
 			cpu := float64(processCPU()-start) / 1e9
 			b.ReportMetric(float64(m)*float64(m+1)*float64(d)/2*float64(b.N)/cpu/1e9, "GFMA/cpu-s")
 		})
+	}
+}
+
+// TestGramI16: the integer kernel (AVX2 where there is AVX2) gives the
+// exact integer dot products, equal to int64 sums in Go, on values at the
+// ends of the range.
+func TestGramI16(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 16))
+	const lda, ldb, k = 2064, 2080, gramIntChunk
+	a, b := make([]int16, 3*lda), make([]int16, 4*ldb)
+	for i := range a {
+		a[i] = int16(rng.IntN(2*gramIntMax+1) - gramIntMax)
+	}
+	for i := range b {
+		b[i] = int16(rng.IntN(2*gramIntMax+1) - gramIntMax)
+	}
+	b[0], a[0], b[ldb], a[lda] = gramIntMax, gramIntMax, -gramIntMax, gramIntMax
+	for _, kk := range []int{16, 48, k} {
+		var out [12]int32
+		gramI16(&out, a, lda, b, ldb, kk)
+		for i := range 3 {
+			for j := range 4 {
+				var want int64
+				for c := range kk {
+					want += int64(a[i*lda+c]) * int64(b[j*ldb+c])
+				}
+				if int64(out[4*i+j]) != want {
+					t.Errorf("k = %d: entry (%d, %d) = %d, want %d", kk, i, j, out[4*i+j], want)
+				}
+			}
+		}
+	}
+}
+
+// TestGramCentredInt: on integer samples (uint8-like and signed, with
+// shapes that leave partial blocks), the exact path equals the centred
+// Gram matrix computed directly in scaled integers, sum_c (M x_ic - S_c)
+// (M x_jc - S_c) / M^2 (the same exact value, rounded the same way), bit
+// for bit, at 1 and 3 threads; values that are not small integers are
+// refused.
+func TestGramCentredInt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 17))
+	for _, sh := range [][3]int{{131, 37, 0}, {260, 4100, 0}, {50, 20, -gramIntMax}} {
+		m, d, lo := sh[0], sh[1], sh[2]
+		X := mat.NewDense(m, d, nil)
+		raw := X.RawMatrix().Data
+		for i := range raw {
+			raw[i] = float64(lo + rng.IntN(gramIntMax-lo+1))
+		}
+		x16, ld := gramIntegers(X)
+		if x16 == nil {
+			t.Fatalf("%v: integer samples refused", sh)
+		}
+		sums := make([]int64, d)
+		for i := range m {
+			for c := range d {
+				sums[c] += int64(raw[i*d+c])
+			}
+		}
+		M := int64(m)
+		for _, threads := range []int{1, 3} {
+			K, err := gramCentredInt(x16, ld, m, d, nil, threads)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range m {
+				for j := i; j < m; j++ {
+					var num int64
+					for c := range d {
+						num += (M*int64(raw[i*d+c]) - sums[c]) * (M*int64(raw[j*d+c]) - sums[c])
+					}
+					if want := float64(num) / float64(M*M); K.At(i, j) != want {
+						t.Fatalf("%v, %d threads: K[%d, %d] = %v, want %v", sh, threads, i, j, K.At(i, j), want)
+					}
+				}
+			}
+		}
+	}
+	for _, v := range []float64{0.5, gramIntMax + 1, -gramIntMax - 1, math.NaN(), math.Inf(1)} {
+		X := mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6})
+		X.Set(1, 2, v)
+		if x16, _ := gramIntegers(X); x16 != nil {
+			t.Errorf("value %v: accepted as a small integer", v)
+		}
+	}
+}
+
+// TestPCAIntegerGram: PCA of integer samples (M < D, so the Gram path;
+// P small beside M, so block Lanczos) by the exact integer Gram matrix
+// agrees with the float64 Gram path within 1e-10 (both are within about
+// 1e-13 lambda_1 / gap of the true eigenvectors: the Gram matrices differ
+// by rounding, ~1e-16 relative, and Lanczos stops at residual 1e-13); a
+// uint8 source and a float64 one holding the same values give the same
+// model bit for bit, at 1 and 2 threads.
+func TestPCAIntegerGram(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 18))
+	const M = 300
+	shape := []int{20, 31}
+	u8 := make([]uint8, M*20*31)
+	f64 := make([]float64, len(u8))
+	for i := range u8 {
+		u8[i] = uint8(rng.IntN(256))
+		f64[i] = float64(u8[i])
+	}
+	opts := Options{Method: PCA, Components: 12, Threads: 1}
+	ref, _ := fitOrFatal(t, f64, M, shape, opts)
+	for _, threads := range []int{1, 2} {
+		opts.Threads = threads
+		src, err := NewSliceSource(u8, M, shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m Model
+		if err := m.Fit(src, opts); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(&m, ref) {
+			t.Errorf("uint8 source, %d threads: model differs from the float64 source's", threads)
+		}
+	}
+	gramExact = false
+	defer func() { gramExact = true }()
+	float, _ := fitOrFatal(t, f64, M, shape, opts)
+	if reflect.DeepEqual(float, ref) {
+		// The two Gram matrices round differently; equal bits would mean
+		// the exact path was not taken.
+		t.Error("the float64 Gram path gave the same bits: was the integer path taken?")
+	}
+	if d := maxAbsDiff(float.Projections[0].RawMatrix().Data, ref.Projections[0].RawMatrix().Data); d > 1e-10 {
+		t.Errorf("projections differ from the float64 Gram path's by %.3g", d)
+	}
+	for j, v := range ref.Variance {
+		if math.Abs(v-float.Variance[j]) > 1e-12*ref.Variance[0] {
+			t.Errorf("variance %d: %v, float64 Gram path %v", j, v, float.Variance[j])
+		}
 	}
 }

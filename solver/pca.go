@@ -64,19 +64,35 @@ func (f *fitter) pcaScatter(P int) (*mat.Dense, []float64, error) {
 }
 
 // pcaGram diagonalises the M x M Gram matrix of the centred samples and
-// maps its eigenvectors v to unit projections X^T v / sqrt(lambda).
+// maps its eigenvectors v to unit projections X^T v / sqrt(lambda). The
+// Gram matrix of samples whose values are all small integers is computed
+// exactly (gramCentredInt), else in float64 from the centred samples
+// (gramUpper).
 func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	D := f.size
 	X := mat.NewDense(f.m, D, nil)
-	if err := f.pass(&Pass{Op: OpCentred, Shape: f.shape, Samples: f.m, Mean: f.mean}, X.RawMatrix().Data); err != nil {
+	// The raw samples (the pass with no mean), centred here as the pass
+	// would centre them.
+	if err := f.pass(&Pass{Op: OpCentred, Shape: f.shape, Samples: f.m}, X.RawMatrix().Data); err != nil {
 		return nil, nil, err
+	}
+	x16, ld := gramIntegers(X)
+	xr := X.RawMatrix()
+	for i := range f.m {
+		floats.Sub(xr.Data[i*xr.Stride:i*xr.Stride+D], f.mean)
 	}
 	var V, W *mat.Dense
 	var vals []float64
 	var err error
 	cerr := interruptible(f.opts.Cancel, func() {
 		var K *mat.SymDense
-		if K, err = gramUpper(X, f.opts.Cancel, f.opts.Threads); err == nil {
+		if x16 != nil {
+			K, err = gramCentredInt(x16, ld, f.m, D, f.opts.Cancel, f.opts.Threads)
+			x16 = nil
+		} else {
+			K, err = gramUpper(X, f.opts.Cancel, f.opts.Threads)
+		}
+		if err == nil {
 			V, vals, err = topEigenvectors(K, P, f.opts.Cancel, f.opts.Threads)
 		}
 		if err == nil {

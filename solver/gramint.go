@@ -1,0 +1,162 @@
+package solver
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// The PCA Gram matrix of integer samples: when every value of the samples
+// is an integer in [-gramIntMax, gramIntMax] (uint8 images and gait
+// silhouettes, and float data holding such integers), the Gram matrix of
+// the centred samples is computed exactly, in integer arithmetic, and
+// rounded once:
+//
+//	K_ij = sum_c (x_ic - mu_c)(x_jc - mu_c)
+//	     = (M^2 K0_ij - M (U_i + U_j) + V) / M^2,
+//
+// with K0 = X0 X0^T the Gram matrix of the raw samples X0 (M x D), S_c the
+// column sums (mu_c = S_c / M), U_i = sum_c x_ic S_c and V = sum_c S_c^2,
+// all integers. K0 comes from a kernel of 3 x 4 blocks of dot products of
+// 16-bit integers (gramI16: AVX2's VPMADDWD multiplies 16 pairs and adds
+// adjacent products in one instruction, 32 multiply-adds per cycle where
+// float64 FMAs give 8), accumulated exactly in float64 (integers below
+// 2^53); U, V and the numerators in int64. The result is the exact
+// centred Gram matrix rounded to float64 (two roundings: the numerator's
+// conversion when it exceeds 2^53, and the division), where the float64
+// path rounds at every one of its D additions; and it is the same whatever
+// the blocking and the number of threads, since integer sums are exact in
+// any order.
+const (
+	gramIntMax   = 255
+	gramIntChunk = 2048 // columns per kernel call: a lane sums 2 gramIntChunk/16 products < 2^31
+)
+
+// gramExact enables the exact integer path (tests clear it to compare
+// with the float64 path).
+var gramExact = true
+
+// gramI16Go is gramI16 in Go.
+func gramI16Go(out *[12]int32, a []int16, lda int, b []int16, ldb int, k int) {
+	for i := range 3 {
+		for j := range 4 {
+			ai, bj := a[i*lda:i*lda+k], b[j*ldb:j*ldb+k]
+			var s int32
+			for c, x := range ai {
+				s += int32(x) * int32(bj[c])
+			}
+			out[4*i+j] = s
+		}
+	}
+}
+
+// gramIntegers returns the rows of X (m x d) as 16-bit integers, padded
+// with zeros to ld columns (a multiple of 16), if every value is an
+// integer in [-gramIntMax, gramIntMax] and the int64 arithmetic of
+// gramCentredInt cannot overflow; else nil.
+func gramIntegers(X *mat.Dense) (x16 []int16, ld int) {
+	m, d := X.Dims()
+	if !gramExact {
+		return nil, 0
+	}
+	// |numerator| <= 4 M^2 D gramIntMax^2.
+	if 4*float64(m)*float64(m)*float64(d)*gramIntMax*gramIntMax >= 1<<62 {
+		return nil, 0
+	}
+	xr := X.RawMatrix()
+	for i := range m {
+		for _, v := range xr.Data[i*xr.Stride : i*xr.Stride+d] {
+			if !(v >= -gramIntMax && v <= gramIntMax) || v != math.Trunc(v) {
+				return nil, 0
+			}
+		}
+	}
+	ld = (d + 15) &^ 15
+	x16 = make([]int16, m*ld)
+	for i := range m {
+		row := x16[i*ld : i*ld+d]
+		for c, v := range xr.Data[i*xr.Stride : i*xr.Stride+d] {
+			row[c] = int16(v)
+		}
+	}
+	return x16, ld
+}
+
+// gramCentredInt returns the Gram matrix of the centred rows of X (m x d,
+// uncentred), its upper triangle set, computed exactly from x16, ld
+// (gramIntegers of X), on up to threads goroutines; cancel as gramUpper.
+func gramCentredInt(x16 []int16, ld, m, d int, cancel func() bool, threads int) (*mat.SymDense, error) {
+	K := mat.NewSymDense(m, nil)
+	kr := K.RawSymmetric()
+	err := gramPanels(m, cancel, threads, func(j0, j1 int) {
+		gramPanelInt(kr.Data, kr.Stride, x16, ld, j0, j1)
+	})
+	if err != nil {
+		return nil, err
+	}
+	sums := make([]int64, d)
+	for i := range m {
+		for c, x := range x16[i*ld : i*ld+d] {
+			sums[c] += int64(x)
+		}
+	}
+	var V int64
+	for _, s := range sums {
+		V += s * s
+	}
+	U := make([]int64, m)
+	for i := range m {
+		var u int64
+		for c, x := range x16[i*ld : i*ld+d] {
+			u += int64(x) * sums[c]
+		}
+		U[i] = u
+	}
+	M := int64(m)
+	den := float64(M * M)
+	for i := range m {
+		row := kr.Data[i*kr.Stride : i*kr.Stride+m]
+		for j := i; j < m; j++ {
+			num := M*M*int64(row[j]) - M*(U[i]+U[j]) + V
+			row[j] = float64(num) / den
+		}
+	}
+	return K, nil
+}
+
+// gramPanelInt sets in k (stride ldk, zero there) the entries (i, j),
+// i <= j, j in [j0, j1), of X0 X0^T for the integer rows x (stride ld, a
+// multiple of 16), as exact integers.
+func gramPanelInt(k []float64, ldk int, x []int16, ld, j0, j1 int) {
+	var out [12]int32
+	for c0 := 0; c0 < ld; c0 += gramIntChunk {
+		c1 := min(ld, c0+gramIntChunk)
+		for i := 0; i < j1; i += 3 {
+			for j := j0 + max(0, (i-j0)&^3); j < j1; j += 4 {
+				if i+3 <= j1 && j+4 <= j1 {
+					gramI16(&out, x[i*ld+c0:], ld, x[j*ld+c0:], ld, c1-c0)
+					for r := range 3 {
+						for s := range 4 {
+							if i+r <= j+s {
+								k[(i+r)*ldk+j+s] += float64(out[4*r+s])
+							}
+						}
+					}
+					continue
+				}
+				for r := i; r < min(i+3, j1); r++ {
+					for s := j; s < min(j+4, j1); s++ {
+						if r <= s {
+							var sum int64
+							b := x[s*ld+c0 : s*ld+c1]
+							for c, v := range x[r*ld+c0 : r*ld+c1] {
+								sum += int64(v) * int64(b[c])
+							}
+							k[r*ldk+s] += float64(sum)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,18 @@
+//go:build amd64 && !purego
+
+package solver
+
+//go:noescape
+func gramI16AVX2(out *int32, a *int16, lda int, b *int16, ldb int, k int)
+
+// gramI16 is gramI16Go, in assembly when useAVX2 (the same sums: integer
+// arithmetic is exact).
+func gramI16(out *[12]int32, a []int16, lda int, b []int16, ldb int, k int) {
+	if !useAVX2 {
+		gramI16Go(out, a, lda, b, ldb, k)
+		return
+	}
+	// The assembly reads a[:2*lda+k] and b[:3*ldb+k].
+	_, _ = a[2*lda+k-1], b[3*ldb+k-1]
+	gramI16AVX2(&out[0], &a[0], lda, &b[0], ldb, k)
+}
