@@ -204,7 +204,7 @@ func TestGramCentredInt(t *testing.T) {
 		for i := range raw {
 			raw[i] = float64(lo + rng.IntN(gramIntMax-lo+1))
 		}
-		x16, ld := gramIntegers(X)
+		x16, ld := gramIntegers(X, 2)
 		if x16 == nil {
 			t.Fatalf("%v: integer samples refused", sh)
 		}
@@ -236,7 +236,7 @@ func TestGramCentredInt(t *testing.T) {
 	for _, v := range []float64{0.5, gramIntMax + 1, -gramIntMax - 1, math.NaN(), math.Inf(1)} {
 		X := mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6})
 		X.Set(1, 2, v)
-		if x16, _ := gramIntegers(X); x16 != nil {
+		if x16, _ := gramIntegers(X, 1); x16 != nil {
 			t.Errorf("value %v: accepted as a small integer", v)
 		}
 	}

@@ -2,6 +2,8 @@ package solver
 
 import (
 	"math"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -53,8 +55,9 @@ func gramI16Go(out *[12]int32, a []int16, lda int, b []int16, ldb int, k int) {
 // gramIntegers returns the rows of X (m x d) as 16-bit integers, padded
 // with zeros to ld columns (a multiple of 16), if every value is an
 // integer in [-gramIntMax, gramIntMax] and the int64 arithmetic of
-// gramCentredInt cannot overflow; else nil.
-func gramIntegers(X *mat.Dense) (x16 []int16, ld int) {
+// gramCentredInt cannot overflow; else nil. It runs on up to threads
+// goroutines (0: GOMAXPROCS).
+func gramIntegers(X *mat.Dense, threads int) (x16 []int16, ld int) {
 	m, d := X.Dims()
 	if !gramExact {
 		return nil, 0
@@ -64,22 +67,40 @@ func gramIntegers(X *mat.Dense) (x16 []int16, ld int) {
 		return nil, 0
 	}
 	xr := X.RawMatrix()
-	for i := range m {
-		for _, v := range xr.Data[i*xr.Stride : i*xr.Stride+d] {
-			if !(v >= -gramIntMax && v <= gramIntMax) || v != math.Trunc(v) {
-				return nil, 0
-			}
-		}
-	}
 	ld = (d + 15) &^ 15
 	x16 = make([]int16, m*ld)
-	for i := range m {
-		row := x16[i*ld : i*ld+d]
-		for c, v := range xr.Data[i*xr.Stride : i*xr.Stride+d] {
-			row[c] = int16(v)
+	var refused atomic.Bool
+	rowsParallel(m, threads, func(lo, hi int) {
+		for i := lo; i < hi && !refused.Load(); i++ {
+			row := x16[i*ld : i*ld+d]
+			for c, v := range xr.Data[i*xr.Stride : i*xr.Stride+d] {
+				if !(v >= -gramIntMax && v <= gramIntMax) || v != math.Trunc(v) {
+					refused.Store(true)
+					return
+				}
+				row[c] = int16(v)
+			}
 		}
+	})
+	if refused.Load() {
+		return nil, 0
 	}
 	return x16, ld
+}
+
+// rowsParallel calls fn on the runs of rows [lo, hi) that split [0, m)
+// into up to threads (0: GOMAXPROCS) runs, each on a goroutine.
+func rowsParallel(m, threads int, fn func(lo, hi int)) {
+	threads = max(1, min(threadCount(threads), m/64))
+	var wg sync.WaitGroup
+	for w := range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(share(m, w, threads))
+		}()
+	}
+	wg.Wait()
 }
 
 // gramCentredInt returns the Gram matrix of the centred rows of X (m x d,
@@ -94,33 +115,48 @@ func gramCentredInt(x16 []int16, ld, m, d int, cancel func() bool, threads int) 
 	if err != nil {
 		return nil, err
 	}
+	// Column sums S, U = X0 S and V = S . S, in integers (exact in any
+	// order).
 	sums := make([]int64, d)
-	for i := range m {
-		for c, x := range x16[i*ld : i*ld+d] {
-			sums[c] += int64(x)
+	var mu sync.Mutex
+	rowsParallel(m, threads, func(lo, hi int) {
+		part := make([]int64, d)
+		for i := lo; i < hi; i++ {
+			for c, x := range x16[i*ld : i*ld+d] {
+				part[c] += int64(x)
+			}
 		}
-	}
+		mu.Lock()
+		for c, s := range part {
+			sums[c] += s
+		}
+		mu.Unlock()
+	})
 	var V int64
 	for _, s := range sums {
 		V += s * s
 	}
 	U := make([]int64, m)
-	for i := range m {
-		var u int64
-		for c, x := range x16[i*ld : i*ld+d] {
-			u += int64(x) * sums[c]
+	rowsParallel(m, threads, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var u int64
+			for c, x := range x16[i*ld : i*ld+d] {
+				u += int64(x) * sums[c]
+			}
+			U[i] = u
 		}
-		U[i] = u
-	}
+	})
 	M := int64(m)
 	den := float64(M * M)
-	for i := range m {
-		row := kr.Data[i*kr.Stride : i*kr.Stride+m]
-		for j := i; j < m; j++ {
-			num := M*M*int64(row[j]) - M*(U[i]+U[j]) + V
-			row[j] = float64(num) / den
+	rowsParallel(m, threads, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := kr.Data[i*kr.Stride : i*kr.Stride+m]
+			for j := i; j < m; j++ {
+				num := M*M*int64(row[j]) - M*(U[i]+U[j]) + V
+				row[j] = float64(num) / den
+			}
 		}
-	}
+	})
 	return K, nil
 }
 

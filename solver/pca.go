@@ -76,11 +76,13 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	if err := f.pass(&Pass{Op: OpCentred, Shape: f.shape, Samples: f.m}, X.RawMatrix().Data); err != nil {
 		return nil, nil, err
 	}
-	x16, ld := gramIntegers(X)
+	x16, ld := gramIntegers(X, f.opts.Threads)
 	xr := X.RawMatrix()
-	for i := range f.m {
-		floats.Sub(xr.Data[i*xr.Stride:i*xr.Stride+D], f.mean)
-	}
+	rowsParallel(f.m, f.opts.Threads, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			floats.Sub(xr.Data[i*xr.Stride:i*xr.Stride+D], f.mean)
+		}
+	})
 	var V, W *mat.Dense
 	var vals []float64
 	var err error
