@@ -68,7 +68,7 @@ def timed(fn):
     return (time.perf_counter() - t0, time.process_time() - c0), out
 
 
-def references(method, X, P):
+def references(method, X, P, sklearn_full=True):
     """The reference contenders of a row: name -> (callable returning variances)."""
     if method == "so-mpca-rs":
         return {"numpy": lambda: np.sort(reference.so_mpca_rs(X, P)[1])[::-1]}
@@ -78,10 +78,10 @@ def references(method, X, P):
     from sklearn.decomposition import PCA
 
     X2 = X.reshape(X.shape[0], -1).astype(np.float64)
-    return {
-        "sklearn": lambda: PCA(n_components=P).fit(X2).explained_variance_,
-        "sklearn-full": lambda: PCA(n_components=P, svd_solver="full").fit(X2).explained_variance_,
-    }
+    refs = {"sklearn": lambda: PCA(n_components=P).fit(X2).explained_variance_}
+    if sklearn_full:
+        refs["sklearn-full"] = lambda: PCA(n_components=P, svd_solver="full").fit(X2).explained_variance_
+    return refs
 
 
 def sompca_python(method, X, P, threads):
@@ -162,6 +162,8 @@ def main():
                                              "is timed as sompca-py-before, in a child process (before/after in one run)")
     ap.add_argument("--profile", help="directory for one Go CPU profile per row")
     ap.add_argument("--no-python", action="store_true", help="skip sompca through Python")
+    ap.add_argument("--no-sklearn-full", action="store_true",
+                    help="PCA rows: skip scikit-learn's svd_solver='full' (16 s a repeat at 3000 x 6000)")
     ap.add_argument("--scaling", action="store_true", help="also time pure Go with 1 thread (ratio = 1 thread / all)")
     ap.add_argument("--blas-threads", type=int, default=0,
                     help="threads of NumPy's and scikit-learn's BLAS (0: its default, all cores); on a loaded "
@@ -190,7 +192,7 @@ def main():
         X = make_data(shape, dtype)
         path = os.path.join(tmp, name + ".raw")
         X.tofile(path)
-        contenders = dict(references(method, X, P))
+        contenders = dict(references(method, X, P, not args.no_sklearn_full))
         if not args.no_python:
             contenders["sompca-py"] = sompca_python(method, X, P, args.threads or None)
         times = {c: [] for c in contenders}  # (wall, cpu) pairs

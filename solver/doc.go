@@ -137,8 +137,44 @@
 //
 // PCA and the eigen steps of MPCA and CSA need the top P eigenvectors of
 // a formed symmetric matrix (PCA: the M x M Gram matrix X X^T when M < D,
-// formed by the blocked AVX2 dot kernel of gram.go, else the D x D
-// scatter). When P is at most 6% of the dimension n (and the basis below
+// else the D x D scatter). PCA forms the Gram matrix of the centred
+// samples by the blocked AVX2 dot kernel of gram.go (about 15 G FMAs per
+// CPU second, 0.7 of the peak) or, when every value of the samples is an
+// integer in [-255, 255] (uint8 images and silhouettes, and float data
+// holding such values), exactly (gramint.go): X0 X0^T of the raw samples
+// by a 16-bit integer 3 x 4 dot kernel (VPMADDWD: 16 multiply-adds an
+// instruction; about 50 G a CPU second measured at 3000 x 6000), centred
+// in int64 arithmetic as (M^2 K0 - M (U 1^T + 1 U^T) + V) / M^2 and
+// rounded once, the same whatever the blocking and the threads since
+// integer sums are exact. On the PCA 3000 x 6000 row (integers 0..255 as
+// float64; M^2 D / 2 = 27 G multiply-adds) the Gram matrix took 1.84 CPU
+// s in float64 and takes 0.56 s exactly (1 thread, go tool pprof, loaded
+// machine); block Lanczos (below) is now two thirds of that fit, about
+// 1.7 CPU s, of which the block products with the formed matrix about
+// 1.2 (memory-bound: each reads the 72 MB matrix, 7 G FMAs a CPU second
+// against 14 when the matrix fits in the cache).
+//
+// Tried for that row and not kept (measured this session, 1 thread, CPU
+// seconds on the loaded machine): Lanczos on the data, C Z = X^T (X Z) in
+// one pass over X per block (2 M D b multiply-adds a block, no Gram
+// matrix): it needs as many products as the Gram path, about 1000 vectors
+// for P = 10 as for P = 50 (on these flat random spectra the residual
+// criterion, not P, sets the count), so 36 G multiply-adds against 27 G
+// to form the Gram matrix plus 9 G of products with it, and it measured
+// 6.5-7 s of Lanczos against 1.4-1.8 s (plus 1.8 s for the float64 Gram
+// matrix); the path would win only where the products needed are fewer
+// than about M / 4, which these rows never are. Block products reading
+// only the upper triangle (half the memory traffic; a new 3-row update
+// kernel) ran no faster (about 7 G FMAs a CPU second both ways at n =
+// 3000). Blocks of 4 to 16 and restarts keeping 2P to 4P Ritz vectors kept
+// the Lanczos time within 10% of the chosen 8 and P (blocks of 4 need 726
+// products, but 181 passes over the matrix against 126). A Rayleigh-Ritz
+// step inside the cycle where the residuals' fall predicts convergence
+// saved 4% of the products (1010 -> 970) but stops nearer the tolerance,
+// and moved a PCA case of the v1 fits by 4e-12 (TestV1Fits allows 1e-12):
+// not kept either.
+//
+// When P is at most 6% of the dimension n (and the basis below
 // fits in n/2) they come from block Lanczos with full reorthogonalisation
 // and thick restarts (lanczos.go: blocks of 8, 2P Ritz vectors kept at a
 // restart, a fixed-seed start, products by the same dot kernel), accepted
