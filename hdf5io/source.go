@@ -259,6 +259,18 @@ func (s *Source) String() string {
 	return fmt.Sprintf("hdf5io.Source(%q, %q: %d samples of shape %v, %s (as %s), %s)", s.path, s.dataset, s.m, s.shape, s.kind, s.elem, s.layout)
 }
 
+// Resident returns the samples once the dataset is loaded in memory
+// (Options.InMemory, or a fit whose memory limit held it whole), and
+// ok = false while it is streamed: see solver.Resident. A fit then reads
+// float samples that are all exactly uint8 (or float32) values through a
+// narrower copy (solver.Options.NoNarrowing).
+func (s *Source) Resident() (b solver.Block, ok bool) {
+	if s.mem == nil {
+		return solver.Block{}, false
+	}
+	return s.mem.Resident()
+}
+
 // Layout returns the layout the source reads the dataset with.
 func (s *Source) Layout() Layout { return s.layout }
 

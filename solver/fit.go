@@ -44,8 +44,9 @@ func newFitter(src Source, opts Options) (*fitter, error) {
 		return nil, err
 	}
 	// The runner reads through scaledSource, which passes the samples on
-	// as they are unless stats finds them at an extreme scale.
-	f.scaled = &scaledSource{Source: src}
+	// as they are unless stats finds them at an extreme scale; float
+	// samples in memory through an exact narrower copy when they allow it.
+	f.scaled = &scaledSource{Source: f.narrow(src)}
 	f.run = newRunner(f.scaled, f.size, threads)
 	f.run.canceled = opts.Cancel
 	f.exec = f.run

@@ -172,5 +172,10 @@ func b2i(b bool) int {
 // what the memory limit leaves. The fit is the same, bit for bit, with it
 // or without it; without it a sweep reads the data N times rather than 2.
 func (f *fitter) cacheFits() bool {
-	return f.n >= 3 && int64(f.m)*int64(cacheRow(f.shape))*8 <= f.spare
+	return f.n >= 3 && f.cacheBytes() <= f.spare
+}
+
+// cacheBytes returns the bytes of the cache of partial contractions.
+func (f *fitter) cacheBytes() int64 {
+	return int64(f.m) * int64(cacheRow(f.shape)) * 8
 }

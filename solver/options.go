@@ -111,6 +111,15 @@ type Options struct {
 	// of the same samples give the same model bit for bit. See doc.go,
 	// "Mode updates".
 	ModeUpdates ModeUpdates
+
+	// NoNarrowing turns off exact narrowing (doc.go, "Narrowing"): by
+	// default a fit whose float64 or float32 samples are all in memory
+	// (SliceSource, an hdf5io.Source that loaded its dataset) and are
+	// every one exactly a uint8 (integers 0..255) or a float32 reads them
+	// through a copy in that type, 1/8 or 1/2 of their bytes, taken from
+	// MemoryLimit and made only when it fits. The model is the same bit
+	// for bit either way; only the speed and the copy's memory differ.
+	NoNarrowing bool
 }
 
 // ModeUpdates chooses the passes of the TVP mode updates (Options.ModeUpdates).
