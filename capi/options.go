@@ -31,6 +31,7 @@ func sompca_go_options_init(opts *C.sompca_options) {
 	opts.relaxed_start = -1 // the method's default, from solver's table
 	opts.mode = -1
 	opts.feature_order = C.SOMPCA_ORDER_VARIANCE
+	opts.narrowing = 1
 }
 
 //export sompca_go_options_defaults
@@ -171,6 +172,10 @@ func goOptions(p *C.sompca_coptions, order int) (solver.Options, error) {
 		return s, errorf(C.SOMPCA_EINVAL, "opts->mode_updates is %d: want SOMPCA_MODE_UPDATES_AUTO (%d), SOMPCA_MODE_UPDATES_ROWS (%d) or SOMPCA_MODE_UPDATES_SCATTER (%d)", int(o.mode_updates), C.SOMPCA_MODE_UPDATES_AUTO, C.SOMPCA_MODE_UPDATES_ROWS, C.SOMPCA_MODE_UPDATES_SCATTER)
 	}
 	s.ModeUpdates = solver.ModeUpdates(o.mode_updates)
+	if o.narrowing != 0 && o.narrowing != 1 {
+		return s, errorf(C.SOMPCA_EINVAL, "opts->narrowing is %d: want 1 (the default: read float samples that are exactly uint8 or float32 values through a narrower copy) or 0 (as they are)", int(o.narrowing))
+	}
+	s.NoNarrowing = o.narrowing == 0
 	if fn, user := o.progress, o.progress_user; fn != nil {
 		// fn and user are C pointers, used only while this fit runs.
 		s.Progress = func(done, total int, variance float64) bool {

@@ -285,3 +285,53 @@ func TestTransformFileCanceledAtTheEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestFitNarrowed: a dataset loaded whole is Resident (a streamed one is
+// not), so a fit reads its float samples through an exact narrower copy
+// when they allow it (uint16 values 0..255, handed out as float32, are
+// uint8 values): the model is the fit's without narrowing, bit for bit,
+// and the streamed fit's.
+func TestFitNarrowed(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data.h5")
+	x := fitData()
+	u := make([]uint16, len(x))
+	for i, v := range x {
+		u[i] = uint16(min(max(int(v)/4+128, 0), 255))
+	}
+	if err := WriteArray(data, "/x", []int{fitM, 6, 5, 4}, u, false); err != nil {
+		t.Fatal(err)
+	}
+	streamed, err := Open(data, "/x", Options{ChunkBytes: 37 * 120 * 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer streamed.Close()
+	if _, ok := streamed.Resident(); ok {
+		t.Fatal("a streamed source says it holds its samples in memory")
+	}
+	loaded, err := Open(data, "/x", Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer loaded.Close()
+	b, ok := loaded.Resident()
+	if !ok || b.F32 == nil || len(b.F32) != len(u) || b.F32[7] != float32(u[7]) {
+		t.Fatalf("Resident of a loaded uint16 dataset: %v, want its values as float32", ok)
+	}
+	opts := solver.Options{Method: solver.SOMPCA, RelaxedStart: true, Components: 4, MaxIter: 4, Threads: 2}
+	var on, off, stream solver.Model
+	if err := on.Fit(loaded, opts); err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Fit(streamed, opts); err != nil {
+		t.Fatal(err)
+	}
+	opts.NoNarrowing = true
+	if err := off.Fit(loaded, opts); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&on, &off) || !reflect.DeepEqual(&on, &stream) {
+		t.Fatal("narrowed, not narrowed and streamed fits differ")
+	}
+}

@@ -258,6 +258,13 @@ typedef struct sompca_options {
 	                          SOMPCA_MODE_UPDATES_ROWS_LIMIT partial projections (M x max_n
 	                          I_n), the folded scatter beyond, in fits and sessions alike. New after
 	                          read_progress: a struct without it is accepted (AUTO). */
+	int narrowing;         /* 1 (default): a fit whose float64 or float32 samples are all in memory
+	                          (sompca_fit's array, an HDF5 dataset sompca_fit_hdf5 loaded whole) and
+	                          every one exactly a uint8 (an integer 0..255, not -0.0) or a float32
+	                          reads them through a copy in that type, 1/8 or 1/2 of their bytes,
+	                          made only when memory_limit holds it (and counted there): the same
+	                          model bit for bit, faster passes. 0: read the samples as they are.
+	                          New after mode_updates: a struct without it is accepted (1). */
 } sompca_options;
 
 /* The library's version as MAJOR*10000 + MINOR*100 + PATCH. Never fails. */

@@ -432,6 +432,48 @@
 // the Kronecker vector, axpyRows) and one over the cache. The uint8 passes
 // are bound by the widening, the float64 ones by memory.
 //
+// # Narrowing
+//
+// The passes over float64 samples run at the memory's rate (see Kernels),
+// and real float64 tensors often hold values that a narrower type
+// represents exactly: images converted with astype(float), float32 data
+// upcast, counts. So a local fit (Fit) whose samples are all in memory (a
+// Resident source: SliceSource, so every array passed to the Go, C and
+// Python APIs, and an hdf5io.Source that loaded its dataset whole) first
+// checks them, and when every float64 value is exactly a uint8 (an integer
+// 0..255) reads them through a uint8 copy, 1/8 of their bytes; else when
+// every one is exactly a finite float32, through a float32 copy (1/2); and
+// float32 samples that are all uint8 values through a uint8 copy (1/4).
+// The check (narrow.go) stops at the first value that does not narrow, so
+// full-mantissa data cost it one look at their first element; data that
+// do narrow are read twice more (check and copy) before the fit's 100 or
+// more passes. The model is the same bit for bit (TestNarrowedFitIsFit
+// compares every method, thread count and mode update with ==): the
+// assembly kernels are written once over the element's load (DOT_ROWS and
+// AXPY_ROWS in kernel_amd64.s), so they take the same FMAs in the same
+// order for uint8, float32 and float64 elements of equal values
+// (TestKernelsSameBitsEveryElem), the widening to float64 is exact, and
+// the other readers of samples (the sums of the first two passes, the
+// conversions to float64 of PCA and the Tucker methods) are the same code
+// per element type. Hence also, for sessions and the Dask driver, which
+// read blocks the caller hands in: a block given as uint8 and the same
+// block as float64 give the same partial result (TestSessionMixedBlocks).
+// Conservative choices: -0.0 is no uint8 (a sum of +0 and -0 products
+// could differ only in the sign of a zero, but the check need not
+// argue it); NaN and infinities narrow to nothing (the fit's own check
+// then reports them as before); narrowing is on only with the assembly
+// kernels (narrowingExact: the portable Go loops for float64 rows of 16
+// or more use gonum's Dot and AddScaled, another order).
+//
+// Memory: the copy is the fit's own allocation, taken from
+// Options.MemoryLimit after the workspaces (and the source's own memory,
+// MemoryPlanner) and before the cache of partial contractions, but never
+// at the cache's expense: the copy is made only when it fits beside the
+// cache when the cache would fit without it. Without room the fit reads
+// the samples as they are. Options.NoNarrowing (C opts.narrowing = 0)
+// turns it off; there is no reason to but memory, since the model does
+// not change.
+//
 // # Adding a method
 //
 // A method is one entry of the method table (method.go), not branches in

@@ -1294,6 +1294,49 @@ static void check_same_model(const sompca_model *a, const sompca_model *b, doubl
 }
 
 /*
+ * Exact narrowing: the float64 and float32 arrays holding the uint8 array's
+ * values fit to its model bit for bit, with narrowing on (the default: they
+ * are read through a uint8 copy) and off (the kernels take the same sums in
+ * the same order for every element type); other values are SOMPCA_EINVAL.
+ */
+static void test_narrowing(void)
+{
+	int methods[][2] = {{SOMPCA_METHOD_SOMPCA, 1}, {SOMPCA_METHOD_UMPCA, 0}, {SOMPCA_METHOD_PCA, 0},
+	                    {SOMPCA_METHOD_MPCA, 0}};
+	for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
+		sompca_options opts;
+		sompca_options_init(&opts);
+		CHECK(opts.narrowing == 1);
+		opts.method = methods[k][0];
+		opts.relaxed_start = methods[k][1];
+		opts.n_components = 3;
+		opts.max_iter = 4;
+		sompca_model *ref = NULL;
+		CHECK_OK(sompca_fit(&ref, data_u8, SOMPCA_UINT8, M, 3, shape3, &opts));
+		for (int narrowing = 0; narrowing <= 1; narrowing++) {
+			int dtypes[] = {SOMPCA_FLOAT64, SOMPCA_FLOAT32};
+			for (size_t d = 0; d < 2; d++) {
+				opts.narrowing = narrowing;
+				sompca_model *got = NULL;
+				CHECK_OK(sompca_fit(&got, data_of(dtypes[d]), dtypes[d], M, 3, shape3, &opts));
+				char what[80];
+				snprintf(what, sizeof what, "method %d, dtype %d, narrowing %d", methods[k][0], dtypes[d],
+				         narrowing);
+				check_same_model(got, ref, 0, what);
+				sompca_model_free(got);
+			}
+		}
+		sompca_model_free(ref);
+	}
+	sompca_options opts;
+	sompca_options_init(&opts);
+	opts.narrowing = 2;
+	sompca_model *model = NULL;
+	CHECK_STATUS(sompca_fit(&model, data_f64, SOMPCA_FLOAT64, M, 3, shape3, &opts), SOMPCA_EINVAL);
+	CHECK_MSG(contains(sompca_last_error(), "opts->narrowing is 2"), "%s", sompca_last_error());
+}
+
+/*
  * Fit sessions: driven here block by block, they give the model of
  * sompca_fit (the reference: the same engine over the same samples) bit for
  * bit with blocks of whole grains, to rounding with other blocks; and every
@@ -1847,6 +1890,7 @@ int main(int argc, char **argv)
 	test_read_progress();
 	test_threads();
 	test_session();
+	test_narrowing();
 	test_mode_all();
 	test_fork();
 	test_cancel_flag();

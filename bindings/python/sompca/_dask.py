@@ -173,6 +173,31 @@ def block_partials(token, items):
     return out
 
 
+def narrow(block):
+    """``block`` in the narrowest library dtype that holds each of its values bit for bit, else itself.
+
+    A float64 (float32) block whose values are all integers 0..255 (never
+    -0.0) comes back as uint8, a float64 block of finite float32 values as
+    float32: the block a worker keeps for a fit's later rounds then takes
+    1/8 (1/4) or 1/2 of the bytes, and its passes read that much less. The
+    partials are the same bit for bit (the kernels take the same sums in
+    the same order for every element type: solver/doc.go, "Narrowing"), so
+    blocks kept narrowed and blocks kept as they are mix freely.
+    """
+    a = np.asarray(block)
+    if a.dtype not in (np.float64, np.float32):
+        return block
+    with np.errstate(invalid="ignore", over="ignore"):  # values outside 0..255 or NaN: compared below
+        u = a.astype(np.uint8)
+        if np.array_equal(u, a) and not np.signbit(a).any():
+            return u
+        if a.dtype == np.float64:
+            f = a.astype(np.float32)
+            if np.array_equal(f, a) and np.isfinite(f).all():
+                return f
+    return block
+
+
 def held_partials(token, items):
     """A task: the partials of (index, request, block) triples, keeping the blocks in this process.
 
@@ -184,8 +209,8 @@ def held_partials(token, items):
 
     held = _held(token)
     for i, _, block in items:
-        held[i] = block
-    return get_worker().address, block_partials(token, [(request, block) for _, request, block in items])
+        held[i] = narrow(block)
+    return get_worker().address, block_partials(token, [(request, held[i]) for i, request, _ in items])
 
 
 _POOL = None  # the threads an Actor computes its blocks on (as many as the worker's)

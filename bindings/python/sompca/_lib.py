@@ -77,6 +77,7 @@ class Options(ctypes.Structure):
         ("memory_limit", c_size_t),
         ("read_progress", READ_PROGRESS_FN),
         ("mode_updates", c_int),
+        ("narrowing", c_int),
     ]
 
 

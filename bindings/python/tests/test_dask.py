@@ -273,3 +273,32 @@ def test_bad_dask_input(X):
     model = small(sompca.SOMPCA).fit(X)
     with pytest.raises(ValueError, match=r"shape \(6, 8, 5\)"):
         model.transform(da.from_array(X.transpose(0, 2, 1, 3), chunks=(B, 6, 8, 5)))
+
+
+def test_narrow():
+    """A block narrows only to a dtype that holds every value bit for bit (-0.0 is no uint8; NaN narrows to nothing)."""
+    ints = np.array([[0.0, 7.0], [255.0, 1.0]])
+    assert _dask.narrow(ints).dtype == np.uint8 and np.array_equal(_dask.narrow(ints), ints)
+    assert _dask.narrow(ints.astype(np.float32)).dtype == np.uint8
+    for x, want in [([0.5, 1.0], np.float32), ([256.0, 1.0], np.float32), ([-1.0, 2.0], np.float32),
+                    ([-0.0, 2.0], np.float32), ([0.1, 1.0], np.float64), ([np.nan, 1.0], np.float64),
+                    ([np.inf, 1.0], np.float64), ([1e300, 1.0], np.float64)]:
+        got = _dask.narrow(np.array(x))
+        assert got.dtype == want, (x, got.dtype)
+        np.testing.assert_array_equal(got, np.array(x))
+        assert np.array_equal(np.signbit(got), np.signbit(np.array(x)))
+    assert _dask.narrow(np.array([0.5], np.float32)).dtype == np.float32
+    u8 = np.array([1, 2], np.uint8)
+    assert _dask.narrow(u8) is u8
+
+
+@pytest.mark.parametrize("cls", [sompca.SOMPCA, sompca.UMPCA, sompca.PCA, sompca.MPCA])
+def test_narrowed_blocks_mix(client, U8, cls):
+    """Workers keep some blocks narrowed (uint8, float32) and others as they are: the in-memory fit, bit for bit."""
+    X = U8.astype(np.float64)
+    X[B:2 * B] += 0.5  # float32 values
+    X[2 * B:3 * B] += 0.1  # full float64 mantissas; the rest are uint8 values
+    assert [_dask.narrow(X[i:i + B]).dtype for i in range(0, M, B)] == [np.uint8, np.float32, np.float64, np.uint8]
+    local = small(cls).fit(X)
+    with client.as_current():
+        assert_identical(small(cls).fit(da.from_array(X, chunks=(B,) + SHAPE)), local)
