@@ -249,7 +249,8 @@ typedef struct sompca_options {
 	                          whatever the budget, as long as it holds the M x max I_n partial
 	                          projections of the TVP methods (8 bytes each; below that the fit
 	                          agrees to about 1e-13). Arrays the caller passes to sompca_fit are
-	                          not counted. A budget too small for the workspaces and one run
+	                          not counted; a narrower copy the fit makes of them is (see
+	                          narrowing). A budget too small for the workspaces and one run
 	                          of samples is SOMPCA_ENOMEM, with both sizes in the message. */
 	sompca_read_progress_fn read_progress; /* bytes read by a fit from a file, passed
 	                          progress_user; may be NULL (default). New after memory_limit: a

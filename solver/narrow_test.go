@@ -349,3 +349,33 @@ func TestSessionMixedBlocks(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNarrow: the check (and the copy) on samples of the faces size
+// (721 x 80 x 60 float64, 27.7 MB): full mantissas (the check stops at the
+// first value), uint8 values but for the last (the worst case: a whole
+// pass for nothing), uint8 and float32 values (check and copy).
+func BenchmarkNarrow(b *testing.B) {
+	n := 721 * 80 * 60
+	rng := rand.New(rand.NewPCG(1, 1))
+	ints := make([]float64, n)
+	for i := range ints {
+		ints[i] = float64(rng.IntN(256))
+	}
+	frac, lastBad, f32 := make([]float64, n), append([]float64(nil), ints...), make([]float64, n)
+	for i, v := range ints {
+		frac[i] = v + 0.1*rng.Float64()
+		f32[i] = v + 0.5
+	}
+	lastBad[n-1] = 0.1
+	for _, c := range []struct {
+		name string
+		x    []float64
+	}{{"full-mantissa", frac}, {"uint8-but-last", lastBad}, {"uint8", ints}, {"float32", f32}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(8 * n))
+			for range b.N {
+				narrowBlock(Block{F64: c.x}, math.MaxInt64)
+			}
+		})
+	}
+}

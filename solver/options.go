@@ -97,7 +97,8 @@ type Options struct {
 	// as it holds the TVP methods' M x max_n I_n partial projections
 	// (served right after the workspaces); below that a mode update forms
 	// the scatter instead and agrees to about 1e-13. Samples
-	// the caller holds in memory (SliceSource) are not counted. A limit
+	// the caller holds in memory (SliceSource) are not counted; the exact
+	// narrower copy a fit may make of them is (NoNarrowing). A limit
 	// too small for the workspaces and one run of samples is ErrMemory.
 	MemoryLimit int64
 

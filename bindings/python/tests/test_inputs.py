@@ -171,7 +171,8 @@ print(X.nbytes, peak() - before)
 def test_fit_peak_memory_by_size(dtype, copies):
     # The whole process (Python, ctypes and the library): the growth of the peak resident size
     # during a fit, in a fresh interpreter. Without a copy it stays well below one copy of X
-    # (measured: about 2 MB, the Go runtime and O(prod I_n) workspaces, for X of 16 to 131 MB);
+    # (measured: about 2 MB, the Go runtime and O(prod I_n) workspaces, for X of 16 to 131 MB,
+    # plus the fit's exact uint8 copy of float samples of integers 0..255: 1/8 or 1/4 of X);
     # int16 is converted to a float64 copy, 4x its bytes, which the measurement must see.
     result = subprocess.run([sys.executable, "-c", RSS_SCRIPT, dtype], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
@@ -183,6 +184,39 @@ def test_fit_peak_memory_by_size(dtype, copies):
 
 
 ALL = [sompca.SOMPCA, sompca.FOMPCA, sompca.TROD, sompca.UMPCA, sompca.PCA, sompca.MPCA, sompca.CSA]
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_narrowing_keeps_the_model(cls, monkeypatch):
+    """float64 and float32 arrays of uint8 values (read through a uint8 copy: the library's narrowing) give the
+    model of the uint8 array and of the fit with narrowing off (options.narrowing = 0), bit for bit: the kernels
+    take the same sums in the same order for every element type (solver/doc.go, "Narrowing")."""
+    U8 = np.random.default_rng(8).integers(0, 256, size=(300, 7, 6, 5)).astype(np.uint8)
+
+    def fitted(X, narrowing=1):
+        estimator = cls(n_components=3) if cls in (sompca.SOMPCA, sompca.FOMPCA, sompca.TROD, sompca.UMPCA,
+                                                   sompca.PCA) else cls()
+        options = type(estimator)._options
+        with monkeypatch.context() as m:
+            m.setattr(type(estimator), "_options", lambda self: _set(options(self), narrowing=narrowing))
+            return estimator.fit(X)
+
+    reference = fitted(U8)
+    for X, narrowing in [(U8.astype(np.float64), 1), (U8.astype(np.float64), 0), (U8.astype(np.float32), 1),
+                         (U8.astype(np.float32), 0)]:
+        got = fitted(X, narrowing)
+        for a, b in zip(got.projections_, reference.projections_, strict=True):
+            np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(got.explained_variance_, reference.explained_variance_)
+        np.testing.assert_array_equal(got.mean_, reference.mean_)
+    with pytest.raises(ValueError, match="opts->narrowing is 2"):  # the field reaches the library
+        fitted(U8.astype(np.float64), 2)
+
+
+def _set(options, **fields):
+    for name, value in fields.items():
+        setattr(options, name, value)
+    return options
 
 
 @pytest.mark.parametrize("cls", ALL)
