@@ -65,18 +65,22 @@ func (f *fitter) narrow(src Source) Source {
 // every value of b exactly, bit for bit (so never for -0.0, NaN or
 // infinities): uint8, else float32 for float64 samples; ok = false when
 // there is none narrower than b's, or the copy would take more than room
-// bytes. It reads b once when no value narrows (it stops at the first
-// value that does not) and about twice when they do.
+// bytes. Checking and copying are one pass, which stops at the first value
+// that does not narrow; a copy is allocated only once the leading values
+// have narrowed (probe), so samples that do not narrow cost nothing.
 func narrowBlock(b Block, room int64) (nb Block, ok bool) {
 	switch {
 	case b.F64 != nil:
 		x := b.F64
 		n := int64(len(x))
-		i := notUint8(x)
-		if i == len(x) && n <= room {
-			return Block{U8: toUint8(x)}, true
+		i := 0 // x[:i] are uint8 values
+		if n <= room {
+			var u []uint8
+			if u, i = narrowTo(x, toUint8); i == len(x) {
+				return Block{U8: u}, true
+			}
 		}
-		if 4*n > room || notFloat32(x[i:]) < len(x)-i { // x[:i] are uint8 values
+		if 4*n > room || notFloat32(x[i:]) < len(x)-i {
 			return Block{}, false
 		}
 		out := make([]float32, len(x))
@@ -85,37 +89,55 @@ func narrowBlock(b Block, room int64) (nb Block, ok bool) {
 		}
 		return Block{F32: out}, true
 	case b.F32 != nil:
-		if x := b.F32; int64(len(x)) <= room && notUint8F32(x) == len(x) {
-			return Block{U8: toUint8(x)}, true
+		if x := b.F32; int64(len(x)) <= room {
+			if u, i := narrowTo(x, toUint8); i == len(x) {
+				return Block{U8: u}, true
+			}
 		}
 	}
 	return Block{}, false
 }
 
-// narrowChunk is how many values notUint8 and notFloat32 test between
-// looks at the result: the test itself has no branches.
-const narrowChunk = 256
+// probe is how many leading values narrowTo converts before it allocates.
+const probe = 256
 
-// notUint8 returns the index of the first value of x that is not exactly
-// a uint8 (an integer 0..255, and not -0.0), or len(x). A value outside
-// 0..255 converts to some uint8 (Go leaves which to the implementation)
-// that differs from it; NaN equals nothing; -0.0 differs from 0 in its
-// sign bit.
-func notUint8(x []float64) int {
-	for i, v := range x {
-		if math.Float64bits(float64(uint8(v))) != math.Float64bits(v) {
-			return i
-		}
+// narrowTo converts x to uint8 by conv while its values are exactly uint8
+// values, and returns the copy and len(x), or nil and the index of the
+// first value that is not.
+func narrowTo[T float32 | float64](x []T, conv func(dst []uint8, x []T) int) ([]uint8, int) {
+	var head [probe]uint8
+	k := min(len(x), probe)
+	if i := conv(head[:k], x[:k]); i < k {
+		return nil, i
 	}
-	return len(x)
+	out := make([]uint8, len(x))
+	copy(out, head[:k])
+	if i := k + conv(out[k:], x[k:]); i < len(x) {
+		return nil, i
+	}
+	return out, len(x)
 }
 
-// notUint8F32 is notUint8 for float32 values.
-func notUint8F32(x []float32) int {
-	for i, v := range x {
-		if math.Float32bits(float32(uint8(v))) != math.Float32bits(v) {
+// toUint8 sets dst[i] = x[i] while x[i] is exactly a uint8 value (an
+// integer 0..255, not -0.0) and returns the index of the first x[i] that
+// is not, or len(x). Adding 2^52 to a value v in [0, 2^52) leaves the
+// integer nearest v in the low bits of the sum t's mantissa: v is an
+// integer when t - 2^52 gives it back, and a uint8 when those bits are at
+// most 255 (a negative v makes them wrap to a huge number; NaN fails the
+// comparison; +Inf and values of 2^52 or more leave t's exponent above
+// 2^52's, so its bits minus 2^52's are huge); -0.0 passes both and is
+// refused by its sign bit.
+func toUint8[T float32 | float64](dst []uint8, x []T) int {
+	const magic = 0x1p52
+	dst = dst[:len(x)]
+	for i, e := range x {
+		v := float64(e) // exact, sign of zero and NaN included
+		t := v + magic
+		u := math.Float64bits(t) - math.Float64bits(magic)
+		if t-magic != v || u > 255 || math.Signbit(v) {
 			return i
 		}
+		dst[i] = uint8(u)
 	}
 	return len(x)
 }
@@ -129,15 +151,6 @@ func notFloat32(x []float64) int {
 		}
 	}
 	return len(x)
-}
-
-// toUint8 converts x, whose values notUint8 accepted, to uint8.
-func toUint8[T float32 | float64](x []T) []uint8 {
-	out := make([]uint8, len(x))
-	for i, v := range x {
-		out[i] = uint8(v)
-	}
-	return out
 }
 
 // elem returns b's element type.

@@ -83,11 +83,58 @@ func TestNarrowBlock(t *testing.T) {
 		if i := notUint8(y); i != at {
 			t.Errorf("notUint8 with 0.25 at %d: %d", at, i)
 		}
+		if i := toUint8(make([]uint8, len(y)), y); i != at {
+			t.Errorf("toUint8 with 0.25 at %d: %d", at, i)
+		}
 		y[at] = 0.1
 		if i := notFloat32(y); i != at {
 			t.Errorf("notFloat32 with 0.1 at %d: %d", at, i)
 		}
 	}
+}
+
+// TestToUint8: the 2^52 test of toUint8 accepts exactly the values that
+// convert to uint8 and back bit for bit (notUint8, the plain test), among
+// special values, the integers around 0..255 and their neighbours, and
+// random values, as float64 and as float32; and it copies them exactly.
+func TestToUint8(t *testing.T) {
+	vals := []float64{math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64, -math.MaxFloat64,
+		0x1p52, 0x1p52 + 1, 0x1p53, 0x1p-1074, -0x1p-1074, 0x1p-1022, 0.5, 255.5, 254.99999999999997}
+	for k := -300; k <= 600; k++ {
+		v := float64(k)
+		vals = append(vals, v, math.Nextafter(v, math.Inf(1)), math.Nextafter(v, math.Inf(-1)), v+0.5)
+	}
+	rng := rand.New(rand.NewPCG(2, 2))
+	for range 10000 {
+		vals = append(vals, math.Float64frombits(rng.Uint64()), float64(rng.IntN(1<<20)-1000))
+	}
+	for _, v := range vals {
+		var d [1]uint8
+		ok := toUint8(d[:], []float64{v}) == 1
+		if want := notUint8([]float64{v}) == 1; ok != want || ok && float64(d[0]) != v {
+			t.Errorf("toUint8(%v) = %v (%d), want %v", v, ok, d[0], want)
+		}
+		f := float32(v)
+		ok = toUint8(d[:], []float32{f}) == 1
+		if want := notUint8([]float64{float64(f)}) == 1; ok != want || ok && float32(d[0]) != f {
+			t.Errorf("toUint8(float32 %v) = %v (%d), want %v", f, ok, d[0], want)
+		}
+	}
+}
+
+// notUint8 returns the index of the first value of x that is not exactly
+// a uint8 (an integer 0..255, and not -0.0), or len(x): a reference for
+// toUint8 in the tests.
+func notUint8(x []float64) int {
+	for i, v := range x {
+		// A value outside 0..255 converts to some uint8 (Go leaves which to
+		// the implementation) that differs from it; NaN equals nothing;
+		// -0.0 differs from 0 in its sign bit.
+		if math.Float64bits(float64(uint8(v))) != math.Float64bits(v) {
+			return i
+		}
+	}
+	return len(x)
 }
 
 // TestKernelsSameBitsEveryElem: the assembly kernels compute the same
