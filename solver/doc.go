@@ -445,9 +445,9 @@
 // every one is exactly a finite float32, through a float32 copy (1/2); and
 // float32 samples that are all uint8 values through a uint8 copy (1/4).
 // The check (narrow.go) stops at the first value that does not narrow, so
-// full-mantissa data cost it one look at their first element; data that
-// do narrow are read twice more (check and copy) before the fit's 100 or
-// more passes. The model is the same bit for bit (TestNarrowedFitIsFit
+// full-mantissa data cost it one look at their first values; data that
+// narrow to uint8 are read once more (checked and copied in one pass,
+// toUint8), to float32 twice, before the fit's 100 or more passes. The model is the same bit for bit (TestNarrowedFitIsFit
 // compares every method, thread count and mode update with ==): the
 // assembly kernels are written once over the element's load (DOT_ROWS and
 // AXPY_ROWS in kernel_amd64.s), so they take the same FMAs in the same
