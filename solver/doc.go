@@ -447,7 +447,9 @@
 // The check (narrow.go) stops at the first value that does not narrow, so
 // full-mantissa data cost it one look at their first values; data that
 // narrow to uint8 are read once more (checked and copied in one pass,
-// toUint8), to float32 twice, before the fit's 100 or more passes. The model is the same bit for bit (TestNarrowedFitIsFit
+// toUint8), to float32 twice, before the fit's 100 or more passes;
+// Options.Cancel is polled every 2^20 values (a cancel leaves the samples
+// as they are, and the first pass returns ErrCanceled). The model is the same bit for bit (TestNarrowedFitIsFit
 // compares every method, thread count and mode update with ==): the
 // assembly kernels are written once over the element's load (DOT_ROWS and
 // AXPY_ROWS in kernel_amd64.s), so they take the same FMAs in the same

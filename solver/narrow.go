@@ -53,7 +53,7 @@ func (f *fitter) narrow(src Source) Source {
 	if f.cacheFits() {
 		room -= f.cacheBytes()
 	}
-	nb, ok := narrowBlock(b, room)
+	nb, ok := narrowBlock(b, room, f.opts.Cancel)
 	if !ok {
 		return src
 	}
@@ -64,11 +64,13 @@ func (f *fitter) narrow(src Source) Source {
 // narrowBlock returns a copy of b in the narrowest element type that holds
 // every value of b exactly, bit for bit (so never for -0.0, NaN or
 // infinities): uint8, else float32 for float64 samples; ok = false when
-// there is none narrower than b's, or the copy would take more than room
-// bytes. Checking and copying are one pass, which stops at the first value
-// that does not narrow; a copy is allocated only once the leading values
-// have narrowed (probe), so samples that do not narrow cost nothing.
-func narrowBlock(b Block, room int64) (nb Block, ok bool) {
+// there is none narrower than b's, the copy would take more than room
+// bytes, or canceled (nil: never) returned true, which it is asked between
+// runs of narrowChunk values. Checking and copying to uint8 are one pass,
+// which stops at the first value that does not narrow; the copy is
+// allocated only once the leading values have narrowed (probe), so
+// samples that do not narrow cost nothing.
+func narrowBlock(b Block, room int64, canceled func() bool) (nb Block, ok bool) {
 	switch {
 	case b.F64 != nil:
 		x := b.F64
@@ -76,21 +78,27 @@ func narrowBlock(b Block, room int64) (nb Block, ok bool) {
 		i := 0 // x[:i] are uint8 values
 		if n <= room {
 			var u []uint8
-			if u, i = narrowTo(x, toUint8); i == len(x) {
+			if u, i = narrowTo(x, toUint8, canceled); i == len(x) {
 				return Block{U8: u}, true
 			}
+			if i < 0 {
+				return Block{}, false
+			}
 		}
-		if 4*n > room || notFloat32(x[i:]) < len(x)-i {
+		if 4*n > room || !inChunks(x[i:], canceled, func(c []float64, _ int) bool { return notFloat32(c) == len(c) }) {
 			return Block{}, false
 		}
 		out := make([]float32, len(x))
-		for j, v := range x {
-			out[j] = float32(v)
-		}
-		return Block{F32: out}, true
+		ok := inChunks(x, canceled, func(c []float64, lo int) bool {
+			for j, v := range c {
+				out[lo+j] = float32(v)
+			}
+			return true
+		})
+		return Block{F32: out}, ok
 	case b.F32 != nil:
 		if x := b.F32; int64(len(x)) <= room {
-			if u, i := narrowTo(x, toUint8); i == len(x) {
+			if u, i := narrowTo(x, toUint8, canceled); i == len(x) {
 				return Block{U8: u}, true
 			}
 		}
@@ -98,13 +106,18 @@ func narrowBlock(b Block, room int64) (nb Block, ok bool) {
 	return Block{}, false
 }
 
-// probe is how many leading values narrowTo converts before it allocates.
-const probe = 256
+// probe is how many leading values narrowTo converts before it allocates;
+// narrowChunk how many values narrowBlock reads between polls of its
+// canceled (a millisecond or two of work).
+const (
+	probe       = 256
+	narrowChunk = 1 << 20
+)
 
 // narrowTo converts x to uint8 by conv while its values are exactly uint8
 // values, and returns the copy and len(x), or nil and the index of the
-// first value that is not.
-func narrowTo[T float32 | float64](x []T, conv func(dst []uint8, x []T) int) ([]uint8, int) {
+// first value that is not (-1 when canceled returned true).
+func narrowTo[T float32 | float64](x []T, conv func(dst []uint8, x []T) int, canceled func() bool) ([]uint8, int) {
 	var head [probe]uint8
 	k := min(len(x), probe)
 	if i := conv(head[:k], x[:k]); i < k {
@@ -112,10 +125,33 @@ func narrowTo[T float32 | float64](x []T, conv func(dst []uint8, x []T) int) ([]
 	}
 	out := make([]uint8, len(x))
 	copy(out, head[:k])
-	if i := k + conv(out[k:], x[k:]); i < len(x) {
-		return nil, i
+	bad := -1 // canceled, unless a value does not narrow
+	if !inChunks(x[k:], canceled, func(c []T, lo int) bool {
+		i := conv(out[k+lo:k+lo+len(c)], c)
+		if i < len(c) {
+			bad = k + lo + i
+		}
+		return i == len(c)
+	}) {
+		return nil, bad
 	}
 	return out, len(x)
+}
+
+// inChunks calls f(x[lo:lo+narrowChunk], lo) for lo = 0, narrowChunk, ...
+// (the last chunk shorter) until f returns false, polling canceled (if not
+// nil) before each call; it reports whether f returned true for all of x
+// without a cancel.
+func inChunks[T any](x []T, canceled func() bool, f func(c []T, lo int) bool) bool {
+	for lo := 0; lo < len(x); lo += narrowChunk {
+		if canceled != nil && canceled() {
+			return false
+		}
+		if !f(x[lo:min(lo+narrowChunk, len(x))], lo) {
+			return false
+		}
+	}
+	return true
 }
 
 // toUint8 sets dst[i] = x[i] while x[i] is exactly a uint8 value (an

@@ -31,7 +31,7 @@ func TestNarrowBlock(t *testing.T) {
 		{[]float64{1, inf}, Float64},
 		{[]float64{1, -inf}, Float64},
 	} {
-		got, ok := narrowBlock(Block{F64: c.x}, math.MaxInt64)
+		got, ok := narrowBlock(Block{F64: c.x}, math.MaxInt64, nil)
 		if !ok {
 			if c.want != Float64 {
 				t.Errorf("%v: not narrowed, want %v", c.x, c.want)
@@ -49,28 +49,39 @@ func TestNarrowBlock(t *testing.T) {
 		}
 	}
 	// float32 samples narrow to uint8 only.
-	if got, ok := narrowBlock(Block{F32: []float32{0, 9, 255}}, math.MaxInt64); !ok || got.U8 == nil || got.U8[1] != 9 {
+	if got, ok := narrowBlock(Block{F32: []float32{0, 9, 255}}, math.MaxInt64, nil); !ok || got.U8 == nil || got.U8[1] != 9 {
 		t.Errorf("float32 0, 9, 255: %v %v, want uint8", got, ok)
 	}
 	for _, x := range [][]float32{{0, 9.5}, {float32(negZero)}, {300}, {float32(math.NaN())}} {
-		if got, ok := narrowBlock(Block{F32: x}, math.MaxInt64); ok {
+		if got, ok := narrowBlock(Block{F32: x}, math.MaxInt64, nil); ok {
 			t.Errorf("float32 %v narrowed to %v", x, got.elem())
 		}
 	}
 	// uint8 samples stay as they are.
-	if _, ok := narrowBlock(Block{U8: []uint8{1, 2}}, math.MaxInt64); ok {
+	if _, ok := narrowBlock(Block{U8: []uint8{1, 2}}, math.MaxInt64, nil); ok {
 		t.Error("uint8 samples narrowed")
 	}
 	// Room: 1 byte per uint8 copy, 4 per float32.
 	x := []float64{1, 2, 3, 4}
-	if _, ok := narrowBlock(Block{F64: x}, 3); ok {
+	if _, ok := narrowBlock(Block{F64: x}, 3, nil); ok {
 		t.Error("a 4-byte uint8 copy made in 3 bytes of room")
 	}
-	if b, ok := narrowBlock(Block{F64: x}, 4); !ok || b.U8 == nil {
+	if b, ok := narrowBlock(Block{F64: x}, 4, nil); !ok || b.U8 == nil {
 		t.Error("no uint8 copy in 4 bytes of room")
 	}
-	if _, ok := narrowBlock(Block{F64: []float64{1, 2.5}}, 7); ok {
+	if _, ok := narrowBlock(Block{F64: []float64{1, 2.5}}, 7, nil); ok {
 		t.Error("an 8-byte float32 copy made in 7 bytes of room")
+	}
+	// Canceled: no copy.
+	yes := func() bool { return true }
+	if _, ok := narrowBlock(Block{F64: make([]float64, 1000)}, math.MaxInt64, yes); ok {
+		t.Error("uint8 copy made although canceled")
+	}
+	if _, ok := narrowBlock(Block{F64: make([]float64, 1000)}, math.MaxInt64, func() bool { return false }); !ok {
+		t.Error("no uint8 copy when not canceled")
+	}
+	if _, ok := narrowBlock(Block{F64: []float64{0.5, 1}}, math.MaxInt64, yes); ok {
+		t.Error("float32 copy made although canceled")
 	}
 	// The first value that does not narrow may be anywhere.
 	long := make([]float64, 1000)
@@ -366,7 +377,7 @@ func (s *mixedSource) Read(start, n int) (Block, error) {
 	if err != nil || s.reads%2 == 0 {
 		return b, err
 	}
-	nb, ok := narrowBlock(b, math.MaxInt64)
+	nb, ok := narrowBlock(b, math.MaxInt64, nil)
 	if !ok || nb.U8 == nil {
 		panic("mixedSource: samples that do not narrow to uint8")
 	}
@@ -421,7 +432,7 @@ func BenchmarkNarrow(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(8 * n))
 			for range b.N {
-				narrowBlock(Block{F64: c.x}, math.MaxInt64)
+				narrowBlock(Block{F64: c.x}, math.MaxInt64, nil)
 			}
 		})
 	}
