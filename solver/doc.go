@@ -318,8 +318,8 @@
 // parallel work: the passes' leaves, the Krylov products with the
 // partial projections Y, and the formation of S = Y^T Y (eigen.go
 // gramApply, formS). The faces fit (721 x 80 x 60, P = 60, K = 20) hands
-// work to it about 7,000 times (2,400 passes of 0.3-0.6 ms and two steps
-// per formation of S), between serial eigen steps of about 0.1 ms, so a
+// work to it about 9,400 times (2,400 passes of 0.3-0.6 ms and three steps
+// per formation of S), between serial eigen steps of about 0.06 ms, so a
 // handoff must cost far less than the work: waking a parked goroutine
 // costs tens of microseconds on this virtual machine. A member therefore
 // spins between tasks (4096 polls of an atomic counter, then polls with
@@ -408,11 +408,22 @@
 // previous update of the mode needed more than gramBudget Krylov
 // products; faces 721 x 80 x 60 on random data need about 27 per update
 // to reach the 1e-13 residual) forms it with gramCols4x8, a 4 x 8 block of
-// S per call from 4 broadcast and 2 loaded values per row of Y and 8 FMAs:
-// 13-15 G FMAs per CPU second (BenchmarkGramCols), 0.7 of the peak, about
-// 12 products' worth at 721 x 80; the products are then S v by dotRows and
-// cost little, and the Ritz estimates are skipped until the previous
-// update's product count is near (krylov.expect). A Ritz estimate needs
+// S per call from 4 broadcast and 2 loaded values per row of Y and 8 FMAs,
+// stored straight into S's rows: 13-15 G FMAs per CPU second
+// (BenchmarkGramCols), 0.7 of the peak, about 12 products' worth at 721 x
+// 80. S is formed by 64-row chunks, each member of the team forming the
+// chunks of Y it wrote, summing its spans of chunks, then adding the
+// spans for its share of S's rows by the fixed tree (foldPlan) and
+// writing their mirror images below the diagonal, so that nothing of the
+// formation is left to the caller: forming S of 721 x 80 took 189 -> 154
+// us on one thread and 127 -> 99 us on two (721 x 60: 104 -> 92, 73 ->
+// 62; min of 3, chrt -f 10), before -> after that and the direct stores.
+// The fits change less than the machine's noise (faces uint8, min of 4-5,
+// interleaved, chrt: 1.12-1.13 -> 1.05-1.20 s on 2 threads). The products are then S
+// v by dotRows and cost little, and the Ritz estimate of the residual is
+// taken every other product (krylovRitzEvery): 26 products per faces
+// update on average, where waiting for the previous update's count took
+// 35 and every fourth product 27. A Ritz estimate needs
 // only the top eigenpair of the Lanczos tridiagonal T: Rayleigh quotient
 // iteration (O(m) a step) from the previous estimate's vector, checked by
 // a Sturm count, with Dsterf (all eigenvalues) only when that check fails;
@@ -423,14 +434,31 @@
 //
 // Where a SO-MPCA-RS fit's time goes (K = 20, 1 thread, go tool pprof on
 // bench/gofit): faces 721 x 80 x 60 uint8 (P = 60: 59 x 20 sweeps of 2
-// passes, 8.2 G elements), 1.85 CPU s: the passes 65% (dotRows and
-// axpyRows on rows of 60, about 7.5-8.5 G elements/s), forming S 15%, the
-// rest of the Krylov iterations 16%; faces float64, the passes about 3/4,
+// passes, 8.2 G elements), 1.65-1.75 s: the passes 1.16-1.24 s (dotRows
+// and axpyRows on rows of 60, about 7-8.5 G elements/s), forming S 0.33
+// s, the rest of the Krylov iterations 0.15 s; at 2 threads 0.92-0.99 s:
+// the passes 0.59-0.66, forming S 0.18, the Krylov iterations on the
+// caller still 0.15 (timers around the steps, chrt -f 10, 2 fits each);
+// faces float64, the passes about 3/4,
 // at the memory's rate. Gait 731 x 32 x 22 x 10 uint8 (P = 32), about
 // 1.4 CPU s then, 0.91 since the cache of X x_1 u^(1) (see Passes): the
 // passes 90%, two sample passes per sweep on rows of 220 (dotRows with
-// the Kronecker vector, axpyRows) and one over the cache. The uint8 passes
-// are bound by the widening, the float64 ones by memory.
+// the Kronecker vector, axpyRows) and one over the cache. The float64
+// passes are bound by memory. What bounds the uint8 ones is less clear:
+// on this machine (AMD EPYC, Zen 4, 2 virtual cores, no performance
+// counters) a loop of FMAs with a 256-bit memory operand runs at one a
+// cycle (11.4 G elements/s, twice that from registers), the widening
+// alone (VPMOVZXBQ, VPOR, VSUBPD) at 13 G elements/s and dotRows at 9 on
+// one long row, 7.5 on the faces' rows of 60. Three variants were
+// measured in situ and gained nothing (within the +-5% noise of the
+// shared machine): dotRows taking long rows two at a time (v loaded once
+// for both, the final sums shared; float64 rows of 480 bytes then ran at
+// half the speed, the prefetcher losing the two streams), a widening by
+// VPBROADCASTD + VPBLENDVB into the mantissa of 2^52 + VSUBPD (two vector
+// operations instead of three; byte l of 4 lands in lane l scaled by
+// 2^(8l), which the accumulators undo exactly by powers of two unless v
+// is near under- or overflow), and software prefetch (PREFETCHT0 1-2 KB
+// ahead: float64 30% slower).
 //
 // # Narrowing
 //
