@@ -13,6 +13,7 @@ import "gonum.org/v1/gonum/floats"
 type contractor struct {
 	dims []int
 	a, b []float64
+	o    []float64 // full's partial result
 	// kron is vs[1] (x) ... (x) vs[N-1], the vector the mode-0 contraction
 	// of order N >= 3 samples takes its dot products with (see partial);
 	// kronOf holds the vectors it was made from, concatenated.
@@ -29,11 +30,12 @@ func newContractor(dims []int) *contractor {
 	for _, d := range dims {
 		size *= d
 	}
-	return &contractor{dims: dims, a: make([]float64, size), b: make([]float64, size)}
+	return &contractor{dims: dims, a: make([]float64, size), b: make([]float64, size), o: make([]float64, dims[len(dims)-1])}
 }
 
-// partial writes to out (len dims[n]) the contraction of sample x with
-// vs[k] in every mode k != n. vs[n] is not read.
+// partial writes to out (len dims[n], not overlapping c's scratch) the
+// contraction of sample x with vs[k] in every mode k != n. vs[n] is not
+// read.
 //
 // The first contraction, the only one that touches every element of x, is
 // made in x's own type; the rest work on the much smaller float64 result.
@@ -58,6 +60,10 @@ func (c *contractor) partial(out []float64, x Block, n int, vs [][]float64) {
 	}
 	cols := len(c.a) / dims[0] // prod_{k>0} dims[k]
 	if n != 0 {
+		if last == 1 {
+			axpyRows(out, x, dims[0], cols, vs[0])
+			return
+		}
 		axpyRows(c.a, x, dims[0], cols, vs[0])
 		c.finish(out, c.a[:cols], 1, last, n, vs)
 		return
@@ -67,6 +73,10 @@ func (c *contractor) partial(out []float64, x Block, n int, vs [][]float64) {
 		return
 	}
 	rows := len(c.a) / dims[last]
+	if last == 1 {
+		dotRows(out, x, rows, dims[last], vs[last])
+		return
+	}
 	dotRows(c.a, x, rows, dims[last], vs[last])
 	c.finish(out, c.a[:rows], 0, last-1, 0, vs)
 }
@@ -118,14 +128,18 @@ func (c *contractor) kronecker(vs [][]float64) []float64 {
 }
 
 // finish contracts the float64 tensor cur, whose modes are lo..hi of
-// c.dims, with vs in every mode but n, into out. It does not write cur
-// (which may be a row of a cache) unless cur is c.a.
+// c.dims, with vs in every mode but n, into out (not overlapping c's
+// scratch; the last contraction writes it directly). It does not write
+// cur (which may be a row of a cache) unless cur is c.a.
 func (c *contractor) finish(out, cur []float64, lo, hi, n int, vs [][]float64) {
 	dims := c.dims
 	buf, spare := c.b, c.a
 	for hi > n {
 		rows := len(cur) / dims[hi]
 		dst := buf[:rows]
+		if hi-1 == n && lo == n {
+			dst = out[:rows]
+		}
 		dotRows(dst, Block{F64: cur}, rows, dims[hi], vs[hi])
 		cur, buf, spare = dst, spare, buf
 		hi--
@@ -133,11 +147,16 @@ func (c *contractor) finish(out, cur []float64, lo, hi, n int, vs [][]float64) {
 	for lo < n {
 		cols := len(cur) / dims[lo]
 		dst := buf[:cols]
+		if lo+1 == n {
+			dst = out[:cols]
+		}
 		axpyRows(dst, Block{F64: cur}, dims[lo], cols, vs[lo])
 		cur, buf, spare = dst, spare, buf
 		lo++
 	}
-	copy(out, cur)
+	if len(out) > 0 && len(cur) > 0 && &out[0] != &cur[0] {
+		copy(out, cur)
+	}
 }
 
 // finishCache makes finish(out_i, cur_i, 1, N-1, n, vs) for the cnt
@@ -173,12 +192,10 @@ func (c *contractor) finishCache(out, cur []float64, cnt, n int, vs [][]float64,
 // full returns the full contraction of sample x with vs in every mode.
 func (c *contractor) full(x Block, vs [][]float64) float64 {
 	last := len(c.dims) - 1
-	out := c.b[:c.dims[last]]
+	out := c.o
 	if last == 0 {
 		return dotBlock(x, vs[0])
 	}
-	// out aliases c.b, which partial may use as scratch: safe, since
-	// finish writes its result to out only at the end.
 	c.partial(out, x, last, vs)
 	return floats.Dot(out, vs[last])
 }
