@@ -293,6 +293,27 @@
 // per sweep; now 0.62 (Kronecker) + 0.63 (fill) + 0.14 (read) = 1.39;
 // float64 4.33 -> 3.83. A uint8 fit of 620 sweeps does about 0.79 s of
 // its 0.91 CPU s in the two sample passes' kernels (go tool pprof).
+// Whole fits (SO-MPCA-RS, P = 32, K = 20; bench/gofit and sompca through
+// Python, 5 interleaved runs of the build before and after, real-time
+// priority on the loaded machine, min / median wall s): uint8, Go 1
+// thread 1.25 / 1.30 -> 0.96 / 0.97, 2 threads 0.69 / 0.79 -> 0.52 /
+// 0.59; Python 2 threads 0.74 / 0.90 -> 0.54 / 0.59; float64, Go 1
+// thread 2.98 / 3.52 -> 2.34 / 2.64, 2 threads 1.45 / 1.71 -> 1.13 /
+// 1.44; Python 2 threads 1.49 / 1.65 -> 1.11 / 1.31.
+//
+// Two threads inside the fit: the uint8 passes alone scale 1.97x
+// (BenchmarkPassThreads, once the machine was quiet), the fit 1.8x at
+// best (min of 5; medians 1.6-1.7x on the loaded machine). The serial
+// work on the caller is small (about 2% of a 1-thread uint8 fit outside
+// the team's sections: the Krylov steps on the formed S, the offsets),
+// and the 46 leaves split 23/23. What a pass loses at 2 threads is
+// memory: the pass over the cache reads Z at 61 us per pass when Z
+// stays in each core's L2, but 93 us when a pass over the samples ran
+// just before and streamed 2.5 MB through each core's 1 MB L2 (at 1
+// thread it costs 110 us either way): Z then comes from L3, which the
+// two cores of this virtual machine share slowly. On the loaded machine
+// the same pass benchmark scaled only 1.67x, so the fit's ratio there
+// says as much about the host as about the code.
 //
 // Fewer sample passes would need a cache whose key rotates: a cache
 // keyed by u^(k) can only be formed from the samples after the mode-k
