@@ -82,7 +82,7 @@ func TestContractor(t *testing.T) {
 							// independent sums of size terms: rounding of order
 							// size * eps * sum |terms|
 							if d := math.Abs(got[i] - want[i]); d > float64(size)*0x1p-52*scale {
-								t.Fatalf("%v round %d %v sample %d mode %d: entry %d = %v, want %v", dims, round, b.elemType(), s, n, i, got[i], want[i])
+								t.Fatalf("%v round %d %v sample %d mode %d: entry %d = %v, want %v", dims, round, elemName(b), s, n, i, got[i], want[i])
 							}
 						}
 					}
@@ -91,7 +91,7 @@ func TestContractor(t *testing.T) {
 						full += v * vs[len(dims)-1][i]
 					}
 					if got := c.full(xs, vs); math.Abs(got-full) > 1e-9*math.Abs(full)+1e-9 {
-						t.Fatalf("%v %v sample %d: full = %v, want %v", dims, b.elemType(), s, got, full)
+						t.Fatalf("%v %v sample %d: full = %v, want %v", dims, elemName(b), s, got, full)
 					}
 				}
 				if len(dims) < 3 {
@@ -113,7 +113,7 @@ func TestContractor(t *testing.T) {
 						c.partial(want, b.slice(s*size, (s+1)*size), n, vs)
 						for i, w := range want {
 							if g := got[s*dims[n]+i]; g != w {
-								t.Fatalf("%v %v sample %d mode %d: from the cache %v, partial %v", dims, b.elemType(), s, n, g, w)
+								t.Fatalf("%v %v sample %d mode %d: from the cache %v, partial %v", dims, elemName(b), s, n, g, w)
 							}
 						}
 					}
@@ -121,14 +121,4 @@ func TestContractor(t *testing.T) {
 			}
 		}
 	}
-}
-
-func (b Block) elemType() string {
-	switch {
-	case b.F64 != nil:
-		return "float64"
-	case b.F32 != nil:
-		return "float32"
-	}
-	return "uint8"
 }
