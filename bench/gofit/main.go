@@ -36,14 +36,15 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of all fits here")
 	tracefile := flag.String("trace", "", "write a runtime/trace execution trace of all fits here (go tool trace)")
 	updates := flag.String("mode-updates", "auto", "TVP mode updates: auto (by the data's shape, solver.ModeUpdates.Resolve), rows or scatter (solver.Options.ModeUpdates)")
+	noNarrowing := flag.Bool("no-narrowing", false, "read float samples as they are, never through an exact narrower copy (solver.Options.NoNarrowing)")
 	flag.Parse()
-	if err := run(*data, *dtype, *shapeArg, *method, *p, *q, *threads, *repeat, *k, *cpuprofile, *tracefile, *updates); err != nil {
+	if err := run(*data, *dtype, *shapeArg, *method, *p, *q, *threads, *repeat, *k, *cpuprofile, *tracefile, *updates, *noNarrowing); err != nil {
 		fmt.Fprintln(os.Stderr, "gofit:", err)
 		os.Exit(1)
 	}
 }
 
-func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat, k int, cpuprofile, tracefile, updates string) error {
+func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat, k int, cpuprofile, tracefile, updates string, noNarrowing bool) error {
 	var shape []int
 	for _, s := range strings.Split(shapeArg, ",") {
 		v, err := strconv.Atoi(s)
@@ -78,7 +79,7 @@ func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat
 	if err != nil {
 		return err
 	}
-	opts := solver.Options{Method: meth, RelaxedStart: rs, Components: p, Q: q, MaxIter: k, Threads: threads}
+	opts := solver.Options{Method: meth, RelaxedStart: rs, Components: p, Q: q, MaxIter: k, Threads: threads, NoNarrowing: noNarrowing}
 	switch updates {
 	case "auto":
 	case "rows":
