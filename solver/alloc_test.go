@@ -9,22 +9,26 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// allocsPerFit returns the allocations of one fit: the fewest of 3, each
-// after one fit to warm up, since a garbage collection during a fit
-// empties gonum's sync.Pool of scratch slices and adds a few.
-func allocsPerFit(t *testing.T, m int, shape []int, opts Options) float64 {
+// allocsPerFit returns the fewest and the most allocations of one fit
+// over 3 fits, each after one fit to warm up. A garbage collection during
+// a fit empties gonum's sync.Pool of scratch slices and adds a few, and
+// which of the pool's workers meet a leaf of each kind first (and size
+// their leaf workspaces then) depends on scheduling; so a fit's count
+// varies by a few between runs of the same fit.
+func allocsPerFit(t *testing.T, m int, shape []int, opts Options) (least, most float64) {
 	t.Helper()
 	src := must(NewSliceSource(randomTensors(5, m, shape), m, shape))
-	least := math.Inf(1)
+	least, most = math.Inf(1), math.Inf(-1)
 	for range 3 {
-		least = min(least, testing.AllocsPerRun(1, func() {
+		n := testing.AllocsPerRun(1, func() {
 			var model Model
 			if err := model.Fit(src, opts); err != nil {
 				t.Fatal(err)
 			}
-		}))
+		})
+		least, most = min(least, n), max(most, n)
 	}
-	return least
+	return least, most
 }
 
 // TestAllocations: workspaces (partial projections, partial results and
@@ -56,7 +60,12 @@ func TestAllocations(t *testing.T) {
 			if c.method == MPCA || c.method == CSA {
 				slack = 14
 			}
-			base := allocsPerFit(t, 300, shape, opts(2, 2))
+			// The larger fits' fewest allocations are compared with the
+			// small fit's most, so that the scheduling noise above cannot
+			// make a fit that does not grow look as if it did; growth
+			// with K, P or M (at least one allocation per sweep, feature
+			// or leaf) still exceeds the slack.
+			_, base := allocsPerFit(t, 300, shape, opts(2, 2))
 			if base > 400 {
 				t.Errorf("%v %v: %v allocations per fit", shape, c, base)
 			}
@@ -65,7 +74,7 @@ func TestAllocations(t *testing.T) {
 				m    int
 				o    Options
 			}{{"K = 8", 300, opts(8, 2)}, {"P = 4", 300, opts(2, 4)}, {"M = 2400", 2400, opts(2, 2)}} {
-				if got := allocsPerFit(t, v.m, shape, v.o); got > base+slack {
+				if got, _ := allocsPerFit(t, v.m, shape, v.o); got > base+slack {
 					t.Errorf("%v %v: %v allocations with %s, %v with K = 2, P = 2, M = 300", shape, c, got, v.what, base)
 				}
 			}
