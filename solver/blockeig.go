@@ -30,19 +30,32 @@ const (
 // callers run this under interruptible. threads bounds the goroutines of
 // the Lanczos products (0: GOMAXPROCS); the result does not depend on it.
 func topEigenvectors(S *mat.SymDense, P int, cancel func() bool, threads int) (*mat.Dense, []float64, error) {
+	return topEigenvectorsWith(S, nil, P, cancel, threads)
+}
+
+// lanczosFits reports whether topEigenvectors takes the P eigenpairs of
+// an n x n matrix from block Lanczos.
+func lanczosFits(n, P int) bool {
+	_, _, _, ok := lanczosShape(n, P)
+	return n >= denseMinN && P > 0 && ok && float64(P) <= lanczosFraction*float64(n)
+}
+
+// topEigenvectorsWith is topEigenvectors, with block Lanczos's products
+// by op (the same matrix as S) when op is not nil.
+func topEigenvectorsWith(S *mat.SymDense, op *intGram, P int, cancel func() bool, threads int) (*mat.Dense, []float64, error) {
 	n := S.SymmetricDim()
-	if n >= denseMinN && P > 0 {
-		if _, _, _, ok := lanczosShape(n, P); ok && float64(P) <= lanczosFraction*float64(n) {
-			raw := S.RawSymmetric()
+	if lanczosFits(n, P) {
+		raw := S.RawSymmetric()
+		if op == nil {
 			for i := range n { // both triangles, for the products by rows
 				for j := i + 1; j < n; j++ {
 					raw.Data[j*raw.Stride+i] = raw.Data[i*raw.Stride+j]
 				}
 			}
-			V, vals, ok, err := lanczosTop(raw.Data, raw.Stride, n, P, cancel, threads)
-			if err != nil || ok {
-				return V, vals, err
-			}
+		}
+		V, vals, ok, err := lanczosTop(raw.Data, raw.Stride, op, n, P, cancel, threads)
+		if err != nil || ok {
+			return V, vals, err
 		}
 	}
 	if n >= denseMinN && float64(P) < denseFraction*float64(n) {

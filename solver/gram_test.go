@@ -216,7 +216,7 @@ func TestGramCentredInt(t *testing.T) {
 		}
 		M := int64(m)
 		for _, threads := range []int{1, 3} {
-			K, err := gramCentredInt(x16, ld, m, d, nil, threads)
+			K, _, err := gramCentredInt(x16, ld, m, d, nil, threads, false)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -106,14 +106,16 @@ func rowsParallel(m, threads int, fn func(lo, hi int)) {
 // gramCentredInt returns the Gram matrix of the centred rows of X (m x d,
 // uncentred), its upper triangle set, computed exactly from x16, ld
 // (gramIntegers of X), on up to threads goroutines; cancel as gramUpper.
-func gramCentredInt(x16 []int16, ld, m, d int, cancel func() bool, threads int) (*mat.SymDense, error) {
+// With op set it also returns the same matrix as an intGram operator
+// (nil if its integers do not fit in int32).
+func gramCentredInt(x16 []int16, ld, m, d int, cancel func() bool, threads int, op bool) (*mat.SymDense, *intGram, error) {
 	K := mat.NewSymDense(m, nil)
 	kr := K.RawSymmetric()
 	err := gramPanels(m, cancel, threads, func(j0, j1 int) {
 		gramPanelInt(kr.Data, kr.Stride, x16, ld, j0, j1)
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Column sums S, U = X0 S and V = S . S, in integers (exact in any
 	// order).
@@ -146,6 +148,10 @@ func gramCentredInt(x16 []int16, ld, m, d int, cancel func() bool, threads int) 
 			U[i] = u
 		}
 	})
+	var g *intGram
+	if op {
+		g = newIntGram(kr.Data, kr.Stride, m, U, V, threads)
+	}
 	M := int64(m)
 	den := float64(M * M)
 	rowsParallel(m, threads, func(lo, hi int) {
@@ -157,7 +163,7 @@ func gramCentredInt(x16 []int16, ld, m, d int, cancel func() bool, threads int) 
 			}
 		}
 	})
-	return K, nil
+	return K, g, nil
 }
 
 // gramPanelInt sets in k (stride ldk, zero there) the entries (i, j),

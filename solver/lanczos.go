@@ -110,6 +110,7 @@ func lanczosShape(n, P int) (b, keep, mMax int, ok bool) {
 // lanczosWork is the workspace of lanczosTop.
 type lanczosWork struct {
 	a        []float64 // A, n x n, both triangles, row-major
+	op       *intGram  // A as an operator, if not nil (then a is not read)
 	lda, n   int
 	q, aq    []float64 // Q and A Q, mMax x n
 	qt, aqt  []float64 // their transposes, n x mMax (the products by Q^T's rows)
@@ -133,9 +134,15 @@ type lanczosWork struct {
 // converge within lanczosMaxProducts n products; cancel (may be nil) is polled before
 // every block product (ErrCanceled). Its products run on up to threads
 // goroutines (0: GOMAXPROCS), with the same result whatever the count.
-func lanczosTop(a []float64, lda, n, P int, cancel func() bool, threads int) (V *mat.Dense, vals []float64, ok bool, err error) {
+//
+// With op not nil, the products are op's (the same matrix as a, which is
+// then not read).
+func lanczosTop(a []float64, lda int, op *intGram, n, P int, cancel func() bool, threads int) (V *mat.Dense, vals []float64, ok bool, err error) {
 	b, keep, mMax, _ := lanczosShape(n, P)
-	w := &lanczosWork{a: a, lda: lda, n: n, threads: threadCount(threads)}
+	w := &lanczosWork{a: a, lda: lda, op: op, n: n, threads: threadCount(threads)}
+	if op != nil {
+		op.setBlock(max(b, P))
+	}
 	w.q, w.aq = make([]float64, (mMax+b)*n), make([]float64, mMax*n)
 	w.qt, w.aqt, w.tmp = make([]float64, n*mMax), make([]float64, n*mMax), make([]float64, b*n)
 	w.y, w.ay = make([]float64, keep*n), make([]float64, keep*n)
@@ -382,6 +389,10 @@ func (w *lanczosWork) residual(k int, theta float64) float64 {
 // dot products of A's rows with z's (A symmetric).
 func (w *lanczosWork) applyRows(dst, z []float64, b int) {
 	w.products += b
+	if w.op != nil {
+		w.op.apply(dst, z, b, w.threads)
+		return
+	}
 	w.par(dst, w.a, w.lda, z, w.n, b, w.n)
 }
 

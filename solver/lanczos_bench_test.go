@@ -61,7 +61,7 @@ func BenchmarkTopEigenvectors(b *testing.B) {
 							if _, _, _, enough := lanczosShape(n, P); !enough {
 								b.Skip("basis too large for n")
 							}
-							_, _, ok, err = lanczosTop(raw.Data, n, n, P, nil, 0)
+							_, _, ok, err = lanczosTop(raw.Data, n, nil, n, P, nil, 0)
 						} else {
 							_, _, err = tridiagTop(S, P, nil)
 							ok = true

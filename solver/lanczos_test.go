@@ -114,7 +114,7 @@ func TestLanczosKnownSpectrum(t *testing.T) {
 	var refVals []float64
 	for _, threads := range []int{1, 2, 1} {
 		runtime.GOMAXPROCS(threads)
-		V, vals, ok, err := lanczosTop(full(), n, n, P, nil, 0)
+		V, vals, ok, err := lanczosTop(full(), n, nil, n, P, nil, 0)
 		if err != nil || !ok {
 			t.Fatalf("lanczosTop: ok = %v, err = %v", ok, err)
 		}
@@ -192,7 +192,7 @@ func TestLanczosRankDeficient(t *testing.T) {
 	for _, P := range []int{10, r, r + 5} {
 		// lanczosTop itself (topEigenvectors would take the tridiagonal
 		// path for P = r + 5 > 6% of n).
-		V, vals, ok, err := lanczosTop(append([]float64(nil), a...), n, n, P, nil, 0)
+		V, vals, ok, err := lanczosTop(append([]float64(nil), a...), n, nil, n, P, nil, 0)
 		if err != nil || !ok {
 			t.Fatalf("P = %d: ok = %v, err = %v", P, ok, err)
 		}
@@ -338,13 +338,13 @@ func TestLanczosCancel(t *testing.T) {
 		}
 	}
 	total := 0
-	if _, _, ok, err := lanczosTop(a, n, n, 5, func() bool { total++; return false }, 0); !ok || err != nil {
+	if _, _, ok, err := lanczosTop(a, n, nil, n, 5, func() bool { total++; return false }, 0); !ok || err != nil {
 		t.Fatalf("without cancel: ok = %v, err = %v", ok, err)
 	}
 	for after := range total {
 		polls := 0
 		cancel := func() bool { polls++; return polls > after }
-		_, _, _, err := lanczosTop(a, n, n, 5, cancel, 0)
+		_, _, _, err := lanczosTop(a, n, nil, n, 5, cancel, 0)
 		if !errors.Is(err, ErrCanceled) {
 			t.Errorf("cancel after %d polls: err = %v, want ErrCanceled", after, err)
 		}

@@ -88,14 +88,15 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	var err error
 	cerr := interruptible(f.opts.Cancel, func() {
 		var K *mat.SymDense
+		var op *intGram
 		if x16 != nil {
-			K, err = gramCentredInt(x16, ld, f.m, D, f.opts.Cancel, f.opts.Threads)
+			K, op, err = gramCentredInt(x16, ld, f.m, D, f.opts.Cancel, f.opts.Threads, lanczosFits(f.m, P))
 			x16 = nil
 		} else {
 			K, err = gramUpper(X, f.opts.Cancel, f.opts.Threads)
 		}
 		if err == nil {
-			V, vals, err = topEigenvectors(K, P, f.opts.Cancel, f.opts.Threads)
+			V, vals, err = topEigenvectorsWith(K, op, P, f.opts.Cancel, f.opts.Threads)
 		}
 		if err == nil {
 			W, err = gramMap(X, V, f.opts.Cancel, f.opts.Threads)

@@ -1,0 +1,191 @@
+package solver
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+// The centred Gram matrix of integer samples as an operator for block
+// Lanczos, at half the memory traffic of the formed float64 matrix.
+//
+// With K0 = X0 X0^T, U and V as in gramint.go, a_i = U_i / M and
+// c = V / M^2, the centred Gram matrix is K = K0 - a 1^T - 1 a^T + c 1 1^T.
+// Rounding a_i - c/2 to an integer g_i splits it exactly as
+//
+//	K = L + e 1^T + 1 e^T,  L_ij = K0_ij - g_i - g_j,  e_i = g_i - a_i + c/2,
+//
+// where L is an integer matrix with entries about those of K (|e_i| <= 1/2,
+// so |L_ij| <= |K_ij| + 1, within int32 for the sizes met) and e is computed
+// from an exact int64 numerator, rounded once. A product K z is then
+// L z + e (1 . z) + 1 (e . z): L is read as int32 (4 bytes an entry
+// against 8: the products of block Lanczos are memory-bound on large
+// matrices), each entry converted to float64 once for the whole block.
+// Unlike K0 z, whose entries are hundreds of times those of K z (the raw
+// data's mean), L z carries no cancellation, so the product is as accurate
+// as one with the formed K, and it is the exact K (to e's rounding) that
+// it applies, not K rounded entry by entry.
+var intGramChunk = 512
+
+type intGram struct {
+	l  []int32   // L, n x n, both triangles
+	e  []float64 // e
+	n  int
+	zp []float64 // the block padded to rows of 4
+	sz []float64 // per row of the block: 1 . z, e . z
+}
+
+// newIntGram returns the operator of the centred Gram matrix from the
+// exact raw Gram matrix k0 (upper triangle, stride ldk, integers held in
+// float64), U and V, or nil when L does not fit in int32.
+func newIntGram(k0 []float64, ldk, m int, U []int64, V int64, threads int) *intGram {
+	M := int64(m)
+	g := make([]int64, m)
+	e := make([]float64, m)
+	for i, u := range U {
+		// g_i = round((2 M U_i - V) / (2 M^2)); any integer near it does.
+		g[i] = int64(math.Round(float64(2*M*u-V) / float64(2*M*M)))
+		e[i] = float64(2*M*M*g[i]-2*M*u+V) / float64(2*M*M)
+	}
+	l := make([]int32, m*m)
+	var overflow atomic.Bool
+	rowsParallel(m, threads, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for j := i; j < m; j++ {
+				v := int64(k0[i*ldk+j]) - g[i] - g[j]
+				if v != int64(int32(v)) {
+					overflow.Store(true)
+					return
+				}
+				l[i*m+j] = int32(v)
+			}
+		}
+	})
+	if overflow.Load() {
+		return nil
+	}
+	rowsParallel(m, threads, func(lo, hi int) { // the lower triangle
+		for i := lo; i < hi; i++ {
+			for j := range i {
+				l[i*m+j] = l[j*m+i]
+			}
+		}
+	})
+	return &intGram{l: l, e: e, n: m}
+}
+
+// dotsI32Go sets out[4*i+j] = sum_t float64(a[i*lda+t]) z[j*ldz+t] for
+// i < ni, j < 4, t < k, summed as the assembly of dotsI32 does: 4 lanes
+// (t mod 4, fused multiply-adds) for t below k rounded down to a multiple
+// of 4, added as (l0 + l1) + (l2 + l3), then the rest in order.
+func dotsI32Go(out []float64, a []int32, lda, ni int, z []float64, ldz, k int) {
+	k4 := k &^ 3
+	for i := range ni {
+		ai := a[i*lda:]
+		for j := range 4 {
+			var l [4]float64
+			zj := z[j*ldz:]
+			for t := 0; t < k4; t += 4 {
+				for q := range 4 {
+					l[q] = math.FMA(float64(ai[t+q]), zj[t+q], l[q])
+				}
+			}
+			out[4*i+j] = (l[0] + l[1]) + (l[2] + l[3])
+		}
+	}
+	dotsI32Tail(out, a, lda, ni, z, ldz, k4, k)
+}
+
+// dotsI32Tail adds to out the terms t in [k4, k) of dotsI32Go's sums.
+func dotsI32Tail(out []float64, a []int32, lda, ni int, z []float64, ldz, k4, k int) {
+	for i := range ni {
+		for j := range 4 {
+			v := out[4*i+j]
+			for t := k4; t < k; t++ {
+				v = math.FMA(float64(a[i*lda+t]), z[j*ldz+t], v)
+			}
+			out[4*i+j] = v
+		}
+	}
+}
+
+// setBlock makes room for blocks of up to b rows.
+func (g *intGram) setBlock(b int) {
+	g.zp = make([]float64, (b+3)&^3*g.n)
+	g.sz = make([]float64, 2*b)
+}
+
+// apply sets the b rows of dst (rows of n) to K z_j for the rows z_j of
+// z, the rows of K in panels of lanczosPanel on up to threads goroutines;
+// every entry is summed in one order whatever the threads.
+func (g *intGram) apply(dst, z []float64, b, threads int) {
+	n := g.n
+	copy(g.zp, z[:b*n])
+	clear(g.zp[b*n : (b+3)&^3*n])
+	for j := range b {
+		g.sz[2*j] = floats.Sum(z[j*n : (j+1)*n])
+		g.sz[2*j+1] = floats.Dot(g.e, z[j*n:(j+1)*n])
+	}
+	panels := (n + lanczosPanel - 1) / lanczosPanel
+	if threads = min(threads, panels); threads > 1 && n*b*n >= lanczosParallel {
+		g.parallel(dst, b, panels, threads)
+		return
+	}
+	for p := range panels {
+		g.panel(dst, b, p)
+	}
+}
+
+// parallel is apply's loop over panels on goroutines.
+func (g *intGram) parallel(dst []float64, b, panels, threads int) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := int(next.Add(1)) - 1; p < panels; p = int(next.Add(1)) - 1 {
+				g.panel(dst, b, p)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// panel is apply's task p: the rows [lo, hi) of K z, by chunks of
+// gramChunkK columns (the block's chunk stays in the cache), 3 rows of L
+// and 4 of the block at a time.
+func (g *intGram) panel(dst []float64, b, p int) {
+	n := g.n
+	lo, hi := p*lanczosPanel, min(n, (p+1)*lanczosPanel)
+	for j := range b {
+		clear(dst[j*n+lo : j*n+hi])
+	}
+	var out [12]float64
+	for c0 := 0; c0 < n; c0 += intGramChunk {
+		c1 := min(n, c0+intGramChunk)
+		for i := lo; i < hi; i += 3 {
+			ni := min(3, hi-i)
+			for j0 := 0; j0 < b; j0 += 4 {
+				if ni == 3 {
+					dotsI32(&out, g.l[i*n+c0:], n, g.zp[j0*n+c0:], n, c1-c0)
+				} else {
+					dotsI32Go(out[:], g.l[i*n+c0:], n, ni, g.zp[j0*n+c0:], n, c1-c0)
+				}
+				for r := range ni {
+					for s := range min(4, b-j0) {
+						dst[(j0+s)*n+i+r] += out[4*r+s]
+					}
+				}
+			}
+		}
+	}
+	for j := range b {
+		s, t := g.sz[2*j], g.sz[2*j+1]
+		for i := lo; i < hi; i++ {
+			dst[j*n+i] += g.e[i]*s + t
+		}
+	}
+}

@@ -1,0 +1,40 @@
+package solver
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkIntGramApply: block products K z with the int32 operator
+// against the float64 rows of the same matrix (lanczosWork.par), for a
+// matrix in the cache (n = 300) and one far beyond it (n = 3000).
+func BenchmarkIntGramApply(b *testing.B) {
+	for _, n := range []int{300, 3000} {
+		l := make([]int32, n*n)
+		a := make([]float64, n*n)
+		for i := range l {
+			l[i] = int32(i*7919%100000) - 50000
+			a[i] = float64(l[i])
+		}
+		g := &intGram{l: l, e: make([]float64, n), n: n}
+		g.setBlock(8)
+		z := make([]float64, 8*n)
+		for i := range z {
+			z[i] = float64(i%13) - 6
+		}
+		dst := make([]float64, 8*n)
+		b.Run(fmt.Sprintf("int32/n=%d", n), func(b *testing.B) {
+			for range b.N {
+				g.apply(dst, z, 8, 1)
+			}
+			b.ReportMetric(float64(8*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFMA/s")
+		})
+		w := &lanczosWork{a: a, lda: n, n: n, threads: 1}
+		b.Run(fmt.Sprintf("float64/n=%d", n), func(b *testing.B) {
+			for range b.N {
+				w.applyRows(dst, z, 8)
+			}
+			b.ReportMetric(float64(8*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFMA/s")
+		})
+	}
+}
