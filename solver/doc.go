@@ -149,10 +149,38 @@
 // integer sums are exact. On the PCA 3000 x 6000 row (integers 0..255 as
 // float64; M^2 D / 2 = 27 G multiply-adds) the Gram matrix took 1.84 CPU
 // s in float64 and takes 0.56 s exactly (1 thread, go tool pprof, loaded
-// machine); block Lanczos (below) is now two thirds of that fit, about
+// machine); block Lanczos (below) was then two thirds of that fit, about
 // 1.7 CPU s, of which the block products with the formed matrix about
 // 1.2 (memory-bound: each reads the 72 MB matrix, 7 G FMAs a CPU second
 // against 14 when the matrix fits in the cache).
+//
+// For those products the integer path now keeps the matrix as int32
+// (gramop.go): K = L + e 1^T + 1 e^T exactly, with L_ij = K0_ij - g_i -
+// g_j integers of the size of K's entries (g_i the integer nearest
+// U_i / M - V / 2M^2) and |e_i| <= 1/2 from an exact int64 numerator, so
+// a product reads 4 bytes an entry instead of 8 (36 MB at 3000 x 3000)
+// and adds the rank-2 term; a 3 x 4 AVX2 kernel converts each 4 entries
+// of L once (VCVTDQ2PD) for 4 rows of the block, over chunks of 512
+// columns (256 measured 8.5, 512 11.0 G FMAs a second). The raw K0 z
+// with a rank-2 centring, the obvious alternative, would lose about 250x
+// in accuracy to cancellation (K0's entries are those of K plus the
+// squared mean, 1e8 against 4e5 off the diagonal), too much for the
+// 1e-13 residual; L z has none. The operator applies the exact K (to
+// e's rounding), so the acceptance residual is computed against the exact
+// centred matrix; the formed float64 K stays for the tridiagonal and
+// dense paths when Lanczos does not serve. BenchmarkIntGramApply, 3000 x
+// 3000, blocks of 8, 1 thread: 10.2-11.3 G FMAs a second against 6.6-7.5
+// for the float64 rows (1.4-1.6x); in cache (n = 300) both about 15. A
+// 1 x 8 kernel (one row of L against all 8 rows of the block, 8
+// accumulators, 9 loads for 8 FMAs) was tried first and not kept: 11 G
+// FMAs a second in cache, 7.9 from memory, no faster than float64.
+// Profile of the whole 3000 x 6000 fit after it (1 thread, go tool
+// pprof, per fit): block products 0.75-0.80 CPU s, K0 0.50-0.60, the
+// Lanczos basis's orthogonalisation, projection and Ritz vectors (dots)
+// 0.45, Dsyev of the projected matrix 0.16, the transform X^T V 0.15,
+// reading, narrowing and converting the samples 0.2. At 2 threads every
+// part costs 10-25% more CPU (the two cores share the memory's rate), so
+// the 2-thread wall time is about 1.6 times less than 1 thread's at best.
 //
 // Tried for that row and not kept (measured this session, 1 thread, CPU
 // seconds on the loaded machine): Lanczos on the data, C Z = X^T (X Z) in
