@@ -248,7 +248,8 @@ func TestGramCentredInt(t *testing.T) {
 // 1e-13 lambda_1 / gap of the true eigenvectors: the Gram matrices differ
 // by rounding, ~1e-16 relative, and Lanczos stops at residual 1e-13); a
 // uint8 source and a float64 one holding the same values give the same
-// model bit for bit, at 1 and 2 threads.
+// model bit for bit, at 1 to 3 threads with every block product of the
+// int32 operator (gramop.go) split between them.
 func TestPCAIntegerGram(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 18))
 	const M = 300
@@ -260,8 +261,15 @@ func TestPCAIntegerGram(t *testing.T) {
 		f64[i] = float64(u8[i])
 	}
 	opts := Options{Method: PCA, Components: 12, Threads: 1}
+	if !lanczosFits(M, opts.Components) {
+		t.Fatal("the case no longer takes block Lanczos with the int32 operator (gramop.go)")
+	}
 	ref, _ := fitOrFatal(t, f64, M, shape, opts)
-	for _, threads := range []int{1, 2} {
+	// Split every block product between the threads (intGram.apply).
+	saved := lanczosParallel
+	lanczosParallel = 1
+	defer func() { lanczosParallel = saved }()
+	for _, threads := range []int{1, 2, 3} {
 		opts.Threads = threads
 		src, err := NewSliceSource(u8, M, shape)
 		if err != nil {

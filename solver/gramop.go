@@ -2,7 +2,6 @@ package solver
 
 import (
 	"math"
-	"sync"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/floats"
@@ -138,20 +137,10 @@ func (g *intGram) apply(dst, z []float64, b, threads int) {
 	}
 }
 
-// parallel is apply's loop over panels on goroutines.
+// parallel is apply's loop over panels on goroutines (a function of its
+// own so that apply allocates nothing when it runs serially).
 func (g *intGram) parallel(dst []float64, b, panels, threads int) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := int(next.Add(1)) - 1; p < panels; p = int(next.Add(1)) - 1 {
-				g.panel(dst, b, p)
-			}
-		}()
-	}
-	wg.Wait()
+	onPanels(panels, threads, func(p int) { g.panel(dst, b, p) })
 }
 
 // panel is apply's task p: the rows [lo, hi) of K z, by chunks of

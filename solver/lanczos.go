@@ -440,6 +440,12 @@ func (w *lanczosWork) par(dst, a []float64, lda int, z []float64, ldz, nj, k int
 // parallel is par's loop over panels on goroutines (a function of its own
 // so that par allocates nothing when it runs serially).
 func (w *lanczosWork) parallel(dst, a []float64, lda int, z []float64, ldz, nj, k, panels, threads int) {
+	onPanels(panels, threads, func(p int) { w.panel(dst, a, lda, z, ldz, nj, k, p) })
+}
+
+// onPanels calls task(p) for every p < panels on threads goroutines, each
+// taking the next panel when it is done with one.
+func onPanels(panels, threads int, task func(p int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range threads {
@@ -447,7 +453,7 @@ func (w *lanczosWork) parallel(dst, a []float64, lda int, z []float64, ldz, nj, 
 		go func() {
 			defer wg.Done()
 			for p := int(next.Add(1)) - 1; p < panels; p = int(next.Add(1)) - 1 {
-				w.panel(dst, a, lda, z, ldz, nj, k, p)
+				task(p)
 			}
 		}()
 	}
