@@ -26,11 +26,17 @@ type contractor struct {
 const kronMax = 4096
 
 func newContractor(dims []int) *contractor {
-	size := 1
-	for _, d := range dims {
+	size, rest := 1, 0
+	for k, d := range dims {
 		size *= d
+		if k > 0 {
+			rest += d
+		}
 	}
-	return &contractor{dims: dims, a: make([]float64, size), b: make([]float64, size), o: make([]float64, dims[len(dims)-1])}
+	// kronOf holds the vectors of modes 1.. (see kronecker), sized here
+	// so that which worker first meets a leaf cannot change the fit's
+	// allocations (TestAllocations).
+	return &contractor{dims: dims, a: make([]float64, size), b: make([]float64, size), o: make([]float64, dims[len(dims)-1]), kronOf: make([]float64, 0, rest)}
 }
 
 // partial writes to out (len dims[n], not overlapping c's scratch) the

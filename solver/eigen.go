@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
@@ -532,7 +533,10 @@ func (g *gramOp) layout(chunks, size, block int) {
 	if block > 0 {
 		per = max(1, block/gramChunk)
 	}
-	g.spans = g.spans[:0]
+	// Every slice sized once for the layout (appending would allocate
+	// more often for more samples; see TestAllocations).
+	reads := (chunks + per - 1) / per
+	g.spans = slices.Grow(g.spans[:0], reads*size*maxSpans(per))
 	for b := 0; b < chunks; b += per {
 		for w := range size {
 			a, z := share(min(per, chunks-b), w, size)
@@ -540,7 +544,7 @@ func (g *gramOp) layout(chunks, size, block int) {
 		}
 	}
 	// order: the spans' indices member by member; deal positions index it.
-	g.order, g.runs = g.order[:0], append(g.runs[:0], 0)
+	g.order, g.runs = slices.Grow(g.order[:0], len(g.spans)), append(slices.Grow(g.runs[:0], size+1), 0)
 	for w := range size {
 		for i, s := range g.spans {
 			if g.ownerOf(s.First, per) == w {
@@ -550,7 +554,7 @@ func (g *gramOp) layout(chunks, size, block int) {
 		g.runs = append(g.runs, len(g.order))
 	}
 	// The same for single chunks (formRows).
-	g.chunkOrder, g.chunkRuns = g.chunkOrder[:0], append(g.chunkRuns[:0], 0)
+	g.chunkOrder, g.chunkRuns = slices.Grow(g.chunkOrder[:0], chunks), append(slices.Grow(g.chunkRuns[:0], size+1), 0)
 	for w := range size {
 		for c := range chunks {
 			if g.ownerOf(c, per) == w {

@@ -2,7 +2,9 @@ package solver
 
 import (
 	"fmt"
+	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -109,6 +111,11 @@ func spans(dst []Span, a, b int) []Span {
 	}
 	return dst
 }
+
+// maxSpans bounds the number of spans of n leaves (at most two of each
+// level, rising then falling), so that callers size their slices once:
+// appending as the spans come would allocate more often for more leaves.
+func maxSpans(n int) int { return 2*bits.Len(uint(n)) + 1 }
 
 // runner is the local Executor: it reads a Source in runs of whole
 // readUnits and deals the leaves of each read to a team of goroutines
@@ -298,7 +305,7 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 		j.deal.reset(j.leaves, crew.size)
 		if !rows {
 			a := bs / j.g
-			j.spans = spans(j.spans, a, a+j.leaves)
+			j.spans = spans(slices.Grow(j.spans[:0], maxSpans(j.leaves)), a, a+j.leaves)
 			maxLevel := 0
 			for _, s := range j.spans {
 				maxLevel = max(maxLevel, s.Level)
