@@ -450,7 +450,15 @@
 //     cols mod 4 columns after the last group of 4 as one more vector step
 //     on the row's last 4 columns with v masked: 5.6 G uint8 elements/s
 //     there (4.8 with the scalar tail of before), 7.4 on the faces' rows
-//     of 60, 8.3 on long rows. axpyRows streams x row by row, loading and
+//     of 60, 8.3 on long rows. Rows of 16 to 256 columns (midRowCols)
+//     now go 4 at a time too, two accumulators each, so that 8 FMA
+//     chains are in flight rather than one row's 4 ending in a horizontal
+//     sum: BenchmarkKernels on one sample in cache, two interleaved runs
+//     each on a loaded machine, dotRows 80 x 60 uint8 6.6-7.1 -> 6.2-8.1
+//     G elements/s, float32 8.9-10.0 -> 9.2-13.9, 32 x 220 uint8 6.5-7.7
+//     -> 8.3-9.0; the faces uint8 fit 9% less time, 300 x 128 x 128
+//     float32 4-11% (bench/run.py, 3 interleaved repeats, chrt -f 10).
+//     axpyRows streams x row by row, loading and
 //     storing dst once per row (per 4 rows when a row is at most 256
 //     bytes), so on long rows it is bound by the loads and stores of dst
 //     (3 memory operations per vector FMA), not the FMA units.

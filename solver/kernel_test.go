@@ -749,6 +749,40 @@ func dotRowsLongFMA(dst []float64, x Block, rows, cols int, v []float64) {
 	}
 }
 
+// dotRowsMidFMA is the assembly dotRows' order on rows of 16 columns or
+// more and at most midRowCols columns: two accumulators of 4 lanes per row,
+// group g of 4 columns into accumulator g mod 2, the last cols mod 4
+// columns as one more vector into accumulator 1 (v masked to them), then
+// (l0 + l1) + (l2 + l3) of the two accumulators' sum.
+func dotRowsMidFMA(dst []float64, x Block, rows, cols int, v []float64) {
+	by4 := cols &^ 3
+	for r := range rows {
+		var acc [2][4]float64
+		for c := range by4 {
+			a := (c / 4) % 2
+			acc[a][c%4] = math.FMA(x.at(r*cols+c), v[c], acc[a][c%4])
+		}
+		if by4 < cols {
+			for q := range 4 {
+				c := cols - 4 + q
+				w := 0.0
+				if c >= by4 {
+					w = v[c]
+				}
+				acc[1][q] = math.FMA(x.at(r*cols+c), w, acc[1][q])
+			}
+		}
+		var l [4]float64
+		for q := range 4 {
+			l[q] = acc[0][q] + acc[1][q]
+		}
+		dst[r] = (l[0] + l[1]) + (l[2] + l[3])
+	}
+}
+
+// midRowCols is the assembly's bound on the rows that dotRowsMidFMA models.
+const midRowCols = 256
+
 // TestDotRowsAVX2LongExactOrder checks the assembly dotRows on rows of 16
 // columns or more bit for bit against dotRowsLongFMA: odd and even row
 // counts (pairs and the row left over), columns by 16, by 4 and single.
@@ -757,9 +791,9 @@ func TestDotRowsAVX2LongExactOrder(t *testing.T) {
 		t.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(9, 2))
-	shapes := [][2]int{{80, 60}, {3, 512}, {96, 96}, {7, 250}}
-	for rows := 1; rows <= 6; rows++ {
-		for cols := 16; cols <= 53; cols++ {
+	shapes := [][2]int{{80, 60}, {3, 512}, {96, 96}, {7, 250}, {9, 64}, {5, 65}, {6, 63}, {7, 61}, {5, 32}, {5, 33}, {9, 256}, {6, 257}, {5, 255}, {4, 220}}
+	for rows := 1; rows <= 9; rows++ {
+		for cols := 16; cols <= 70; cols++ {
 			shapes = append(shapes, [2]int{rows, cols})
 		}
 	}
@@ -768,7 +802,11 @@ func TestDotRowsAVX2LongExactOrder(t *testing.T) {
 		kc := newKernelCase(rng, rows, cols, rng.IntN(4), false)
 		for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}, {F64: kc.f64}} {
 			want := make([]float64, rows)
-			dotRowsLongFMA(want, x, rows, cols, kc.vRow)
+			if cols <= midRowCols {
+				dotRowsMidFMA(want, x, rows, cols, kc.vRow)
+			} else {
+				dotRowsLongFMA(want, x, rows, cols, kc.vRow)
+			}
 			got := make([]float64, rows)
 			withAVX2(true, func() {
 				switch {
