@@ -120,6 +120,29 @@ func BenchmarkTeam(b *testing.B) {
 			}
 		})
 	}
+	// A member that waited a while (the caller's serial eigen steps of a
+	// mode update take 20-100 us) is past its tight spin: lag-ns is the
+	// mean time from the start of run to the member's start of the task.
+	for _, gap := range []time.Duration{10 * time.Microsecond, 30 * time.Microsecond, 100 * time.Microsecond} {
+		b.Run(fmt.Sprintf("HandoffAfter/%v/threads=2", gap), func(b *testing.B) {
+			tm := newTeam(2)
+			defer tm.close()
+			var t0 time.Time
+			var lag time.Duration
+			fn := func(w int) {
+				if w == 1 {
+					lag += time.Since(t0)
+				}
+			}
+			for range b.N {
+				for s := time.Now(); time.Since(s) < gap; {
+				}
+				t0 = time.Now()
+				tm.run(fn)
+			}
+			b.ReportMetric(float64(lag.Nanoseconds())/float64(b.N), "lag-ns")
+		})
+	}
 	const m, n = 721, 80
 	Y := randomTensors(7, m, []int{n})
 	v, dst := make([]float64, n), make([]float64, n)
