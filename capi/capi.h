@@ -53,10 +53,9 @@ SOMPCA_INTERNAL void sompca_capi_clear_error(void);
 /* Thread-local last warnings (helpers.c); len 0 clears them. */
 SOMPCA_INTERNAL void sompca_capi_set_warning(const char *msg, size_t len);
 
-/* The calling thread's flag set by sompca_cancel_flag (NULL if none), and
- * whether a flag is set now (read through volatile, so each call reads it). */
+/* The calling thread's flag set by sompca_cancel_flag (NULL if none); Go
+ * polls it with atomic loads (capi/cancel.go, callerCancel). */
 SOMPCA_INTERNAL const volatile int *sompca_capi_cancel_flag(void);
-SOMPCA_INTERNAL int sompca_capi_canceled(const volatile int *flag);
 
 /* Calls a caller's progress function (Go cannot call a C function pointer). */
 SOMPCA_INTERNAL int sompca_capi_call_progress(sompca_progress_fn fn, void *user, int done,

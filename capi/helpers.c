@@ -169,4 +169,3 @@ void sompca_cancel_flag(const volatile int *flag) { cancel_flag = flag; }
 
 const volatile int *sompca_capi_cancel_flag(void) { return cancel_flag; }
 
-int sompca_capi_canceled(const volatile int *flag) { return *flag != 0; }
