@@ -389,7 +389,15 @@ class _Progress:
         return 1 if self.cancel.is_set() else 0
 
     def install(self, options):
-        """Point ``options`` (a sompca_options) at these callbacks."""
+        """Point ``options`` (a sompca_options) at these callbacks, if there is a hook to call.
+
+        Without hooks the library is not called back: each call crosses
+        from the fit's workers to the calling thread and into Python (a
+        switch of OS threads and the GIL), and Ctrl-C cancels through the
+        flag of sompca_cancel_flag, which the library polls.
+        """
+        if self.report is None and self.report_read is None:
+            return
         options.progress = self.function
         options.read_progress = self.read_function
 
