@@ -15,6 +15,10 @@
 //     C thread, and the solver's worker pool would otherwise switch OS
 //     threads at every hand-over. The progress callback still runs on the
 //     calling thread, as sompca.h promises.
+//   - Nothing on the solver's hot paths calls into C: the caller's cancel
+//     flag (sompca_cancel_flag), which the solver polls every leaf of a
+//     pass and every Lanczos step, is read by an atomic load (cancel.go),
+//     so a fit through C or Python runs the same code as in Go.
 //   - C never holds a Go pointer: a model handle (and a fit session's,
 //     session.go) is a C-allocated box
 //     (struct sompca_model in capi.h) holding a runtime/cgo.Handle and a
