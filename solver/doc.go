@@ -339,7 +339,7 @@
 // and the 46 leaves split 23/23. What a pass loses at 2 threads is
 // memory: the pass over the cache reads Z at 61 us per pass when Z
 // stays in each core's L2, but 93 us when a pass over the samples ran
-// just before and streamed 2.5 MB through each core's 1 MB L2 (at 1
+// just before and streamed 2.5 MB through each core's 512 KB L2 (at 1
 // thread it costs 110 us either way): Z then comes from L3, which the
 // two cores of this virtual machine share slowly. On the loaded machine
 // the same pass benchmark scaled only 1.67x, so the fit's ratio there
@@ -393,6 +393,40 @@
 // 0.3 s of the faces uint8 fit's 1.74 s at the time of those figures,
 // about 0.2 s since the Ritz step's Rayleigh quotient iteration and the
 // single-pass (DGKS) reorthogonalisation (krylov.go ritz, reorth).
+//
+// What bounds 2 threads, measured 2026-11-26 (faces 721 x 80 x 60 uint8,
+// P = 60, K = 20; timers around the steps of a fit in a build not kept,
+// 3 fits each, chrt -f 10 on the loaded machine): 1 thread 1.80-1.87 s,
+// of which the passes 1.19-1.29, forming S 0.38-0.41 and the Krylov
+// iterations on S 0.17-0.20; 2 threads 1.05-1.22 s, of which the passes
+// 0.65-0.70 (1.8-1.95x), forming S 0.29-0.34 (1.2-1.4x) and the Krylov
+// iterations still 0.17-0.18. Those iterations are the serial part: each
+// Lanczos step needs the one before, and costs about 2.5 us (S v 0.8,
+// the projection against the up to 59 constraint columns 0.8, the
+// reorthogonalisation 0.3, a Ritz step every other product 1); splitting
+// a step over two cores would take two or three hand-offs (0.25 us each
+// back to back, BenchmarkTeam/Handoff) and move its vectors between the
+// cores, about what it would save. About a third of them is the first
+// mode-0 update of each EMP, from the uniform start: 39 of the 60 use up
+// their 128 products and fall back to the dense eigendecomposition (about
+// 1.1 ms each). By Amdahl's law 0.18 s serial of a 1.85 s fit caps 2
+// threads at 1.85 / (0.18 + 1.67 / 2) = 1.8x, before any loss of the
+// parallel parts. Forming S scales 1.75-2.0x when the same Y is formed
+// again and again (each core's 512 KB L2 keeps its chunks: lscpu's "1 MiB
+// (2 instances)"), but in a fit each pass streams 1.7 MB per core through
+// L2 in between, so the chunk scatters and the fold's reads of the other
+// core's spans come from L3. The hand-offs matter less: member 1 starts
+// a pass on average 3-40 us after the caller (7-93 ms a fit in all), and
+// the caller takes its leaves meanwhile. Gait 731 x 32 x 22 x 10 uint8: 1
+// thread 0.88-1.04 s of passes and 0.07-0.09 of eigen steps, 2 threads
+// 0.49-0.55 and 0.06-0.09. Whole fits (bench/run.py -k faces-u8,gait-u8
+// -r 3 --threads 2 --scaling --blas-threads 1, min / median, two runs):
+// faces uint8 2 threads 1.09 / 1.13 and 1.06 / 1.23 s, 1.80x / 1.82x and
+// 1.66x / 1.50x one thread; gait uint8 0.64 / 0.65 and 0.56 / 0.65 s,
+// 1.75x / 1.71x and 2.00x / 1.71x. The spread is the machine's. With
+// samples that stay float64 or float32 (gait with fractional values;
+// bench/gofit, 3 interleaved) 2.30x / 2.21x and 2.47x / 2.71x, each core
+// keeping its half of the samples in its cache.
 //
 // Cancellation: Options.Cancel is polled by every leaf (every 16
 // samples, about 30 us of work at the gait size) and between passes;
