@@ -110,18 +110,59 @@ func denseTop(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
 func tridiagTop(S *mat.SymDense, P int, cancel func() bool) (*mat.Dense, []float64, error) {
 	n := S.SymmetricDim()
 	raw := S.RawSymmetric()
-	a := make([]float64, n*n)
+	t := newTridiagWork(n, P)
 	for i := range n {
-		copy(a[i*n+i:(i+1)*n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+		copy(t.a[i*n+i:(i+1)*n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
 	}
-	d, e, tau := make([]float64, n), make([]float64, n-1), make([]float64, n-1)
+	vals, Z, err := t.top(n, P, cancel)
+	if err != nil {
+		return nil, nil, err
+	}
+	V := mat.NewDense(n, P, Z)
+	col := make([]float64, n)
+	for j := range P {
+		mat.Col(col, j, V)
+		floats.Scale(1/floats.Norm(col, 2), col)
+		fixSign(col)
+		V.SetCol(j, col)
+	}
+	return V, vals, nil
+}
+
+// tridiagWork is the workspace of tridiagonal top-P eigenproblems of
+// order up to n: tridiagTop's, and block Lanczos's Rayleigh-Ritz steps.
+type tridiagWork struct {
+	a            []float64 // the matrix (its upper triangle, stride its order), then Dsytrd's reflectors
+	d, e, tau    []float64
+	vals, e2     []float64 // eigenvalues, and Dsterf's copy of e
+	work         []float64 // Dsytrd's
+	z            []float64 // the vectors, order x P row-major
+	x, v, w, scr []float64
+}
+
+func newTridiagWork(n, P int) *tridiagWork {
+	t := &tridiagWork{a: make([]float64, n*n), d: make([]float64, n), e: make([]float64, n), tau: make([]float64, n),
+		vals: make([]float64, n), e2: make([]float64, n), z: make([]float64, n*P),
+		x: make([]float64, n), v: make([]float64, n), w: make([]float64, P), scr: make([]float64, 4*n)}
+	query := []float64{0}
+	gonum.Implementation{}.Dsytrd(blas.Upper, n, t.a, n, t.d, t.e, t.tau, query, -1)
+	t.work = make([]float64, int(query[0]))
+	return t
+}
+
+// top computes the top P eigenpairs of the symmetric matrix of order n
+// (n and P at most the workspace's) whose upper triangle is in t.a
+// (stride n; overwritten): all n eigenvalues, descending, and the P
+// eigenvectors as the columns of Z (n x P, row-major; of unit norm to
+// rounding), views into t.
+// cancel (may be nil) is polled between the steps.
+func (t *tridiagWork) top(n, P int, cancel func() bool) (vals, Z []float64, err error) {
+	a, d, e, tau := t.a[:n*n], t.d[:n], t.e[:n-1], t.tau[:n-1]
 	impl := gonum.Implementation{}
-	work := []float64{0}
-	impl.Dsytrd(blas.Upper, n, a, n, d, e, tau, work, -1)
-	work = make([]float64, int(work[0]))
-	impl.Dsytrd(blas.Upper, n, a, n, d, e, tau, work, len(work))
-	vals := append([]float64(nil), d...)
-	if !impl.Dsterf(n, vals, append([]float64(nil), e...)) {
+	impl.Dsytrd(blas.Upper, n, a, n, d, e, tau, t.work, len(t.work))
+	vals = t.vals[:n]
+	copy(vals, d)
+	if !impl.Dsterf(n, vals, append(t.e2[:0], e...)) {
 		return nil, nil, errorf(ErrNumerical, "solver: tridiagonal eigenvalues did not converge")
 	}
 	slices.Reverse(vals) // descending
@@ -136,9 +177,8 @@ func tridiagTop(S *mat.SymDense, P int, cancel func() bool) (*mat.Dense, []float
 		}
 		norm = max(norm, r)
 	}
-	Z := make([]float64, n*P) // row-major n x P: the vectors of T, then of S
-	x := make([]float64, n)
-	scratch := make([]float64, 4*n)
+	Z = t.z[:n*P] // the vectors of T, then of the matrix
+	x := t.x[:n]
 	const eps = 2.220446049250313e-16
 	for j := range P {
 		if canceled(cancel) {
@@ -154,7 +194,7 @@ func tridiagTop(S *mat.SymDense, P int, cancel func() bool) (*mat.Dense, []float
 		}
 		ok := false
 		for it := 0; it < 8 && !ok; it++ {
-			if !shiftedSolve(d, e, lam, norm, x, scratch) {
+			if !shiftedSolve(d, e, lam, norm, x, t.scr[:4*n]) {
 				return nil, nil, errorf(ErrNumerical, "solver: inverse iteration failed")
 			}
 			for range 2 {
@@ -172,14 +212,14 @@ func tridiagTop(S *mat.SymDense, P int, cancel func() bool) (*mat.Dense, []float
 			// Residual ||T x - lam x|| against rounding's n eps ||T||.
 			res := 0.0
 			for i := range n {
-				t := (d[i] - lam) * x[i]
+				r := (d[i] - lam) * x[i]
 				if i > 0 {
-					t += e[i-1] * x[i-1]
+					r += e[i-1] * x[i-1]
 				}
 				if i < n-1 {
-					t += e[i] * x[i+1]
+					r += e[i] * x[i+1]
 				}
-				res += t * t
+				res += r * r
 			}
 			ok = it >= 1 && math.Sqrt(res) <= 10*float64(n)*eps*norm
 		}
@@ -192,8 +232,7 @@ func tridiagTop(S *mat.SymDense, P int, cancel func() bool) (*mat.Dense, []float
 	}
 	// Z = Q Z with Q = H_{n-2} ... H_0, H_i = I - tau_i v v^T, v[i] = 1,
 	// v[:i] = a[:i, i+1], v[i+1:] = 0.
-	w := make([]float64, P)
-	v := make([]float64, n)
+	w, v := t.w[:P], t.v[:n]
 	for i := range n - 1 {
 		if i%pollEvery == 0 && canceled(cancel) {
 			return nil, nil, ErrCanceled
@@ -213,15 +252,7 @@ func tridiagTop(S *mat.SymDense, P int, cancel func() bool) (*mat.Dense, []float
 			floats.AddScaled(Z[r*P:(r+1)*P], -tau[i]*v[r], w)
 		}
 	}
-	V := mat.NewDense(n, P, Z)
-	col := make([]float64, n)
-	for j := range P {
-		mat.Col(col, j, V)
-		floats.Scale(1/floats.Norm(col, 2), col)
-		fixSign(col)
-		V.SetCol(j, col)
-	}
-	return V, vals, nil
+	return vals, Z, nil
 }
 
 // shiftedSolve is one step of inverse iteration on the symmetric

@@ -34,6 +34,9 @@ type intGram struct {
 	n  int
 	zp []float64 // the block padded to rows of 4
 	sz []float64 // per row of the block: 1 . z, e . z
+	// apply's call, for its tasks
+	dst []float64
+	b   int
 }
 
 // newIntGram returns the operator of the centred Gram matrix from the
@@ -117,9 +120,10 @@ func (g *intGram) setBlock(b int) {
 }
 
 // apply sets the b rows of dst (rows of n) to K z_j for the rows z_j of
-// z, the rows of K in panels of lanczosPanel on up to threads goroutines;
-// every entry is summed in one order whatever the threads.
-func (g *intGram) apply(dst, z []float64, b, threads int) {
+// z, the rows of K in panels of lanczosPanel on pool's goroutines (nil:
+// the caller's alone) when the work is large; every entry is summed in
+// one order whatever the threads.
+func (g *intGram) apply(dst, z []float64, b int, pool *panelPool) {
 	n := g.n
 	copy(g.zp, z[:b*n])
 	clear(g.zp[b*n : (b+3)&^3*n])
@@ -128,20 +132,16 @@ func (g *intGram) apply(dst, z []float64, b, threads int) {
 		g.sz[2*j+1] = floats.Dot(g.e, z[j*n:(j+1)*n])
 	}
 	panels := (n + lanczosPanel - 1) / lanczosPanel
-	if threads = min(threads, panels); threads > 1 && n*b*n >= lanczosParallel {
-		g.parallel(dst, b, panels, threads)
-		return
+	if n*b*n < lanczosParallel {
+		pool = nil
 	}
-	for p := range panels {
-		g.panel(dst, b, p)
-	}
+	g.dst, g.b = dst, b
+	pool.run(panels, g)
+	g.dst = nil
 }
 
-// parallel is apply's loop over panels on goroutines (a function of its
-// own so that apply allocates nothing when it runs serially).
-func (g *intGram) parallel(dst []float64, b, panels, threads int) {
-	onPanels(panels, threads, func(p int) { g.panel(dst, b, p) })
-}
+// runPanel is apply's task p.
+func (g *intGram) runPanel(p int) { g.panel(g.dst, g.b, p) }
 
 // panel is apply's task p: the rows [lo, hi) of K z, by chunks of
 // gramChunkK columns (the block's chunk stays in the cache), 3 rows of L

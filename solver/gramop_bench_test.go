@@ -25,7 +25,7 @@ func BenchmarkIntGramApply(b *testing.B) {
 		dst := make([]float64, 8*n)
 		b.Run(fmt.Sprintf("int32/n=%d", n), func(b *testing.B) {
 			for range b.N {
-				g.apply(dst, z, 8, 1)
+				g.apply(dst, z, 8, nil)
 			}
 			b.ReportMetric(float64(8*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFMA/s")
 		})

@@ -69,7 +69,7 @@ func TestIntGramApply(t *testing.T) {
 		}
 		op.setBlock(tc.b)
 		ref := make([]float64, tc.b*m)
-		op.apply(ref, z, tc.b, 1)
+		op.apply(ref, z, tc.b, nil)
 		var xtz, want mat.VecDense
 		for j := range tc.b {
 			zj := mat.NewVecDense(m, z[j*m:(j+1)*m])
@@ -89,7 +89,9 @@ func TestIntGramApply(t *testing.T) {
 		lanczosParallel = 1
 		for _, threads := range []int{2, 3} {
 			got := make([]float64, len(ref))
-			op.apply(got, z, tc.b, threads)
+			pool := newPanelPool(threads)
+			op.apply(got, z, tc.b, pool)
+			pool.stop()
 			if !equalBits(got, ref) {
 				t.Errorf("%+v: %d threads differ from 1", tc, threads)
 			}
@@ -97,7 +99,7 @@ func TestIntGramApply(t *testing.T) {
 		lanczosParallel = saved
 		if haveAVX2 {
 			got := make([]float64, len(ref))
-			withAVX2(false, func() { op.apply(got, z, tc.b, 1) })
+			withAVX2(false, func() { op.apply(got, z, tc.b, nil) })
 			if !equalBits(got, ref) {
 				t.Errorf("%+v: Go kernel differs from the assembly", tc)
 			}

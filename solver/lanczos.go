@@ -27,8 +27,8 @@ import (
 // beside Q, and the projected matrix H = Q^T A Q is formed from it
 // explicitly, so that H stays exact to rounding whatever the history of
 // the basis. When the basis holds mMax vectors, the Rayleigh-Ritz step
-// diagonalises H (LAPACK's Dsyev, m^3 flops, m << n) and keeps the top
-// `keep` Ritz vectors Y = Q S, with A Y = (A Q) S and H = diag(theta):
+// finds the top `keep` eigenpairs of H (m^3 flops, m << n; see ritz) and
+// keeps the top `keep` Ritz vectors Y = Q S, with A Y = (A Q) S and H = diag(theta):
 // the thick restart, which loses none of the convergence gained. The next
 // block is the one that would have come next without the restart (the
 // residuals A y - theta y of all Ritz vectors lie in its span), so the
@@ -54,9 +54,11 @@ import (
 // rank (an invariant subspace was found: zero eigenvalues of rank
 // deficient data, exhausted multiplicities), the lost vectors are
 // replaced by pseudo-random ones from a generator with a fixed seed, so
-// the result depends only on A. Products with A are split between
-// goroutines by rows of A, every entry summed in one fixed order, so the
-// result is the same bit for bit whatever the number of threads.
+// the result depends only on A. Products with A, and the products with Q
+// of the orthogonalisation and the Ritz vectors, are split between
+// goroutines (a pool started once: panelPool) by rows, every entry summed
+// in one fixed order, so the result is the same bit for bit whatever the
+// number of threads.
 
 // lanczosTol is the accepted residual, relative to the top eigenvalue.
 // Rounding in a product A y is near 1e-15 theta_1 at the sizes met.
@@ -92,9 +94,13 @@ var lanczosMaxProducts = 4 // a variable for tests
 // the vectors multiplied by A of every lanczosTop.
 var lanczosTrace func(restarts, products int)
 
-// lanczosParallel is the work (n^2 b multiply-adds) of a block product
-// from which it is split between goroutines (a variable for tests).
-var lanczosParallel = 1 << 22
+// lanczosParallel is the work (multiply-adds) of a block product or a par
+// call from which it is split between the pool's goroutines (a variable
+// for tests). 2^18 multiply-adds take some 50 us, the handoff to a helper
+// a few: at 2^22 (before) the orthogonalisation against a basis of fewer
+// than 175 vectors ran on one core, 0.3 of the 1.0 s wall of the
+// eigen step on the PCA 3000 x 6000 case with 2 threads.
+var lanczosParallel = 1 << 18
 
 // lanczosShape returns the block size b, the Ritz vectors kept at a
 // restart and the largest basis for P eigenpairs of an n x n matrix, or
@@ -118,6 +124,7 @@ type lanczosWork struct {
 	y, ay    []float64 // Ritz vectors and their products, keep x n
 	h, hs    []float64 // H (mMax x mMax) and Dsyev's copy
 	w, work  []float64 // Dsyev's eigenvalues and work
+	tri      *tridiagWork
 	c        []float64 // coefficients, b x mMax
 	st       []float64 // S^T, keep x mMax
 	res      []float64 // residual norms
@@ -125,7 +132,9 @@ type lanczosWork struct {
 	nrm2     []float64 // orthogonalise's norms
 	rng      *rand.Rand
 	threads  int
-	products int // vectors multiplied by A
+	pool     *panelPool // threads goroutines for par and the products by op
+	job      dotsJob    // par's call, for the pool
+	products int        // vectors multiplied by A
 }
 
 // lanczosTop returns the top P eigenvectors of the symmetric n x n matrix
@@ -140,6 +149,8 @@ type lanczosWork struct {
 func lanczosTop(a []float64, lda int, op *intGram, n, P int, cancel func() bool, threads int) (V *mat.Dense, vals []float64, ok bool, err error) {
 	b, keep, mMax, _ := lanczosShape(n, P)
 	w := &lanczosWork{a: a, lda: lda, op: op, n: n, threads: threadCount(threads)}
+	w.pool = newPanelPool(w.threads)
+	defer w.pool.stop()
 	if op != nil {
 		op.setBlock(max(b, P))
 	}
@@ -152,6 +163,7 @@ func lanczosTop(a []float64, lda int, op *intGram, n, P int, cancel func() bool,
 	var query [1]float64
 	lapack64.Syev(lapack.EVCompute, blas64.Symmetric{Uplo: blas.Upper, N: mMax, Stride: mMax, Data: w.hs}, w.w, query[:], -1)
 	w.work = make([]float64, int(query[0]))
+	w.tri = newTridiagWork(mMax, keep)
 	w.rng = rand.New(rand.NewPCG(0x736f6d7063612d6c, uint64(n))) // fixed: "sompca-l"
 
 	// The start: b pseudo-random vectors.
@@ -316,7 +328,7 @@ func (w *lanczosWork) orthogonalise(m, r, b int) {
 		before[j] = floats.Norm(blk[j*n:(j+1)*n], 2)
 	}
 	for pass := 0; pass < 3; pass++ {
-		dots(w.c, m, w.q, n, m, blk, n, b, n)
+		w.par(w.c, m, w.q, n, m, blk, n, b, n)
 		w.subtractQ(blk, m, b)
 		again := false
 		for j := range b {
@@ -334,7 +346,7 @@ func (w *lanczosWork) orthogonalise(m, r, b int) {
 // H[i, m+j] = q_i . (A q_{m+j}) for i < m+b.
 func (w *lanczosWork) project(m, b int) {
 	n, ld := w.n, w.ld()
-	dots(w.h[m*ld:], ld, w.q, n, m+b, w.aq[m*n:], n, b, n)
+	w.par(w.h[m*ld:], ld, w.q, n, m+b, w.aq[m*n:], n, b, n)
 	for j := range b {
 		for i := range m {
 			w.h[i*ld+m+j] = w.h[(m+j)*ld+i]
@@ -342,31 +354,69 @@ func (w *lanczosWork) project(m, b int) {
 	}
 }
 
+// lanczosDenseRitz makes ritz diagonalise H by Dsyev always (tests
+// compare the two ways).
+var lanczosDenseRitz = false
+
 // ritz diagonalises H[:m, :m], sets the top `keep` Ritz vectors and their
 // products A Y (from A Q) in w.y and w.ay and their residual norms in
 // w.res, and returns the Ritz values in descending order.
+//
+// The top `keep` eigenvectors S of H come from the tridiagonal reduction
+// and inverse iteration (tridiagWork.top, about a third of Dsyev's time
+// at m = 196 with keep = 100: Dsyev accumulates every rotation of its QR
+// sweeps into all m vectors), then one pass of modified Gram-Schmidt
+// makes them orthonormal to rounding: inverse iteration makes vectors
+// orthogonal within clusters of Ritz values closer than 1e-3 ||H|| only,
+// and between them to about 1e3 eps, which the thick restart, taking
+// Y^T A Y as diagonal, would carry into the residuals. Dsyev is the
+// fallback when inverse iteration fails.
 func (w *lanczosWork) ritz(m, keep int) ([]float64, error) {
-	ld := w.ld()
-	hs := w.hs[:m*m]
-	for i := range m {
-		copy(hs[i*m+i:(i+1)*m], w.h[i*ld+i:i*ld+m])
-	}
+	n, ld := w.n, w.ld()
 	vals := w.w[:m]
-	if !lapack64.Syev(lapack.EVCompute, blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: hs}, vals, w.work, len(w.work)) {
-		return nil, errorf(ErrNumerical, "solver: symmetric eigendecomposition did not converge")
-	}
-	for k := range keep {
+	ok := false
+	if !lanczosDenseRitz {
+		a := w.tri.a[:m*m]
 		for i := range m {
-			w.st[k*m+i] = hs[i*m+m-1-k]
+			copy(a[i*m+i:(i+1)*m], w.h[i*ld+i:i*ld+m])
+		}
+		theta, Z, err := w.tri.top(m, keep, nil)
+		if ok = err == nil; ok {
+			copy(vals, theta)
+			for k := range keep {
+				s := w.st[k*m : (k+1)*m]
+				for i := range m {
+					s[i] = Z[i*keep+k]
+				}
+				for q := range k {
+					u := w.st[q*m : (q+1)*m]
+					floats.AddScaled(s, -floats.Dot(u, s), u)
+				}
+				floats.Scale(1/floats.Norm(s, 2), s)
+			}
+		}
+	}
+	if !ok {
+		hs := w.hs[:m*m]
+		for i := range m {
+			copy(hs[i*m+i:(i+1)*m], w.h[i*ld+i:i*ld+m])
+		}
+		if !lapack64.Syev(lapack.EVCompute, blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: hs}, vals, w.work, len(w.work)) {
+			return nil, errorf(ErrNumerical, "solver: symmetric eigendecomposition did not converge")
+		}
+		for k := range keep {
+			for i := range m {
+				w.st[k*m+i] = hs[i*m+m-1-k]
+			}
+		}
+		// Descending, in place: vals[k] = theta_k.
+		for i, j := 0, m-1; i < j; i, j = i+1, j-1 {
+			vals[i], vals[j] = vals[j], vals[i]
 		}
 	}
 	// Y = S^T Q and A Y = S^T (A Q), by rows of Q^T and (A Q)^T.
-	w.par(w.y, w.qt, w.ld(), w.st, m, keep, m)
-	w.par(w.ay, w.aqt, w.ld(), w.st, m, keep, m)
-	// Descending, in place: vals[k] = theta_k.
-	for i, j := 0, m-1; i < j; i, j = i+1, j-1 {
-		vals[i], vals[j] = vals[j], vals[i]
-	}
+	w.par(w.y, n, w.qt, w.ld(), n, w.st, m, keep, m)
+	w.par(w.ay, n, w.aqt, w.ld(), n, w.st, m, keep, m)
 	for k := range keep {
 		w.res[k] = w.residual(k, vals[k])
 	}
@@ -390,10 +440,10 @@ func (w *lanczosWork) residual(k int, theta float64) float64 {
 func (w *lanczosWork) applyRows(dst, z []float64, b int) {
 	w.products += b
 	if w.op != nil {
-		w.op.apply(dst, z, b, w.threads)
+		w.op.apply(dst, z, b, w.pool)
 		return
 	}
-	w.par(dst, w.a, w.lda, z, w.n, b, w.n)
+	w.par(dst, w.n, w.a, w.lda, w.n, z, w.n, b, w.n)
 }
 
 // transpose copies the rows r0..r1 of src (rows of n) into the columns
@@ -413,57 +463,116 @@ func (w *lanczosWork) transpose(dst, src []float64, r0, r1 int) {
 func (w *lanczosWork) subtractQ(blk []float64, m, b int) {
 	n := w.n
 	tmp := w.tmp[:b*n]
-	w.par(tmp, w.qt, w.ld(), w.c, m, b, m)
+	w.par(tmp, n, w.qt, w.ld(), n, w.c, m, b, m)
 	floats.Sub(blk[:b*n], tmp)
 }
 
-// lanczosPanel is the rows of a of one task of par (a multiple of the
+// lanczosPanel bounds the rows of a of one task of par (a multiple of the
 // kernel's 3).
 const lanczosPanel = 96
 
-// par sets dst[j*n+i] = sum_{t<k} a[i*lda+t] z[j*ldz+t] for i < n, j < nj:
-// the products of A, Q or A Q with rows by dots on panels of lanczosPanel
-// rows of a, spread over goroutines when the work is large. Each entry is
-// one dots sum, so the result does not depend on the number of goroutines.
-func (w *lanczosWork) par(dst, a []float64, lda int, z []float64, ldz, nj, k int) {
-	n := w.n
-	panels := (n + lanczosPanel - 1) / lanczosPanel
-	if threads := min(w.threads, panels); threads > 1 && n*nj*k >= lanczosParallel {
-		w.parallel(dst, a, lda, z, ldz, nj, k, panels, threads)
+// par sets dst[j*ldd+i] = sum_{t<k} a[i*lda+t] z[j*ldz+t] for i < ni,
+// j < nj: the products of A, Q or A Q with rows, and the dot products of
+// Q's rows with a block, by dots on panels of rows of a, spread over the
+// pool's goroutines when the work is large. Panels start at multiples of
+// 3, so dots groups the rows of a panel as it groups them in one call
+// over all ni rows: every entry is the same sum whatever the panels and
+// the number of goroutines.
+func (w *lanczosWork) par(dst []float64, ldd int, a []float64, lda, ni int, z []float64, ldz, nj, k int) {
+	threads := w.threads
+	if threads < 2 || ni*nj*k < lanczosParallel {
+		dots(dst, ldd, a, lda, ni, z, ldz, nj, k)
 		return
 	}
-	for p := range panels {
-		w.panel(dst, a, lda, z, ldz, nj, k, p)
+	// Panels of at most lanczosPanel rows, at least 4 per goroutine.
+	rows := min(lanczosPanel, ((ni+4*threads-1)/(4*threads)+2)/3*3)
+	w.job = dotsJob{dst: dst, ldd: ldd, a: a, lda: lda, ni: ni, z: z, ldz: ldz, nj: nj, k: k, rows: rows}
+	w.pool.run((ni+rows-1)/rows, &w.job)
+	w.job = dotsJob{}
+}
+
+// dotsJob is a call of par, task p its rows [p rows, (p+1) rows).
+type dotsJob struct {
+	dst        []float64
+	ldd        int
+	a          []float64
+	lda, ni    int
+	z          []float64
+	ldz, nj, k int
+	rows       int
+}
+
+func (j *dotsJob) runPanel(p int) {
+	lo, hi := p*j.rows, min(j.ni, (p+1)*j.rows)
+	dots(j.dst[lo:], j.ldd, j.a[lo*j.lda:], j.lda, hi-lo, j.z, j.ldz, j.nj, j.k)
+}
+
+// panelTask is a loop of independent tasks for a panelPool.
+type panelTask interface{ runPanel(p int) }
+
+// panelPool runs the tasks of a panelTask on the calling goroutine and
+// threads - 1 helpers started once (block Lanczos's products and
+// orthogonalisations are many and short: goroutines started for each
+// would cost allocations). A nil pool runs them on the caller alone.
+type panelPool struct {
+	start   chan struct{}
+	wg      sync.WaitGroup
+	next    atomic.Int64
+	panels  int
+	task    panelTask
+	helpers int
+}
+
+// newPanelPool returns a pool of threads goroutines in all (nil for 1);
+// stop it with stop.
+func newPanelPool(threads int) *panelPool {
+	if threads < 2 {
+		return nil
 	}
-}
-
-// parallel is par's loop over panels on goroutines (a function of its own
-// so that par allocates nothing when it runs serially).
-func (w *lanczosWork) parallel(dst, a []float64, lda int, z []float64, ldz, nj, k, panels, threads int) {
-	onPanels(panels, threads, func(p int) { w.panel(dst, a, lda, z, ldz, nj, k, p) })
-}
-
-// onPanels calls task(p) for every p < panels on threads goroutines, each
-// taking the next panel when it is done with one.
-func onPanels(panels, threads int, task func(p int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range threads {
-		wg.Add(1)
+	p := &panelPool{start: make(chan struct{}), helpers: threads - 1}
+	for range p.helpers {
 		go func() {
-			defer wg.Done()
-			for p := int(next.Add(1)) - 1; p < panels; p = int(next.Add(1)) - 1 {
-				task(p)
+			for range p.start {
+				p.work()
+				p.wg.Done()
 			}
 		}()
 	}
-	wg.Wait()
+	return p
 }
 
-// panel is par's task p.
-func (w *lanczosWork) panel(dst, a []float64, lda int, z []float64, ldz, nj, k, p int) {
-	lo, hi := p*lanczosPanel, min(w.n, (p+1)*lanczosPanel)
-	dots(dst[lo:], w.n, a[lo*lda:], lda, hi-lo, z, ldz, nj, k)
+// run calls task.runPanel(i) for every i < panels, each helper taking the
+// next task when it is done with one.
+func (p *panelPool) run(panels int, task panelTask) {
+	if p == nil {
+		for i := range panels {
+			task.runPanel(i)
+		}
+		return
+	}
+	p.task, p.panels = task, panels
+	p.next.Store(0)
+	h := min(p.helpers, panels-1)
+	p.wg.Add(h)
+	for range h {
+		p.start <- struct{}{}
+	}
+	p.work()
+	p.wg.Wait()
+	p.task = nil
+}
+
+func (p *panelPool) work() {
+	for i := int(p.next.Add(1)) - 1; i < p.panels; i = int(p.next.Add(1)) - 1 {
+		p.task.runPanel(i)
+	}
+}
+
+// stop ends the helpers (a nil pool has none).
+func (p *panelPool) stop() {
+	if p != nil {
+		close(p.start)
+	}
 }
 
 // dots sets c[j*ldc+i] = sum_{t<k} a[i*lda+t] b[j*ldb+t] for i < ni,

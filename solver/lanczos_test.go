@@ -2,6 +2,7 @@ package solver
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -316,6 +317,72 @@ func TestLanczosFallback(t *testing.T) {
 		}
 		if d := maxAbsDiff(mat.Col(nil, k, V), mat.Col(nil, k, want)); d > 1e-13*n*wantVals[0]/gap {
 			t.Errorf("eigenvector %d differs from the dense path by %.3g", k, d)
+		}
+	}
+}
+
+// TestLanczosRitzPaths: the Rayleigh-Ritz step by the tridiagonal
+// reduction and inverse iteration (ritz's default) and by Dsyev (its
+// fallback) give eigenpairs that both pass checkEigenpairs and agree with
+// each other and with the dense path (gonum's EigenSym) within
+// (lanczosTol + n eps) lambda_1 / gap, on a Wishart matrix that takes
+// several restarts; with 1 and 2 threads, the same bits.
+func TestLanczosRitzPaths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 10))
+	const n, m, P = 500, 900, 16
+	X := mat.NewDense(m, n, nil)
+	for i := range m {
+		for j := range n {
+			X.Set(i, j, rng.NormFloat64())
+		}
+	}
+	S := mat.NewSymDense(n, nil)
+	S.SymOuterK(1, X.T())
+	want, wantVals, err := denseTop(S, P)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			a[i*n+j] = S.At(i, j)
+		}
+	}
+	restarts := 0
+	lanczosTrace = func(r, _ int) { restarts = r }
+	defer func() { lanczosTrace = nil }()
+	defer func() { lanczosDenseRitz = false }()
+	got := map[bool]*mat.Dense{}
+	for _, dense := range []bool{false, true} {
+		lanczosDenseRitz = dense
+		var first *mat.Dense
+		for _, threads := range []int{1, 2} {
+			V, vals, ok, err := lanczosTop(a, n, nil, n, P, nil, threads)
+			if err != nil || !ok {
+				t.Fatalf("dense Ritz %v: ok %v, %v", dense, ok, err)
+			}
+			if restarts < 2 {
+				t.Fatalf("dense Ritz %v: %d restarts: the case does not exercise the restarts", dense, restarts)
+			}
+			if first == nil {
+				first = V
+				checkEigenpairs(t, fmt.Sprintf("dense Ritz %v", dense), S, V, vals)
+			} else if !equalBits(V.RawMatrix().Data, first.RawMatrix().Data) {
+				t.Errorf("dense Ritz %v: 2 threads differ from 1", dense)
+			}
+		}
+		got[dense] = first
+	}
+	for k := range P {
+		gap := wantVals[k] - wantVals[k+1]
+		if k > 0 {
+			gap = min(gap, wantVals[k-1]-wantVals[k])
+		}
+		bound := (lanczosTol + 1e-13*n) * wantVals[0] / gap
+		for _, V := range []*mat.Dense{got[false], got[true]} {
+			if d := maxAbsDiff(mat.Col(nil, k, V), mat.Col(nil, k, want)); d > bound {
+				t.Errorf("eigenvector %d differs from the dense path's by %.3g (bound %.3g)", k, d, bound)
+			}
 		}
 	}
 }
