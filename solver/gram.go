@@ -146,8 +146,36 @@ const gramMapChunk = 96
 // nil) is polled before every chunk (ErrCanceled); threads as gramUpper.
 func gramMap(X, V *mat.Dense, cancel func() bool, threads int) (*mat.Dense, error) {
 	m, d := X.Dims()
-	_, p := V.Dims()
 	xr := X.RawMatrix()
+	return gramMapBy(m, d, func(xt []float64, c0, c1 int) {
+		for i := range m {
+			for r, x := range xr.Data[i*xr.Stride+c0 : i*xr.Stride+c1] {
+				xt[r*m+i] = x
+			}
+		}
+	}, V, cancel, threads)
+}
+
+// gramMapInt is gramMap for the centred samples X = x16 - 1 mean^T, x16
+// (m rows of stride ld) as gramIntegers returns them: the same map, the
+// same bits as gramMap of the float64 centred samples (each entry
+// float64(x) - mean_c, rounded once, in both), without them.
+func gramMapInt(x16 []int16, ld int, mean []float64, V *mat.Dense, cancel func() bool, threads int) (*mat.Dense, error) {
+	m, _ := V.Dims()
+	return gramMapBy(m, len(mean), func(xt []float64, c0, c1 int) {
+		mu := mean[c0:c1]
+		for i := range m {
+			for r, x := range x16[i*ld+c0 : i*ld+c1] {
+				xt[r*m+i] = float64(x) - mu[r]
+			}
+		}
+	}, V, cancel, threads)
+}
+
+// gramMapBy is gramMap, with transpose(xt, c0, c1) setting xt to the
+// columns [c0, c1) of X as rows of m.
+func gramMapBy(m, d int, transpose func(xt []float64, c0, c1 int), V *mat.Dense, cancel func() bool, threads int) (*mat.Dense, error) {
+	_, p := V.Dims()
 	vt := make([]float64, p*m) // V^T
 	for i := range m {
 		for j := range p {
@@ -171,12 +199,7 @@ func gramMap(X, V *mat.Dense, cancel func() bool, threads int) (*mat.Dense, erro
 					return
 				}
 				c0, c1 := c*gramMapChunk, min(d, (c+1)*gramMapChunk)
-				for i := range m {
-					row := xr.Data[i*xr.Stride+c0 : i*xr.Stride+c1]
-					for r, x := range row {
-						xt[r*m+i] = x
-					}
-				}
+				transpose(xt, c0, c1)
 				dots(wt[c0:], d, xt, m, c1-c0, vt, m, p, m)
 			}
 		}()

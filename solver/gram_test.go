@@ -249,7 +249,10 @@ func TestGramCentredInt(t *testing.T) {
 // by rounding, ~1e-16 relative, and Lanczos stops at residual 1e-13); a
 // uint8 source and a float64 one holding the same values give the same
 // model bit for bit, at 1 to 3 threads with every block product of the
-// int32 operator (gramop.go) split between them.
+// int32 operator (gramop.go) split between them: the float64 samples read
+// as they are (NoNarrowing: a float64 copy, checked for integers, the map
+// from it) and the uint8 ones, given or narrowed (where narrowing is on:
+// narrowingExact), read where they are (residentU8, gramMapInt).
 func TestPCAIntegerGram(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 18))
 	const M = 300
@@ -264,23 +267,37 @@ func TestPCAIntegerGram(t *testing.T) {
 	if !lanczosFits(M, opts.Components) {
 		t.Fatal("the case no longer takes block Lanczos with the int32 operator (gramop.go)")
 	}
-	ref, _ := fitOrFatal(t, f64, M, shape, opts)
+	copied := opts
+	copied.NoNarrowing = true
+	ref, src := fitOrFatal(t, f64, M, shape, copied)
+	if f, err := newFitter(src, copied); err != nil {
+		t.Fatal(err)
+	} else if x16, _ := f.residentU8(); x16 != nil {
+		t.Fatal("float64 samples read as they are took the uint8 path")
+	}
 	// Split every block product between the threads (intGram.apply).
 	saved := lanczosParallel
 	lanczosParallel = 1
 	defer func() { lanczosParallel = saved }()
 	for _, threads := range []int{1, 2, 3} {
 		opts.Threads = threads
-		src, err := NewSliceSource(u8, M, shape)
+		u8src, err := NewSliceSource(u8, M, shape)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var m Model
-		if err := m.Fit(src, opts); err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(&m, ref) {
-			t.Errorf("uint8 source, %d threads: model differs from the float64 source's", threads)
+		for what, src := range map[string]Source{"uint8": u8src, "narrowed float64": src} {
+			if f, err := newFitter(src, opts); err != nil {
+				t.Fatal(err)
+			} else if x16, _ := f.residentU8(); x16 == nil && (what == "uint8" || narrowingExact()) {
+				t.Fatalf("%s source: not read as resident uint8", what)
+			}
+			var m Model
+			if err := m.Fit(src, opts); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(&m, ref) {
+				t.Errorf("%s source, %d threads: model differs from the float64 source's read as it is", what, threads)
+			}
 		}
 	}
 	gramExact = false

@@ -59,11 +59,7 @@ func gramI16Go(out *[12]int32, a []int16, lda int, b []int16, ldb int, k int) {
 // goroutines (0: GOMAXPROCS).
 func gramIntegers(X *mat.Dense, threads int) (x16 []int16, ld int) {
 	m, d := X.Dims()
-	if !gramExact {
-		return nil, 0
-	}
-	// |numerator| <= 4 M^2 D gramIntMax^2.
-	if 4*float64(m)*float64(m)*float64(d)*gramIntMax*gramIntMax >= 1<<62 {
+	if !gramIntFits(m, d) {
 		return nil, 0
 	}
 	xr := X.RawMatrix()
@@ -85,6 +81,33 @@ func gramIntegers(X *mat.Dense, threads int) (x16 []int16, ld int) {
 	if refused.Load() {
 		return nil, 0
 	}
+	return x16, ld
+}
+
+// gramIntFits reports whether the exact integer path is on and its int64
+// arithmetic cannot overflow for m samples of d values:
+// |numerator| <= 4 M^2 D gramIntMax^2.
+func gramIntFits(m, d int) bool {
+	return gramExact && 4*float64(m)*float64(m)*float64(d)*gramIntMax*gramIntMax < 1<<62
+}
+
+// gramIntegersU8 is gramIntegers for samples held as uint8 (m rows of d,
+// contiguous): every value is an integer in range, so only the int64
+// bound can refuse them (nil).
+func gramIntegersU8(u8 []uint8, m, d, threads int) (x16 []int16, ld int) {
+	if !gramIntFits(m, d) {
+		return nil, 0
+	}
+	ld = (d + 15) &^ 15
+	x16 = make([]int16, m*ld)
+	rowsParallel(m, threads, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := x16[i*ld : i*ld+d]
+			for c, v := range u8[i*d : (i+1)*d] {
+				row[c] = int16(v)
+			}
+		}
+	})
 	return x16, ld
 }
 

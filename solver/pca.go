@@ -67,22 +67,29 @@ func (f *fitter) pcaScatter(P int) (*mat.Dense, []float64, error) {
 // maps its eigenvectors v to unit projections X^T v / sqrt(lambda). The
 // Gram matrix of samples whose values are all small integers is computed
 // exactly (gramCentredInt), else in float64 from the centred samples
-// (gramUpper).
+// (gramUpper). Samples held in memory as uint8 (as given, or narrowed:
+// narrow.go) go to the integer path straight from there, and the map
+// reads them there too (gramMapInt): no float64 copy of the M x D samples
+// is made.
 func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	D := f.size
-	X := mat.NewDense(f.m, D, nil)
-	// The raw samples (the pass with no mean), centred here as the pass
-	// would centre them.
-	if err := f.pass(&Pass{Op: OpCentred, Shape: f.shape, Samples: f.m}, X.RawMatrix().Data); err != nil {
-		return nil, nil, err
-	}
-	x16, ld := gramIntegers(X, f.opts.Threads)
-	xr := X.RawMatrix()
-	rowsParallel(f.m, f.opts.Threads, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			floats.Sub(xr.Data[i*xr.Stride:i*xr.Stride+D], f.mean)
+	var X *mat.Dense
+	x16, ld := f.residentU8()
+	if x16 == nil {
+		X = mat.NewDense(f.m, D, nil)
+		// The raw samples (the pass with no mean), centred here as the pass
+		// would centre them.
+		if err := f.pass(&Pass{Op: OpCentred, Shape: f.shape, Samples: f.m}, X.RawMatrix().Data); err != nil {
+			return nil, nil, err
 		}
-	})
+		x16, ld = gramIntegers(X, f.opts.Threads)
+		xr := X.RawMatrix()
+		rowsParallel(f.m, f.opts.Threads, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				floats.Sub(xr.Data[i*xr.Stride:i*xr.Stride+D], f.mean)
+			}
+		})
+	}
 	var V, W *mat.Dense
 	var vals []float64
 	var err error
@@ -91,14 +98,17 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 		var op *intGram
 		if x16 != nil {
 			K, op, err = gramCentredInt(x16, ld, f.m, D, f.opts.Cancel, f.opts.Threads, lanczosFits(f.m, P))
-			x16 = nil
 		} else {
 			K, err = gramUpper(X, f.opts.Cancel, f.opts.Threads)
 		}
 		if err == nil {
 			V, vals, err = topEigenvectorsWith(K, op, P, f.opts.Cancel, f.opts.Threads)
 		}
-		if err == nil {
+		switch {
+		case err != nil:
+		case X == nil:
+			W, err = gramMapInt(x16, ld, f.mean, V, f.opts.Cancel, f.opts.Threads)
+		default:
 			W, err = gramMap(X, V, f.opts.Cancel, f.opts.Threads)
 		}
 	})
@@ -118,4 +128,21 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 		W.SetCol(j, col)
 	}
 	return W, vals, nil
+}
+
+// residentU8 returns the samples as gramIntegersU8 does when the fit
+// reads them from memory as uint8 at their own scale; else nil.
+func (f *fitter) residentU8() (x16 []int16, ld int) {
+	if f.scaled == nil || f.scaleExp != 0 {
+		return nil, 0
+	}
+	r, ok := f.scaled.Source.(Resident)
+	if !ok {
+		return nil, 0
+	}
+	b, ok := r.Resident()
+	if !ok || b.U8 == nil || len(b.U8) != f.m*f.size {
+		return nil, 0
+	}
+	return gramIntegersU8(b.U8, f.m, f.size, f.opts.Threads)
 }
