@@ -70,7 +70,15 @@ const lanczosTol = 1e-13
 // products on the PCA 3000 x 6000 case: a product reads all of A (72 MB
 // there) whatever b, so it costs about as much as 15 vectors' worth of
 // multiply-adds at b = 1, and larger blocks need more vectors in all
-// (b = 4: 750 vectors, 8: 940-1040, 16: 2100).
+// (b = 4: 750 vectors, 8: 940-1040, 16: 2100). With the int32 operator
+// (36 MB at n = 3000) a block product is bound by memory with 2 threads
+// (2.9 ms at b = 4, 4.1 ms at b = 8, 6.8 ms at b = 16:
+// BenchmarkIntGramApply), and b = 4, lanczosSteps = 24 needs 726 vectors
+// there against 1010 (the gait case: 480 against 672), 10-15% less time
+// in the eigen step; but on TestLanczosRankDeficient's rank-30 matrix
+// with P = 10 its residuals stall near 1e-9 (b = 3, 5, 6 and 8 converge
+// in about 200 products), so b stays 8 until that is understood. Block
+// sizes that are not multiples of 4 waste the int32 kernel's columns.
 var (
 	lanczosBlock, lanczosSteps = 8, 12
 	lanczosKeep                = 1.0
