@@ -181,6 +181,28 @@
 // reading, narrowing and converting the samples 0.2. At 2 threads every
 // part costs 10-25% more CPU (the two cores share the memory's rate), so
 // the 2-thread wall time is about 1.6 times less than 1 thread's at best.
+// Wall time with 2 threads, per step (a temporary timer, one fit, loaded
+// machine): Gram 0.39-0.60 s, block Lanczos 0.99-1.35 s, of which the
+// products 0.43-0.56, the orthogonalisation 0.30 and Dsyev 0.23-0.27 on
+// one core (the dot products with the basis were split between the
+// threads only from 4 M multiply-adds, a basis of 175 vectors). Since:
+// every dot product with the basis is split by rows like the products
+// (from 2^18 multiply-adds, on a pool of helpers started once per
+// lanczosTop, so no allocations per call), the Ritz step takes the top
+// 2P pairs of H by Dsytrd and inverse iteration plus one modified
+// Gram-Schmidt pass (about 8 ms against Dsyev's 25 at m = 196; Dsyev is
+// the fallback), and uint8 samples (given or narrowed) go to int16
+// straight from their block, the map X^T V reading them there, with no
+// 144 MB float64 copy. After (same timer): Gram 0.54-0.64 s (0.42 s alone
+// under the lock, 0.86 on 1 thread: it scales), Lanczos 0.76-0.98 s
+// (products 0.39-0.51, orthogonalisation 0.15-0.19, Ritz steps with the
+// Ritz vectors 0.15), map 0.08-0.10, input 0.02-0.04. bench/run.py -k
+// pca-3000x6000,gait-pca -r 3 --no-sklearn-full --gofit-before (and
+// --library-before) the session's start, 2026-11-26 23:00 UTC, wall min /
+// median: with --threads 2, Go 1.78 / 1.96 s against 2.16 / 2.18 before,
+// Python 1.66 / 1.79 against 2.21 / 2.27, gait 0.19 / 0.27 against 0.27
+// / 0.31; with --threads 1 --blas-threads 1, Go 2.46 / 2.56 against 2.77
+// / 2.79, gait 0.28 / 0.29 against 0.32 / 0.38.
 //
 // Tried for that row and not kept (measured this session, 1 thread, CPU
 // seconds on the loaded machine): Lanczos on the data, C Z = X^T (X Z) in
@@ -205,7 +227,8 @@
 // When P is at most 6% of the dimension n (and the basis below
 // fits in n/2) they come from block Lanczos with full reorthogonalisation
 // and thick restarts (lanczos.go: blocks of 8, 2P Ritz vectors kept at a
-// restart, a fixed-seed start, products by the same dot kernel), accepted
+// restart, found by the tridiagonal reduction and inverse iteration, a
+// fixed-seed start, products by the same dot kernel), accepted
 // at an explicitly computed residual ||A v - lambda v|| <= 1e-13 lambda_1;
 // otherwise from the tridiagonal reduction (Dsytrd) and inverse iteration
 // for the P vectors only, and below n = 64 from the dense
