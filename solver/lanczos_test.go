@@ -58,6 +58,20 @@ func checkEigenpairs(t *testing.T, what string, S *mat.SymDense, V *mat.Dense, v
 	}
 }
 
+// wishart returns X^T X for X (m x n) of standard normal entries from
+// rng, row by row: crowded eigenvalues, like a real scatter matrix's.
+func wishart(rng *rand.Rand, n, m int) *mat.SymDense {
+	X := mat.NewDense(m, n, nil)
+	for i := range m {
+		for j := range n {
+			X.Set(i, j, rng.NormFloat64())
+		}
+	}
+	S := mat.NewSymDense(n, nil)
+	S.SymOuterK(1, X.T())
+	return S
+}
+
 func absAll(v []float64) []float64 {
 	a := make([]float64, len(v))
 	for i, x := range v {
@@ -232,14 +246,7 @@ func TestLanczosRankDeficient(t *testing.T) {
 func TestTopEigenvectorsLanczos(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 7))
 	const n, m, P = 600, 900, 20
-	X := mat.NewDense(m, n, nil)
-	for i := range m {
-		for j := range n {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
-	S := mat.NewSymDense(n, nil)
-	S.SymOuterK(1, X.T())
+	S := wishart(rng, n, m)
 	want, wantVals, err := denseTop(S, P)
 	if err != nil {
 		t.Fatal(err)
@@ -280,14 +287,7 @@ func TestTopEigenvectorsLanczos(t *testing.T) {
 func TestLanczosFallback(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 9))
 	const n, m, P = 400, 800, 20
-	X := mat.NewDense(m, n, nil)
-	for i := range m {
-		for j := range n {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
-	S := mat.NewSymDense(n, nil)
-	S.SymOuterK(1, X.T())
+	S := wishart(rng, n, m)
 	want, wantVals, err := denseTop(S, P)
 	if err != nil {
 		t.Fatal(err)
@@ -330,14 +330,7 @@ func TestLanczosFallback(t *testing.T) {
 func TestLanczosRitzPaths(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 10))
 	const n, m, P = 500, 900, 16
-	X := mat.NewDense(m, n, nil)
-	for i := range m {
-		for j := range n {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
-	S := mat.NewSymDense(n, nil)
-	S.SymOuterK(1, X.T())
+	S := wishart(rng, n, m)
 	want, wantVals, err := denseTop(S, P)
 	if err != nil {
 		t.Fatal(err)
