@@ -198,7 +198,7 @@
 // (products 0.39-0.51, orthogonalisation 0.15-0.19, Ritz steps with the
 // Ritz vectors 0.15), map 0.08-0.10, input 0.02-0.04. bench/run.py -k
 // pca-3000x6000,gait-pca -r 3 --no-sklearn-full --gofit-before (and
-// --library-before) the session's start, 2026-11-26 23:00 UTC, wall min /
+// --library-before) the session's start, 2026-11-26 22:40 UTC, wall min /
 // median: with --threads 2, Go 1.78 / 1.96 s against 2.16 / 2.18 before,
 // Python 1.66 / 1.79 against 2.21 / 2.27, gait 0.19 / 0.27 against 0.27
 // / 0.31; with --threads 1 --blas-threads 1, Go 2.46 / 2.56 against 2.77
