@@ -207,14 +207,7 @@ func TestGramPathDeterminism(t *testing.T) {
 func TestTridiagTop(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const n, m, P = 300, 500, 20
-	X := mat.NewDense(m, n, nil)
-	for i := range m {
-		for j := range n {
-			X.Set(i, j, rng.NormFloat64())
-		}
-	}
-	S := mat.NewSymDense(n, nil)
-	S.SymOuterK(1, X.T())
+	S := wishart(rng, n, m)
 	got, gotVals, err := tridiagTop(S, P, nil)
 	if err != nil {
 		t.Fatal(err)
