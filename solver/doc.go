@@ -518,21 +518,7 @@
 //     axpyRows streams x row by row, loading and
 //     storing dst once per row (per 4 rows when a row is at most 256
 //     bytes), so on long rows it is bound by the loads and stores of dst
-//     (3 memory operations per vector FMA), not the FMA units. On uint8
-//     it widens with one vector operation fewer: the zero-extended byte
-//     read as the denormal float64 x 2^-1074, times 2^1023, against v
-//     times 2^51 (both exact, so each FMA rounds x v + d once, as
-//     before: the same bits); 6% less time per call in cache (80 x 60:
-//     593 -> 558 ns, 32 x 220: 854 -> 806 ns, 128 x 128: 1790 -> 1751,
-//     min of 4 interleaved runs of BenchmarkKernels; medians 6-9% less). In whole fits (bench/gofit, 1 thread, 7 interleaved runs
-//     with the build before, min / median wall s) gait uint8 0.956 /
-//     1.021 -> 0.913 / 0.996, faces uint8 1.533 / 1.618 -> 1.538 / 1.601,
-//     the same features bit for bit. A thread with MXCSR's
-//     denormals-are-zero bit set gets the 2^52 widening instead
-//     (kernel_amd64.s, LOAD4_U8M; TestAxpyRowsU8DAZ); testing that bit
-//     with STMXCSR before each call cost the faces fit 5% (STMXCSR waits
-//     for the FP operations in flight), so the kernel widens one byte
-//     first and compares.
+//     (3 memory operations per vector FMA), not the FMA units.
 //
 // A TVP mode update that forms its scatter S = Y^T Y (topGram, when the
 // previous update of the mode needed more than gramBudget Krylov

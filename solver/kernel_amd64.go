@@ -33,21 +33,6 @@ func dotRowsF64AVX2(dst *float64, x *float64, v *float64, rows, cols int)
 func axpyRowsU8AVX2(dst *float64, x *uint8, v *float64, rows, cols int)
 
 //go:noescape
-func axpyRowsU8MagicAVX2(dst *float64, x *uint8, v *float64, rows, cols int)
-
-// getMXCSR returns the SSE control and status register of the calling
-// thread; setMXCSR sets it (tests only).
-func getMXCSR() uint32
-func setMXCSR(v uint32)
-
-// mxcsrDAZ is MXCSR's denormals-are-zero bit. axpyRowsU8AVX2 widens bytes
-// through denormal float64 numbers (see kernel_amd64.s, LOAD4_U8M), which
-// that mode would read as zero: on a thread running with it (set by code
-// built with -ffast-math in the same process, for example) it goes to the
-// 2^52 kernel, axpyRowsU8MagicAVX2 (the same bits).
-const mxcsrDAZ = 1 << 6
-
-//go:noescape
 func axpyRowsF32AVX2(dst *float64, x *float32, v *float64, rows, cols int)
 
 //go:noescape

@@ -57,33 +57,6 @@ GLOBL tailMask<>(SB), RODATA|NOPTR, $128
 
 DATA magic52<>+0(SB)/8, $0x4330000000000000
 GLOBL magic52<>(SB), RODATA|NOPTR, $8
-DATA two1023<>+0(SB)/8, $0x7fe0000000000000
-GLOBL two1023<>(SB), RODATA|NOPTR, $8
-DATA two51<>+0(SB)/8, $0x4320000000000000
-GLOBL two51<>(SB), RODATA|NOPTR, $8
-DATA twoM51<>+0(SB)/8, $0x3cc0000000000000
-GLOBL twoM51<>(SB), RODATA|NOPTR, $8
-
-// axpyRows on uint8 (LOAD4_U8M) widens by one multiplication instead of
-// the 2^52 trick's OR and subtraction: a byte zero-extended to 64 bits is,
-// as a float64, the denormal x 2^-1074, and times 2^1023 (Y11) the normal
-// x 2^-51, exactly; the broadcast v[r] is multiplied by 2^51 (Y8, SCALEV),
-// exactly, so each FMA takes the exact product x v[r] and rounds once with
-// its addition, as before: the same bits, one vector operation fewer per 4
-// elements (BenchmarkKernels: axpyRows uint8 80 x 60 in cache 593 -> 558
-// ns, min of 4 interleaved; AMD EPYC Zen 3, which takes denormal inputs
-// at full speed). LOAD1_U8M (rows shorter
-// than 4 columns) scales its exact conversion by 2^-51 to match. A
-// thread whose MXCSR has denormals-are-zero set would read x 2^-1074 as 0:
-// axpyRowsU8AVX2 tests for it (one widening) and goes to the 2^52 kernel
-// (axpyRowsU8MagicAVX2, INIT_MAGIC). INIT and SCALEV are AXPY_ROWS's
-// setup of Y11 (Y8) and its scaling of the broadcast v.
-#define INIT_MAGIC VBROADCASTSD magic52<>(SB), Y11
-#define INIT_U8M VBROADCASTSD two1023<>(SB), Y11; VBROADCASTSD two51<>(SB), Y8
-#define SCALEV_NONE(reg) NOP
-#define SCALEV_U8M(reg) VMULPD Y8, reg, reg
-#define LOAD4_U8M(mem, xreg, yreg) VPMOVZXBQ mem, yreg; VMULPD Y11, yreg, yreg
-#define LOAD1_U8M(mem, xreg) MOVBLZX mem, R12; VCVTSI2SDL R12, X9, xreg; VMULSD twoM51<>(SB), xreg, xreg
 
 // DOT_ROWS(LOAD4, LOAD1, size, o4, o8, o12) is the body of
 // func dotRows*AVX2(dst *float64, x *E, v *float64, rows, cols int)
@@ -494,7 +467,7 @@ done: \
 	VZEROUPPER; \
 	RET
 
-// AXPY_ROWS(LOAD4, LOAD1, INIT, SCALEV, size, o4, o8, o12) is the body of
+// AXPY_ROWS(LOAD4, LOAD1, size, o4, o8, o12) is the body of
 // func axpyRows*AVX2(dst *float64, x *E, v *float64, rows, cols int),
 // arguments as for DOT_ROWS: dst[c] += sum_r v[r] x[r*cols+c], each column
 // a chain of FMAs in order of r as the Go loop adds (so the result is the
@@ -522,7 +495,7 @@ done: \
 // it, AX the group's current column in row 0.
 #define quadRowBytes 256
 
-#define AXPY_ROWS(LOAD4, LOAD1, INIT, SCALEV, size, o4, o8, o12) \
+#define AXPY_ROWS(LOAD4, LOAD1, size, o4, o8, o12) \
 	MOVQ    dst+0(FP), DI; \
 	MOVQ    x+8(FP), SI; \
 	MOVQ    v+16(FP), DX; \
@@ -536,7 +509,7 @@ done: \
 	IMULQ   $size, R13; \
 	LEAQ    (R13)(R13*2), BX; \
 	VXORPD  X9, X9, X9; \
-	INIT; \
+	VBROADCASTSD magic52<>(SB), Y11; \
 	MOVQ    R9, AX; \
 	ANDQ    $3, AX; \
 	SHLQ    $5, AX; \
@@ -551,10 +524,6 @@ quad: \
 	VBROADCASTSD 8(DX), Y13; \
 	VBROADCASTSD 16(DX), Y14; \
 	VBROADCASTSD 24(DX), Y15; \
-	SCALEV(Y12); \
-	SCALEV(Y13); \
-	SCALEV(Y14); \
-	SCALEV(Y15); \
 	XORQ         CX, CX; \
 	CMPQ         CX, R10; \
 	JGE          quad4; \
@@ -663,7 +632,6 @@ one: \
 	TESTQ R8, R8; \
 	JZ    done; \
 	VBROADCASTSD (DX), Y12; \
-	SCALEV(Y12); \
 	XORQ         CX, CX; \
 	CMPQ         CX, R10; \
 	JGE          one4; \
@@ -742,42 +710,16 @@ TEXT ·dotRowsF64AVX2(SB), NOSPLIT, $0-40
 	DOT_ROWS(LOAD4_F64, LOAD1_F64, 8, 32, 64, 96)
 
 // func axpyRowsU8AVX2(dst *float64, x *uint8, v *float64, rows, cols int)
-//
-// It first widens the byte 1 as below: under denormals-are-zero (MXCSR,
-// set by code built with -ffast-math in the same process, for example)
-// that gives 0, and the call goes to the 2^52 kernel (the same bits).
 TEXT ·axpyRowsU8AVX2(SB), NOSPLIT, $0-40
-	MOVQ   $1, AX
-	MOVQ   AX, X8
-	VMULSD two1023<>(SB), X8, X8
-	MOVQ   X8, AX
-	TESTQ  AX, AX
-	JNZ    widenOK
-	JMP    ·axpyRowsU8MagicAVX2(SB)
-widenOK:
-	AXPY_ROWS(LOAD4_U8M, LOAD1_U8M, INIT_U8M, SCALEV_U8M, 1, 4, 8, 12)
-
-// func axpyRowsU8MagicAVX2(dst *float64, x *uint8, v *float64, rows, cols int)
-TEXT ·axpyRowsU8MagicAVX2(SB), NOSPLIT, $0-40
-	AXPY_ROWS(LOAD4_U8A, LOAD1_U8, INIT_MAGIC, SCALEV_NONE, 1, 4, 8, 12)
-
-// func getMXCSR() uint32
-TEXT ·getMXCSR(SB), NOSPLIT, $0-4
-	STMXCSR ret+0(FP)
-	RET
-
-// func setMXCSR(v uint32)
-TEXT ·setMXCSR(SB), NOSPLIT, $0-4
-	LDMXCSR v+0(FP)
-	RET
+	AXPY_ROWS(LOAD4_U8A, LOAD1_U8, 1, 4, 8, 12)
 
 // func axpyRowsF32AVX2(dst *float64, x *float32, v *float64, rows, cols int)
 TEXT ·axpyRowsF32AVX2(SB), NOSPLIT, $0-40
-	AXPY_ROWS(LOAD4_F32, LOAD1_F32, INIT_MAGIC, SCALEV_NONE, 4, 16, 32, 48)
+	AXPY_ROWS(LOAD4_F32, LOAD1_F32, 4, 16, 32, 48)
 
 // func axpyRowsF64AVX2(dst *float64, x *float64, v *float64, rows, cols int)
 TEXT ·axpyRowsF64AVX2(SB), NOSPLIT, $0-40
-	AXPY_ROWS(LOAD4_F64, LOAD1_F64, INIT_MAGIC, SCALEV_NONE, 8, 32, 64, 96)
+	AXPY_ROWS(LOAD4_F64, LOAD1_F64, 8, 32, 64, 96)
 
 // func gram3x4AVX2(out *float64, a *float64, lda int, b *float64, ldb int, k int)
 //
