@@ -1,0 +1,162 @@
+package solver
+
+import "math"
+
+// This file holds the exact contractions of uint8 samples: a vector v is
+// put in fixed point once per pass (fixedVec), v[i] ~ q[i] scale with
+// integers |q[i]| < 2^60 and scale a power of two, and a uint8 row x is
+// contracted with it in integer arithmetic, exactly: sum_i x[i] q[i] is an
+// integer, so no order of summation, blocking or number of accumulators
+// can change it. The result is that integer rounded once to float64 and
+// times scale (fixedVec.combine), a function of x and q alone: the
+// assembly kernels and the Go loops here give the same bits whatever
+// their order, and a uint8 kernel's result equals the correctly rounded
+// x . q scale, against a float64 FMA chain's rounding at every element.
+//
+// q has 61 significant bits, held as four int16 limbs,
+// q = a 2^45 + b 2^30 + c 2^15 + d with a = q >> 45 in [-2^15, 2^15) and
+// b, c, d in [0, 2^15), so that each limb's products with uint8 values
+// are what VPMADDWD multiplies and adds (16 a instruction, against 4
+// float64 FMAs and the widening of 4 bytes): x[i] a[i] + x[i+1] a[i+1]
+// fits in 24 bits, and an int32 lane may add 127 such pairs before it
+// must be widened. The error of q against v is at most 2^-61 max|v| per
+// entry.
+
+// fixedLimbs is the number of 15-bit limbs below the top one.
+const fixedLimbs = 4
+
+// fixedPad is the multiple of entries to which a limb row is padded with
+// zeros, so that kernels may read whole vectors of limbs past n.
+const fixedPad = 16
+
+// fixedVec is a vector in fixed point: entry i is
+// (limb(0,i) 2^45 + limb(1,i) 2^30 + limb(2,i) 2^15 + limb(3,i)) scale.
+type fixedVec struct {
+	// limbs holds the fixedLimbs limb rows of ld entries each, limb l of
+	// entry i at limbs[l*ld+i]; entries n..ld-1 are zero.
+	limbs []int16
+	n, ld int
+	// scale is a power of two, 2^(e-60) for max|v| in [2^(e-1), 2^e).
+	scale float64
+	// ok is false when v cannot be held: a value not finite, or max|v| so
+	// small that scale would be subnormal. Callers then use the float64
+	// kernels, for every element type alike.
+	ok bool
+}
+
+// set makes f hold v, reusing f's storage when it is large enough.
+func (f *fixedVec) set(v []float64) {
+	n := len(v)
+	ld := (n + fixedPad - 1) / fixedPad * fixedPad
+	if cap(f.limbs) < fixedLimbs*ld {
+		f.limbs = make([]int16, fixedLimbs*ld)
+	}
+	f.limbs = f.limbs[:fixedLimbs*ld]
+	clear(f.limbs)
+	f.n, f.ld, f.scale, f.ok = n, ld, 1, false
+	var top float64
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return
+		}
+		top = max(top, math.Abs(x))
+	}
+	f.ok = true
+	if top == 0 {
+		return // every q[i] is 0
+	}
+	_, e := math.Frexp(top) // top in [2^(e-1), 2^e)
+	if e-60 < -1021 {
+		f.ok = false
+		return
+	}
+	f.scale = math.Ldexp(1, e-60)
+	for i, x := range v {
+		// x / scale is exact (a power of two) and below 2^60 in
+		// magnitude; entries of 2^-8 max|v| or more are integers already.
+		q := int64(math.RoundToEven(math.Ldexp(x, 60-e)))
+		f.limbs[i] = int16(q >> 45)
+		f.limbs[ld+i] = int16((q >> 30) & 0x7fff)
+		f.limbs[2*ld+i] = int16((q >> 15) & 0x7fff)
+		f.limbs[3*ld+i] = int16(q & 0x7fff)
+	}
+}
+
+// q returns entry i of f as an integer (the tests' reference).
+func (f *fixedVec) q(i int) int64 {
+	ld := f.ld
+	return int64(f.limbs[i])<<45 | int64(f.limbs[ld+i])<<30 | int64(f.limbs[2*ld+i])<<15 | int64(f.limbs[3*ld+i])
+}
+
+// combine returns the float64 value of the integer
+// s0 2^45 + s1 2^30 + s2 2^15 + s3 scaled by f.scale, where s_l is a
+// row's sum of products with limb l: t1 = s0 2^15 + s1 and t2 = s2 2^15 +
+// s3 are exact int64, and the value is
+// (float64(t1) 2^30 + float64(t2)) scale, one rounding of each
+// conversion and of the sum (none of the conversions rounds while the
+// sums stay below 2^53, rows of up to 2^15 uint8 values, so the result
+// is then x . q rounded once). Every kernel ends with this, so that the
+// assembly and the Go loops agree bit for bit.
+func (f *fixedVec) combine(s0, s1, s2, s3 int64) float64 {
+	t1 := s0<<15 + s1
+	t2 := s2<<15 + s3
+	return (float64(float64(t1)*(1<<30)) + float64(t2)) * f.scale
+}
+
+// dotRowsFixedGo sets dst[r] = x[r*cols:(r+1)*cols] . q scale for r < rows,
+// by f.combine: the contraction of a uint8 tensor's last mode with the
+// vector f holds (f.n == cols).
+func dotRowsFixedGo(dst []float64, x []uint8, rows, cols int, f *fixedVec) {
+	ld := f.ld
+	l0, l1, l2, l3 := f.limbs[:cols], f.limbs[ld:ld+cols], f.limbs[2*ld:2*ld+cols], f.limbs[3*ld:3*ld+cols]
+	for r := range rows {
+		row := x[r*cols : (r+1)*cols]
+		var s0, s1, s2, s3 int64
+		for c, b := range row {
+			v := int64(b)
+			s0 += v * int64(l0[c])
+			s1 += v * int64(l1[c])
+			s2 += v * int64(l2[c])
+			s3 += v * int64(l3[c])
+		}
+		dst[r] = f.combine(s0, s1, s2, s3)
+	}
+}
+
+// axpyRowsFixedGo sets dst[c] = sum_r x[r*cols+c] q[r] scale for c < cols,
+// by f.combine: the contraction of a uint8 tensor's first mode with the
+// vector f holds (f.n == rows). sums is scratch of fixedLimbs*cols int64.
+func axpyRowsFixedGo(dst []float64, x []uint8, rows, cols int, f *fixedVec, sums []int64) {
+	sums = sums[:fixedLimbs*cols]
+	clear(sums)
+	s0, s1, s2, s3 := sums[:cols], sums[cols:2*cols], sums[2*cols:3*cols], sums[3*cols:]
+	ld := f.ld
+	for r := range rows {
+		a, b, c, d := int64(f.limbs[r]), int64(f.limbs[ld+r]), int64(f.limbs[2*ld+r]), int64(f.limbs[3*ld+r])
+		row := x[r*cols : (r+1)*cols]
+		for j, e := range row {
+			v := int64(e)
+			s0[j] += v * a
+			s1[j] += v * b
+			s2[j] += v * c
+			s3[j] += v * d
+		}
+	}
+	for j := range cols {
+		dst[j] = f.combine(s0[j], s1[j], s2[j], s3[j])
+	}
+}
+
+// dotRowsFixed sets dst[r] = x[r*cols:(r+1)*cols] . q scale for r < rows
+// (f.n == cols, f.ok): dotRowsFixedGo's bits, in assembly when there is
+// some.
+func dotRowsFixed(dst []float64, x []uint8, rows, cols int, f *fixedVec) {
+	dotRowsFixedGo(dst, x, rows, cols, f)
+}
+
+// axpyRowsFixed sets dst[c] = sum_r x[r*cols+c] q[r] scale for c < cols
+// (f.n == rows, f.ok), with sums as scratch of fixedLimbs*cols int64:
+// axpyRowsFixedGo's bits, in assembly when there is some.
+func axpyRowsFixed(dst []float64, x []uint8, rows, cols int, f *fixedVec, sums []int64) {
+	axpyRowsFixedGo(dst, x, rows, cols, f, sums)
+}

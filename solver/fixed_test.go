@@ -1,0 +1,146 @@
+package solver
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+)
+
+// fixedTestVec returns a vector of n entries in [-1, 1) whose magnitudes
+// span 2^0 .. 2^-40, so that its fixed point rounds some entries.
+func fixedTestVec(rng *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = (2*rng.Float64() - 1) * math.Ldexp(1, -rng.IntN(41))
+	}
+	return v
+}
+
+// exactQ is the fixed point of x by its definition: x / scale rounded to
+// the nearest integer, ties to even, computed in big.Float.
+func exactQ(x, scale float64) *big.Int {
+	r := new(big.Float).SetPrec(200).Quo(big.NewFloat(x), big.NewFloat(scale))
+	fl, _ := r.Int(nil) // truncated toward zero
+	frac := new(big.Float).SetPrec(200).Sub(r, new(big.Float).SetInt(fl))
+	half := big.NewFloat(0.5)
+	switch c := frac.Abs(frac).Cmp(half); {
+	case c > 0 || (c == 0 && fl.Bit(0) == 1):
+		if r.Sign() < 0 {
+			fl.Sub(fl, big.NewInt(1))
+		} else {
+			fl.Add(fl, big.NewInt(1))
+		}
+	}
+	return fl
+}
+
+// exactDot returns sum_i x[i] q[i] scale rounded once to float64 (big.Int
+// sum, then big.Float's round to nearest even): the value every fixed
+// kernel must give.
+func exactDot(q []*big.Int, x []uint8, scale float64) float64 {
+	s := new(big.Int)
+	for i, b := range x {
+		s.Add(s, new(big.Int).Mul(q[i], big.NewInt(int64(b))))
+	}
+	f, _ := new(big.Float).SetInt(s).Float64()
+	return f * scale
+}
+
+func TestFixedVecSet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 7, 16, 60, 220} {
+		v := fixedTestVec(rng, n)
+		v[n/2] = -1 // the largest magnitude, negative: the top limb's low end
+		var f fixedVec
+		f.set(v)
+		if !f.ok {
+			t.Fatalf("n=%d: not ok", n)
+		}
+		// max|v| = 1 is in [2^0, 2^1): e = 1, scale = 2^-59.
+		if f.scale != math.Ldexp(1, -59) {
+			t.Fatalf("n=%d: scale %g, want 2^-59", n, f.scale)
+		}
+		for i, x := range v {
+			want := exactQ(x, f.scale)
+			if got := big.NewInt(f.q(i)); got.Cmp(want) != 0 {
+				t.Fatalf("n=%d: q[%d] = %v, want %v", n, i, got, want)
+			}
+			if f.limbs[i] < -1<<15 || f.limbs[f.ld+i] < 0 || f.limbs[2*f.ld+i] < 0 || f.limbs[3*f.ld+i] < 0 {
+				t.Fatalf("n=%d: limbs of %d out of range", n, i)
+			}
+			// Rounding to the nearest integer: |q scale - v| <= scale / 2.
+			if d := math.Abs(float64(f.q(i))*f.scale - x); d > f.scale/2 {
+				t.Fatalf("n=%d: entry %d off by %g > scale/2", n, i, d)
+			}
+		}
+		for l := range fixedLimbs {
+			for i := n; i < f.ld; i++ {
+				if f.limbs[l*f.ld+i] != 0 {
+					t.Fatalf("n=%d: padding limb %d entry %d is %d", n, l, i, f.limbs[l*f.ld+i])
+				}
+			}
+		}
+	}
+	var f fixedVec
+	for _, v := range [][]float64{{1, math.NaN()}, {math.Inf(-1)}, {math.Ldexp(1, -1000)}} {
+		f.set(v)
+		if f.ok {
+			t.Errorf("set(%v): ok, want not ok", v)
+		}
+	}
+	f.set([]float64{0, 0, 0})
+	if !f.ok || f.q(0) != 0 || f.q(2) != 0 {
+		t.Errorf("set(zeros): ok %v, q %d %d; want ok and zeros", f.ok, f.q(0), f.q(2))
+	}
+}
+
+func TestFixedKernelsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, sh := range [][2]int{{1, 1}, {3, 5}, {32, 220}, {80, 60}, {10, 33}, {4, 4096}} {
+		rows, cols := sh[0], sh[1]
+		x := make([]uint8, rows*cols)
+		for i := range x {
+			x[i] = uint8(rng.IntN(256))
+		}
+		if rows > 2 {
+			for i := range x[:cols] {
+				x[i] = 255 // a row of the largest values
+			}
+		}
+		// dotRows: one dot product a row, with a vector of cols entries.
+		v := fixedTestVec(rng, cols)
+		var f fixedVec
+		f.set(v)
+		q := make([]*big.Int, cols)
+		for i := range q {
+			q[i] = big.NewInt(f.q(i))
+		}
+		dst := make([]float64, rows)
+		dotRowsFixedGo(dst, x, rows, cols, &f)
+		for r := range rows {
+			if want := exactDot(q, x[r*cols:(r+1)*cols], f.scale); dst[r] != want {
+				t.Fatalf("%dx%d dotRowsFixedGo row %d: %v, want %v", rows, cols, r, dst[r], want)
+			}
+		}
+		// axpyRows: column c is the dot product of column c of x with a
+		// vector of rows entries.
+		w := fixedTestVec(rng, rows)
+		f.set(w)
+		qw := make([]*big.Int, rows)
+		for i := range qw {
+			qw[i] = big.NewInt(f.q(i))
+		}
+		out := make([]float64, cols)
+		axpyRowsFixedGo(out, x, rows, cols, &f, make([]int64, fixedLimbs*cols))
+		col := make([]uint8, rows)
+		for c := range cols {
+			for r := range rows {
+				col[r] = x[r*cols+c]
+			}
+			if want := exactDot(qw, col, f.scale); out[c] != want {
+				t.Fatalf("%dx%d axpyRowsFixedGo column %d: %v, want %v", rows, cols, c, out[c], want)
+			}
+		}
+	}
+}
