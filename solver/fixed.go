@@ -151,6 +151,10 @@ func axpyRowsFixedGo(dst []float64, x []uint8, rows, cols int, f *fixedVec, sums
 // (f.n == cols, f.ok): dotRowsFixedGo's bits, in assembly when there is
 // some.
 func dotRowsFixed(dst []float64, x []uint8, rows, cols int, f *fixedVec) {
+	if useAVX2 && rows*cols >= fixedPad {
+		dotRowsFixedAsm(dst, x, rows, cols, f)
+		return
+	}
 	dotRowsFixedGo(dst, x, rows, cols, f)
 }
 
@@ -158,5 +162,9 @@ func dotRowsFixed(dst []float64, x []uint8, rows, cols int, f *fixedVec) {
 // (f.n == rows, f.ok), with sums as scratch of fixedLimbs*cols int64:
 // axpyRowsFixedGo's bits, in assembly when there is some.
 func axpyRowsFixed(dst []float64, x []uint8, rows, cols int, f *fixedVec, sums []int64) {
+	if useAVX2 && cols >= fixedPad && rows >= 1 && rows <= 1<<15 {
+		axpyRowsFixedAsm(dst, x, rows, cols, f)
+		return
+	}
 	axpyRowsFixedGo(dst, x, rows, cols, f, sums)
 }

@@ -144,3 +144,120 @@ func TestFixedKernelsExact(t *testing.T) {
 		}
 	}
 }
+
+// fixedCases returns the vectors the assembly tests contract with: n
+// entries of the test vector, its negation at the top limb's low end
+// (every q near -2^60: a = -2^15, the largest VPMADDWD magnitude), near
+// +2^60 (every limb at its top), and tiny entries (scale near 2^-960).
+func fixedCases(rng *rand.Rand, n int) [][]float64 {
+	low := make([]float64, n)
+	high := make([]float64, n)
+	for i := range low {
+		low[i] = -math.Nextafter(2, 0)
+		high[i] = math.Nextafter(2, 0)
+	}
+	tiny := fixedTestVec(rng, n)
+	for i := range tiny {
+		tiny[i] = math.Ldexp(tiny[i], -900)
+	}
+	return [][]float64{fixedTestVec(rng, n), low, high, tiny}
+}
+
+// fixedCheckAsm checks dotRowsFixed and axpyRowsFixed with the assembly
+// against the Go loops, bit for bit, on x (rows x cols), for each of the
+// vectors of fixedCases; and against exactDot when exact is set.
+func fixedCheckAsm(t *testing.T, rng *rand.Rand, x []uint8, rows, cols int, exact bool) {
+	t.Helper()
+	var f fixedVec
+	for k, v := range fixedCases(rng, cols) {
+		f.set(v)
+		if !f.ok {
+			t.Fatalf("%dx%d case %d: not ok", rows, cols, k)
+		}
+		want := make([]float64, rows)
+		dotRowsFixedGo(want, x, rows, cols, &f)
+		got := make([]float64, rows)
+		withAVX2(true, func() { dotRowsFixed(got, x, rows, cols, &f) })
+		for r := range rows {
+			if math.Float64bits(got[r]) != math.Float64bits(want[r]) {
+				t.Fatalf("%dx%d case %d: dotRowsFixed row %d = %v, Go loop %v", rows, cols, k, r, got[r], want[r])
+			}
+		}
+		if exact {
+			q := make([]*big.Int, cols)
+			for i := range q {
+				q[i] = big.NewInt(f.q(i))
+			}
+			for r := range rows {
+				if w := exactDot(q, x[r*cols:(r+1)*cols], f.scale); got[r] != w {
+					t.Fatalf("%dx%d case %d: dotRowsFixed row %d = %v, exact %v", rows, cols, k, r, got[r], w)
+				}
+			}
+		}
+	}
+	for k, v := range fixedCases(rng, rows) {
+		f.set(v)
+		want := make([]float64, cols)
+		axpyRowsFixedGo(want, x, rows, cols, &f, make([]int64, fixedLimbs*cols))
+		got := make([]float64, cols)
+		withAVX2(true, func() { axpyRowsFixed(got, x, rows, cols, &f, make([]int64, fixedLimbs*cols)) })
+		for c := range cols {
+			if math.Float64bits(got[c]) != math.Float64bits(want[c]) {
+				t.Fatalf("%dx%d case %d: axpyRowsFixed column %d = %v, Go loop %v", rows, cols, k, c, got[c], want[c])
+			}
+		}
+		if exact {
+			q := make([]*big.Int, rows)
+			for i := range q {
+				q[i] = big.NewInt(f.q(i))
+			}
+			col := make([]uint8, rows)
+			for c := range cols {
+				for r := range rows {
+					col[r] = x[r*cols+c]
+				}
+				if w := exactDot(q, col, f.scale); got[c] != w {
+					t.Fatalf("%dx%d case %d: axpyRowsFixed column %d = %v, exact %v", rows, cols, k, c, got[c], w)
+				}
+			}
+		}
+	}
+}
+
+// TestFixedKernelsAVX2 checks the assembly kernels against the Go loops
+// bit for bit (their results are exact, so any difference is a bug) at
+// shapes that take every path: odd and even rows, rows past a chunk of
+// 127 row pairs (axpyRows: 255, 256, 300), columns below and above 16,
+// tails of every length, rows past a chunk of 496 columns and the int32
+// limits (2032, 2033, 4096, 5000), with random bytes and with all bytes
+// 255; each x is a slice of exactly rows*cols bytes (the guard page test
+// checks that nothing past it is read). Small shapes are also checked
+// against exactDot.
+func TestFixedKernelsAVX2(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2 assembly kernels in this build or on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	allRows := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 32, 80, 255, 256, 300}
+	allCols := []int{60, 128, 220, 2032, 2033, 4096, 5000}
+	for c := 1; c <= 40; c++ {
+		allCols = append(allCols, c)
+	}
+	for _, rows := range allRows {
+		for _, cols := range allCols {
+			if rows*cols > 300*2033 {
+				continue // the largest shapes once per kernel path suffice
+			}
+			x := make([]uint8, rows*cols)
+			for i := range x {
+				x[i] = uint8(rng.IntN(256))
+			}
+			exact := rows*cols <= 4096
+			fixedCheckAsm(t, rng, x, rows, cols, exact)
+			for i := range x {
+				x[i] = 255
+			}
+			fixedCheckAsm(t, rng, x, rows, cols, exact)
+		}
+	}
+}

@@ -350,6 +350,40 @@ func BenchmarkKernels(b *testing.B) {
 				})
 			}
 		}
+		// The exact uint8 kernels (fixed.go) on the same data, the
+		// vectors put in fixed point once outside the timing as a pass
+		// does: uint8fixed beside uint8.
+		var fRow, fCol fixedVec
+		fRow.set(kc.vRow)
+		fCol.set(kc.vCol)
+		sums := make([]int64, fixedLimbs*cols)
+		for _, impl := range []struct {
+			name string
+			on   bool
+		}{{"go", false}, {"avx2", true}} {
+			if impl.on && !haveAVX2 {
+				continue
+			}
+			shapeName := fmt.Sprintf("%dx%d/uint8fixed/%s", rows, cols, impl.name)
+			b.Run("dotRows/"+shapeName, func(b *testing.B) {
+				withAVX2(impl.on, func() {
+					b.SetBytes(int64(rows * cols))
+					defer reportPeak(b, rows*cols)()
+					for range b.N {
+						dotRowsFixed(dst, kc.u8, rows, cols, &fRow)
+					}
+				})
+			})
+			b.Run("axpyRows/"+shapeName, func(b *testing.B) {
+				withAVX2(impl.on, func() {
+					b.SetBytes(int64(rows * cols))
+					defer reportPeak(b, rows*cols)()
+					for range b.N {
+						axpyRowsFixed(dst, kc.u8, rows, cols, &fCol, sums)
+					}
+				})
+			})
+		}
 	}
 }
 

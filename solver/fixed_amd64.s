@@ -1,0 +1,481 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// AVX2 kernels for the exact uint8 contractions of fixed.go; see
+// fixed_amd64.go. Each 16 bytes of x are widened once to 16 words
+// (VPMOVZXBW) and multiplied by the int16 limbs with VPMADDWD, which adds
+// pairs of products into 8 int32 lanes; the lanes are summed and widened
+// to int64 before they can overflow, and every result ends as
+// fixedVec.combine does, so the bits are those of the Go loops.
+//
+// Bounds: a VPMADDWD lane is x a + x' a' with x, x' <= 255 and
+// |a|, |a'| <= 2^15, at most 16711680 < 2^24 in magnitude; k of them sum to
+// less than 2^31 for k <= 128.
+
+// shiftTab+k, k in 1..15, is the VPSHUFB control that moves bytes k..15
+// of a vector to 0..15-k (and zeroes the rest): the tail of a row whose
+// 16-byte load would run past the end of x is loaded as the 16 bytes that
+// end there and shifted down.
+DATA shiftTab<>+0(SB)/8, $0x0706050403020100
+DATA shiftTab<>+8(SB)/8, $0x0f0e0d0c0b0a0908
+DATA shiftTab<>+16(SB)/8, $0x8080808080808080
+DATA shiftTab<>+24(SB)/8, $0x8080808080808080
+GLOBL shiftTab<>(SB), RODATA|NOPTR, $32
+
+// Exact int64 -> float64 of 4 lanes v = h 2^32 + l (h signed, l unsigned
+// 32 bits), rounded to nearest as CVTSI2SD: the double 2^52 + l (l in the
+// mantissa of 2^52: i2dLo), the double 2^84 + (h + 2^31) 2^32 (h + 2^31 in
+// the mantissa of 2^84: i2dHi) minus 2^84 + 2^63 + 2^52 (i2dSub), which is
+// h 2^32 - 2^52 exactly, and their sum, rounded once.
+DATA i2dLo<>+0(SB)/8, $0x4330000000000000
+DATA i2dLo<>+8(SB)/8, $0x4330000000000000
+DATA i2dLo<>+16(SB)/8, $0x4330000000000000
+DATA i2dLo<>+24(SB)/8, $0x4330000000000000
+GLOBL i2dLo<>(SB), RODATA|NOPTR, $32
+
+DATA i2dHi<>+0(SB)/8, $0x4530000080000000
+DATA i2dHi<>+8(SB)/8, $0x4530000080000000
+DATA i2dHi<>+16(SB)/8, $0x4530000080000000
+DATA i2dHi<>+24(SB)/8, $0x4530000080000000
+GLOBL i2dHi<>(SB), RODATA|NOPTR, $32
+
+DATA i2dSub<>+0(SB)/8, $0x4530000080100000
+DATA i2dSub<>+8(SB)/8, $0x4530000080100000
+DATA i2dSub<>+16(SB)/8, $0x4530000080100000
+DATA i2dSub<>+24(SB)/8, $0x4530000080100000
+GLOBL i2dSub<>(SB), RODATA|NOPTR, $32
+
+// pow30one is (2^30, 1, 2^30, 1): float64(t1) 2^30 (exact) beside
+// float64(t2), for VHADDPD to add.
+DATA pow30one<>+0(SB)/8, $0x41d0000000000000
+DATA pow30one<>+8(SB)/8, $0x3ff0000000000000
+DATA pow30one<>+16(SB)/8, $0x41d0000000000000
+DATA pow30one<>+24(SB)/8, $0x3ff0000000000000
+GLOBL pow30one<>(SB), RODATA|NOPTR, $32
+
+DATA pow30<>+0(SB)/8, $0x41d0000000000000
+DATA pow30<>+8(SB)/8, $0x41d0000000000000
+DATA pow30<>+16(SB)/8, $0x41d0000000000000
+DATA pow30<>+24(SB)/8, $0x41d0000000000000
+GLOBL pow30<>(SB), RODATA|NOPTR, $32
+
+DATA pow15<>+0(SB)/8, $0x40e0000000000000
+GLOBL pow15<>(SB), RODATA|NOPTR, $8
+
+// DOT_STEP(xa, xb) adds the products of the 16 words of xa (row A) and xb
+// (row B) with the limbs at column CX to the int32 accumulators Y0-Y3
+// (row A, limbs 0-3) and Y4-Y7 (row B).
+#define DOT_STEP(xa, xb) \
+	VPMADDWD (DX)(CX*2), xa, Y10 \
+	VPADDD   Y10, Y0, Y0 \
+	VPMADDWD (DX)(CX*2), xb, Y11 \
+	VPADDD   Y11, Y4, Y4 \
+	VPMADDWD (AX)(CX*2), xa, Y10 \
+	VPADDD   Y10, Y1, Y1 \
+	VPMADDWD (AX)(CX*2), xb, Y11 \
+	VPADDD   Y11, Y5, Y5 \
+	VPMADDWD (R12)(CX*2), xa, Y10 \
+	VPADDD   Y10, Y2, Y2 \
+	VPMADDWD (R12)(CX*2), xb, Y11 \
+	VPADDD   Y11, Y6, Y6 \
+	VPMADDWD (R13)(CX*2), xa, Y10 \
+	VPADDD   Y10, Y3, Y3 \
+	VPMADDWD (R13)(CX*2), xb, Y11 \
+	VPADDD   Y11, Y7, Y7
+
+// DOT_FOLD(a0, a1, a2, a3, xa0, xa2, s) sums the int32 lanes of one row's
+// accumulators a0-a3 (limbs 0-3) by limb, four lanes at a time in int32
+// (at most 32 steps a lane: 4 x 32 x 16711680 < 2^31), then the two
+// halves in int64, into s = (s0, s1, s2, s3) int64.
+#define DOT_FOLD(a0, a1, a2, a3, xa0, s) \
+	VPHADDD      a1, a0, a0 \
+	VPHADDD      a3, a2, a2 \
+	VPHADDD      a2, a0, a0 \
+	VPMOVSXDQ    xa0, Y10 \
+	VEXTRACTI128 $1, a0, xa0 \
+	VPMOVSXDQ    xa0, a0 \
+	VPADDQ       Y10, s, s \
+	VPADDQ       a0, s, s
+
+// dotChunk is the number of columns of a chunk, 31 vectors of 16: with a
+// tail vector 32 VPMADDWD steps a lane at most (DOT_FOLD).
+#define dotChunk 496
+
+// func dotRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64)
+//
+// Rows two at a time (A at SI, B at BX; an odd last row is its own B and
+// only its A result is stored), sharing each limb load and the final
+// combination. Columns by 16 in chunks of dotChunk, each chunk's int32
+// sums folded into int64 (Y12 for A, Y13 for B); the last cols mod 16
+// columns as one more vector of 16 bytes: read in place when 16 bytes
+// from there are inside x (bytes past the row meet the limbs' zero
+// padding), else as the 16 bytes ending at the end of x, shifted down
+// (shiftTab), so nothing outside x is read. The caller guarantees
+// rows*cols >= 16, cols <= ld, ld a multiple of 16 and limbs zero past
+// cols.
+//
+// Registers: DI dst, SI/BX rows A/B, DX/AX/R12/R13 limb rows 0-3, CX
+// column, R8 chunk end, R9 cols &^ 15, R10 cols, R11 end of x;
+// 0(SP) rows left.
+TEXT ·dotRowsFixedAVX2(SB), NOSPLIT, $8-56
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ limbs+16(FP), DX
+	MOVQ ld+24(FP), R8
+	SHLQ $1, R8
+	LEAQ (DX)(R8*1), AX
+	LEAQ (AX)(R8*1), R12
+	LEAQ (R12)(R8*1), R13
+	MOVQ rows+32(FP), R9
+	MOVQ R9, 0(SP)
+	MOVQ cols+40(FP), R10
+	IMULQ R10, R9
+	LEAQ (SI)(R9*1), R11
+	MOVQ R10, R9
+	ANDQ $-16, R9
+	VBROADCASTSD scale+48(FP), Y15
+
+dpair:
+	LEAQ (SI)(R10*1), BX
+	CMPQ 0(SP), $1
+	JNE  dtwo
+	MOVQ SI, BX
+
+dtwo:
+	VPXOR Y12, Y12, Y12
+	VPXOR Y13, Y13, Y13
+	XORQ  CX, CX
+
+dchunk:
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	LEAQ  dotChunk(CX), R8
+	CMPQ  R8, R9
+	CMOVQGT R9, R8
+	CMPQ  CX, R8
+	JGE   dblocksdone
+
+dblock:
+	VPMOVZXBW (SI)(CX*1), Y8
+	VPMOVZXBW (BX)(CX*1), Y9
+	DOT_STEP(Y8, Y9)
+	ADDQ $16, CX
+	CMPQ CX, R8
+	JLT  dblock
+
+dblocksdone:
+	CMPQ CX, R9
+	JLT  dfold
+	CMPQ CX, R10
+	JGE  dfold
+
+	// The tail of row A: 16 bytes at SI+R9 if inside x, else shifted.
+	LEAQ (SI)(R9*1), R8
+	MOVQ R11, CX
+	SUBQ R8, CX
+	CMPQ CX, $16
+	JLT  dtailashift
+	VPMOVZXBW (R8), Y8
+	JMP  dtailb
+
+dtailashift:
+	NEGQ CX
+	ADDQ $16, CX
+	LEAQ shiftTab<>(SB), R8
+	VMOVDQU (R8)(CX*1), X10
+	VMOVDQU -16(R11), X8
+	VPSHUFB X10, X8, X8
+	VPMOVZXBW X8, Y8
+
+dtailb:
+	LEAQ (BX)(R9*1), R8
+	MOVQ R11, CX
+	SUBQ R8, CX
+	CMPQ CX, $16
+	JLT  dtailbshift
+	VPMOVZXBW (R8), Y9
+	JMP  dtailstep
+
+dtailbshift:
+	NEGQ CX
+	ADDQ $16, CX
+	LEAQ shiftTab<>(SB), R8
+	VMOVDQU (R8)(CX*1), X10
+	VMOVDQU -16(R11), X9
+	VPSHUFB X10, X9, X9
+	VPMOVZXBW X9, Y9
+
+dtailstep:
+	MOVQ R9, CX
+	DOT_STEP(Y8, Y9)
+	MOVQ R10, CX
+
+dfold:
+	DOT_FOLD(Y0, Y1, Y2, Y3, X0, Y12)
+	DOT_FOLD(Y4, Y5, Y6, Y7, X4, Y13)
+	CMPQ CX, R9
+	JLT  dchunk
+
+	// Y12 = (s0, s1, s2, s3) of A, Y13 of B: t1 = s0 2^15 + s1 and
+	// t2 = s2 2^15 + s3 as (t1A, t2A, t1B, t2B), then to float64 exactly
+	// as CVTSI2SD would, then t1 2^30 + t2 (one rounding) times scale.
+	VPERM2I128 $0x20, Y13, Y12, Y10
+	VPERM2I128 $0x31, Y13, Y12, Y11
+	VPUNPCKLQDQ Y11, Y10, Y0
+	VPUNPCKHQDQ Y11, Y10, Y1
+	VPSLLQ $15, Y0, Y0
+	VPADDQ Y1, Y0, Y0
+	VPBLENDD $0xaa, i2dLo<>(SB), Y0, Y1
+	VPSRLQ $32, Y0, Y2
+	VPXOR i2dHi<>(SB), Y2, Y2
+	VSUBPD i2dSub<>(SB), Y2, Y2
+	VADDPD Y1, Y2, Y0
+	VMULPD pow30one<>(SB), Y0, Y0
+	VHADDPD Y0, Y0, Y0
+	VMULPD Y15, Y0, Y0
+	VMOVSD X0, (DI)
+	CMPQ 0(SP), $1
+	JEQ  ddone
+	VEXTRACTF128 $1, Y0, X1
+	VMOVSD X1, 8(DI)
+	ADDQ $16, DI
+	LEAQ (BX)(R10*1), SI
+	SUBQ $2, 0(SP)
+	JGT  dpair
+
+ddone:
+	VZEROUPPER
+	RET
+
+// AXPY_PAIR(xb) adds the products of the 16 words of Y8 (a row r) and xb
+// (row r+1, or zero) at the current column block with the limb pairs
+// (limb[r], limb[r+1]) at DX to the int32 accumulators: Y(2l) holds
+// columns 0-3 and 8-11 of limb l, Y(2l+1) columns 4-7 and 12-15.
+#define AXPY_PAIR(xb) \
+	VPUNPCKLWD xb, Y8, Y10 \
+	VPUNPCKHWD xb, Y8, Y11 \
+	VPBROADCASTD (DX), Y12 \
+	VPMADDWD Y12, Y10, Y13 \
+	VPADDD   Y13, Y0, Y0 \
+	VPMADDWD Y12, Y11, Y13 \
+	VPADDD   Y13, Y1, Y1 \
+	VPBROADCASTD (DX)(R8*1), Y12 \
+	VPMADDWD Y12, Y10, Y13 \
+	VPADDD   Y13, Y2, Y2 \
+	VPMADDWD Y12, Y11, Y13 \
+	VPADDD   Y13, Y3, Y3 \
+	VPBROADCASTD (DX)(R8*2), Y12 \
+	VPMADDWD Y12, Y10, Y13 \
+	VPADDD   Y13, Y4, Y4 \
+	VPMADDWD Y12, Y11, Y13 \
+	VPADDD   Y13, Y5, Y5 \
+	VPBROADCASTD (DX)(R9*1), Y12 \
+	VPMADDWD Y12, Y10, Y13 \
+	VPADDD   Y13, Y6, Y6 \
+	VPMADDWD Y12, Y11, Y13 \
+	VPADDD   Y13, Y7, Y7
+
+// AXPY_FLUSH1(acc, xacc, lo, hi) adds the int32 lanes of acc, converted
+// exactly to float64, to the sums at lo(SP) (its low half) and hi(SP).
+#define AXPY_FLUSH1(acc, xacc, lo, hi) \
+	VCVTDQ2PD    xacc, Y10 \
+	VADDPD       lo(SP), Y10, Y10 \
+	VMOVUPD      Y10, lo(SP) \
+	VEXTRACTI128 $1, acc, X11 \
+	VCVTDQ2PD    X11, Y11 \
+	VADDPD       hi(SP), Y11, Y11 \
+	VMOVUPD      Y11, hi(SP)
+
+// AXPY_FLUSH adds all 8 accumulators to the sums on the stack: limb l,
+// columns 4g..4g+3 at (4l+g)*32(SP).
+#define AXPY_FLUSH \
+	AXPY_FLUSH1(Y0, X0, 0, 64) \
+	AXPY_FLUSH1(Y1, X1, 32, 96) \
+	AXPY_FLUSH1(Y2, X2, 128, 192) \
+	AXPY_FLUSH1(Y3, X3, 160, 224) \
+	AXPY_FLUSH1(Y4, X4, 256, 320) \
+	AXPY_FLUSH1(Y5, X5, 288, 352) \
+	AXPY_FLUSH1(Y6, X6, 384, 448) \
+	AXPY_FLUSH1(Y7, X7, 416, 480)
+
+// AXPY_OUT(off) stores columns off/8.. off/8+3 of the block from their
+// limb sums s0-s3 in Y8-Y11 (float64, exact integers): t1 = s0 2^15 + s1
+// and t2 = s2 2^15 + s3 are exact (below 2^53 for rows <= 2^15), then
+// t1 2^30 + t2 rounded once (the product is exact, so the FMA rounds as
+// combine's addition does), times scale (Y15; Y14 holds 2^15).
+#define AXPY_OUT(off) \
+	VFMADD231PD Y14, Y8, Y9 \
+	VFMADD231PD Y14, Y10, Y11 \
+	VFMADD231PD pow30<>(SB), Y9, Y11 \
+	VMULPD      Y15, Y11, Y11 \
+	VMOVUPD     Y11, off(DI)(R12*8)
+
+// axpyPairs is the number of row pairs of a chunk: with an odd last row,
+// 128 VPMADDWD steps a lane at most.
+#define axpyPairs 127
+
+// func axpyRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64)
+//
+// Columns by blocks of 16 (the last block is the last 16 columns, which
+// may overlap the one before: its columns are computed again to the same
+// bits), each over all rows with the block's int32 sums in Y0-Y7, rows
+// two at a time (their words interleaved, against the broadcast pair of
+// limbs), in chunks of axpyPairs pairs. A block of one chunk (rows <= 255)
+// converts its sums straight to float64; longer ones add each chunk's
+// sums as float64 (exact: integers below 2^53) to 512 bytes on the stack.
+// The caller guarantees cols >= 16, 1 <= rows <= 2^15, rows <= ld, ld a
+// multiple of 16 and the limbs zero past rows.
+//
+// Registers: DI dst, SI/BX rows r/r+1 at the block, DX limb pairs of r,
+// R8 the limb rows' stride, R9 3 strides, R10 cols, R11 2 cols, AX pairs
+// left, CX pairs left in the chunk, R12 block column, R13 flushed.
+TEXT ·axpyRowsFixedAVX2(SB), 0, $512-56
+	MOVQ dst+0(FP), DI
+	MOVQ ld+24(FP), R8
+	SHLQ $1, R8
+	LEAQ (R8)(R8*2), R9
+	MOVQ cols+40(FP), R10
+	LEAQ (R10)(R10*1), R11
+	VBROADCASTSD scale+48(FP), Y15
+	VBROADCASTSD pow15<>(SB), Y14
+	XORQ R12, R12
+
+ablock:
+	MOVQ x+8(FP), SI
+	ADDQ R12, SI
+	LEAQ (SI)(R10*1), BX
+	MOVQ limbs+16(FP), DX
+	MOVQ rows+32(FP), AX
+	SHRQ $1, AX
+	XORQ R13, R13
+
+achunk:
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	MOVQ  $axpyPairs, CX
+	CMPQ  AX, CX
+	CMOVQLT AX, CX
+	SUBQ  CX, AX
+	TESTQ CX, CX
+	JZ    apairsdone
+
+apair:
+	VPMOVZXBW (SI), Y8
+	VPMOVZXBW (BX), Y9
+	AXPY_PAIR(Y9)
+	ADDQ R11, SI
+	ADDQ R11, BX
+	ADDQ $4, DX
+	DECQ CX
+	JNZ  apair
+
+apairsdone:
+	TESTQ AX, AX
+	JZ    alast
+	// More pairs to come: flush this chunk's sums to the stack.
+	TESTQ R13, R13
+	JNZ   aflush
+	VPXOR Y8, Y8, Y8
+	MOVQ  $0, CX
+
+azero:
+	VMOVUPD Y8, (SP)(CX*1)
+	ADDQ  $32, CX
+	CMPQ  CX, $512
+	JLT   azero
+	MOVQ  $1, R13
+
+aflush:
+	AXPY_FLUSH
+	JMP achunk
+
+alast:
+	// The odd last row, against zero words (its pair's second limb is
+	// padding or the next limb's first entry, times zero).
+	TESTQ $1, rows+32(FP)
+	JZ    aout
+	VPMOVZXBW (SI), Y8
+	VPXOR Y9, Y9, Y9
+	AXPY_PAIR(Y9)
+
+aout:
+	TESTQ R13, R13
+	JNZ   aoutstack
+	VCVTDQ2PD X0, Y8
+	VCVTDQ2PD X2, Y9
+	VCVTDQ2PD X4, Y10
+	VCVTDQ2PD X6, Y11
+	AXPY_OUT(0)
+	VCVTDQ2PD X1, Y8
+	VCVTDQ2PD X3, Y9
+	VCVTDQ2PD X5, Y10
+	VCVTDQ2PD X7, Y11
+	AXPY_OUT(32)
+	VEXTRACTI128 $1, Y0, X8
+	VEXTRACTI128 $1, Y2, X9
+	VEXTRACTI128 $1, Y4, X10
+	VEXTRACTI128 $1, Y6, X11
+	VCVTDQ2PD X8, Y8
+	VCVTDQ2PD X9, Y9
+	VCVTDQ2PD X10, Y10
+	VCVTDQ2PD X11, Y11
+	AXPY_OUT(64)
+	VEXTRACTI128 $1, Y1, X8
+	VEXTRACTI128 $1, Y3, X9
+	VEXTRACTI128 $1, Y5, X10
+	VEXTRACTI128 $1, Y7, X11
+	VCVTDQ2PD X8, Y8
+	VCVTDQ2PD X9, Y9
+	VCVTDQ2PD X10, Y10
+	VCVTDQ2PD X11, Y11
+	AXPY_OUT(96)
+	JMP anext
+
+aoutstack:
+	AXPY_FLUSH
+	VMOVUPD 0(SP), Y8
+	VMOVUPD 128(SP), Y9
+	VMOVUPD 256(SP), Y10
+	VMOVUPD 384(SP), Y11
+	AXPY_OUT(0)
+	VMOVUPD 32(SP), Y8
+	VMOVUPD 160(SP), Y9
+	VMOVUPD 288(SP), Y10
+	VMOVUPD 416(SP), Y11
+	AXPY_OUT(32)
+	VMOVUPD 64(SP), Y8
+	VMOVUPD 192(SP), Y9
+	VMOVUPD 320(SP), Y10
+	VMOVUPD 448(SP), Y11
+	AXPY_OUT(64)
+	VMOVUPD 96(SP), Y8
+	VMOVUPD 224(SP), Y9
+	VMOVUPD 352(SP), Y10
+	VMOVUPD 480(SP), Y11
+	AXPY_OUT(96)
+
+anext:
+	ADDQ $16, R12
+	CMPQ R12, R10
+	JGE  adone
+	LEAQ -16(R10), R13
+	CMPQ R12, R13
+	CMOVQGT R13, R12
+	JMP  ablock
+
+adone:
+	VZEROUPPER
+	RET
