@@ -22,6 +22,19 @@ uniform [0, 1) to them, full float64 mantissas that it reads as they are.
 CPU seconds (all threads of the process) are printed beside the wall
 clock: on a machine shared with other work they measure the work done more
 steadily; their ratio is not a parallel speed-up.
+
+Each timed call starts after a pause (--settle, 1 s), for two reasons
+found with perf on this machine. OpenBLAS's worker threads spin on a core
+for about 0.1-0.15 s after each call before they sleep: the NumPy and
+scikit-learn references left one core busy for the contender timed after
+them, and at real-time priority (chrt -f, as the timings here are taken)
+a fit's second thread could not run there at all (sompca through Python,
+timed right after NumPy, lost 0.10-0.14 s of a 0.45-0.55 s gait fit on 2
+threads). And real-time tasks may use 0.95 s of each second of a core
+(/proc/sys/kernel/sched_rt_runtime_us): back-to-back timed work at
+real-time priority was stopped for 50 ms every second, on a random share
+of the fits; after a pause of a second, a fit that needs less than 0.95 s
+of each core runs through.
 """
 
 import argparse
@@ -69,8 +82,9 @@ def make_data(shape, dtype, seed=18):
     return x.astype(dtype)
 
 
-def timed(fn):
-    """Wall and CPU seconds (all threads of this process) of fn(), and its result."""
+def timed(fn, settle=0.0):
+    """Wall and CPU seconds (all threads of this process) of fn(), and its result; sleep settle seconds first."""
+    time.sleep(settle)
     t0, c0 = time.perf_counter(), time.process_time()
     out = fn()
     return (time.perf_counter() - t0, time.process_time() - c0), out
@@ -110,7 +124,8 @@ def _csa_energy(est, X):
     return np.sort((F**2).sum(axis=0))[::-1]
 
 
-def go_fit(gofit, path, method, X, P, threads, profile=None):
+def go_fit(gofit, path, method, X, P, threads, profile=None, settle=0.0):
+    time.sleep(settle)
     cmd = [gofit, "-data", path, "-dtype", str(X.dtype), "-shape", ",".join(map(str, X.shape)),
            "-method", method, "-p", str(P or 0)]
     if method in ("mpca", "csa"):
@@ -137,14 +152,14 @@ import run
 path, dtype, shape, method, P, threads = sys.argv[2], sys.argv[3], tuple(map(int, sys.argv[4].split(","))), sys.argv[5], \
     int(sys.argv[6]) or None, int(sys.argv[7]) or None
 X = np.fromfile(path, dtype=dtype).reshape(shape)
-(wall, cpu), var = run.timed(run.sompca_python(method, X, P, threads))
+(wall, cpu), var = run.timed(run.sompca_python(method, X, P, threads), float(sys.argv[8]))
 print(json.dumps({"wall": wall, "cpu": cpu, "variance": np.asarray(var).tolist()}))
 """
 
 
-def python_before(library, path, method, X, P, threads):
+def python_before(library, path, method, X, P, threads, settle=0.0):
     cmd = [sys.executable, "-c", _CHILD, os.path.dirname(os.path.abspath(__file__)), path, str(X.dtype),
-           ",".join(map(str, X.shape)), method, str(P or 0), str(threads or 0)]
+           ",".join(map(str, X.shape)), method, str(P or 0), str(threads or 0), str(settle)]
     env = dict(os.environ, SOMPCA_LIBRARY=library)
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
     res = json.loads(out.strip().splitlines()[-1])
@@ -168,6 +183,9 @@ def main():
                                            "(before/after in one run)")
     ap.add_argument("--library-before", help="a libsompca.so built at an earlier commit: sompca through Python on it "
                                              "is timed as sompca-py-before, in a child process (before/after in one run)")
+    ap.add_argument("--settle", type=float, default=1.0,
+                    help="seconds to sleep before each timed call, so that the BLAS threads of the call before stop "
+                         "spinning and real-time throttling does not cut into it (see above)")
     ap.add_argument("--profile", help="directory for one Go CPU profile per row")
     ap.add_argument("--no-python", action="store_true", help="skip sompca through Python")
     ap.add_argument("--no-sklearn-full", action="store_true",
@@ -214,18 +232,20 @@ def main():
         results = {}
         for _ in range(args.repeat):
             for c, fn in contenders.items():
-                t, results[c] = timed(fn)
+                t, results[c] = timed(fn, args.settle)
                 times[c].append(t)
-            t, results["sompca-go"] = go_fit(gofit, path, method, X, P, args.threads)
+            t, results["sompca-go"] = go_fit(gofit, path, method, X, P, args.threads, settle=args.settle)
             times["sompca-go"].append(t)
             if args.gofit_before:
-                t, results["sompca-go-before"] = go_fit(args.gofit_before, path, method, X, P, args.threads)
+                t, results["sompca-go-before"] = go_fit(args.gofit_before, path, method, X, P, args.threads,
+                                                        settle=args.settle)
                 times["sompca-go-before"].append(t)
             if "sompca-py-before" in times:
-                t, results["sompca-py-before"] = python_before(args.library_before, path, method, X, P, args.threads)
+                t, results["sompca-py-before"] = python_before(args.library_before, path, method, X, P, args.threads,
+                                                               args.settle)
                 times["sompca-py-before"].append(t)
             if args.scaling:
-                t, _ = go_fit(gofit, path, method, X, P, 1)
+                t, _ = go_fit(gofit, path, method, X, P, 1, settle=args.settle)
                 times["sompca-go-1t"].append(t)
         if args.profile:
             go_fit(gofit, path, method, X, P, args.threads, profile=os.path.join(args.profile, name + ".pprof"))
