@@ -446,7 +446,23 @@
 // -r 3 --threads 2 --scaling --blas-threads 1, min / median, two runs):
 // faces uint8 2 threads 1.09 / 1.13 and 1.06 / 1.23 s, 1.80x / 1.82x and
 // 1.66x / 1.50x one thread; gait uint8 0.64 / 0.65 and 0.56 / 0.65 s,
-// 1.75x / 1.71x and 2.00x / 1.71x. The spread is the machine's. With
+// 1.75x / 1.71x and 2.00x / 1.71x. The spread is the machine's. Where
+// the gait uint8 fit's time goes on 2 threads (2026-11-27: perf record
+// -F 4000 -g of 3 fits of bench/gofit -threads 2 at chrt -f 10, samples
+// by call stack): 88% in the team's tasks (passes, forming S), 3.6% on
+// the caller alone (the eigen steps on S: Dsyev for the small modes,
+// Ritz steps, Krylov products; 0.044 s a fit), 7.7% waiting in the team
+// (5.8% a member, while the caller works alone or finishes its last
+// leaf; 2.0% the caller, for the member's last leaf). The tasks took no
+// more CPU than with 1 thread (3 fits at -threads 1 in the same minute:
+// 14,700 samples in all, as many), so the ceiling is (tasks + serial) /
+// (all / 2) = 1.83x; what is missing to 2x is the serial eigen steps and
+// the end of each of the ~2,000 passes of a fit, where one thread
+// finishes a leaf of 16 samples (about 10 us on one thread) while the
+// other waits. Whole fits
+// (bench/run.py -k gait-u8 -r 5 --threads 2 --scaling, which now
+// settles 1 s before each timed call): 2 threads 0.570 / 0.639 s, 1.78x
+// / 1.63x one thread (min / median). With
 // samples that stay float64 or float32 (gait with fractional values;
 // bench/gofit, 3 interleaved) 2.30x / 2.21x and 2.47x / 2.71x, each core
 // keeping its half of the samples in its cache.
