@@ -54,6 +54,12 @@ DATA pow30one<>+16(SB)/8, $0x41d0000000000000
 DATA pow30one<>+24(SB)/8, $0x3ff0000000000000
 GLOBL pow30one<>(SB), RODATA|NOPTR, $32
 
+DATA pow15x4<>+0(SB)/8, $0x40e0000000000000
+DATA pow15x4<>+8(SB)/8, $0x40e0000000000000
+DATA pow15x4<>+16(SB)/8, $0x40e0000000000000
+DATA pow15x4<>+24(SB)/8, $0x40e0000000000000
+GLOBL pow15x4<>(SB), RODATA|NOPTR, $32
+
 DATA pow30<>+0(SB)/8, $0x41d0000000000000
 DATA pow30<>+8(SB)/8, $0x41d0000000000000
 DATA pow30<>+16(SB)/8, $0x41d0000000000000
@@ -64,39 +70,73 @@ DATA pow15<>+0(SB)/8, $0x40e0000000000000
 GLOBL pow15<>(SB), RODATA|NOPTR, $8
 
 // DOT_STEP(xa, xb) adds the products of the 16 words of xa (row A) and xb
-// (row B) with the limbs at column CX to the int32 accumulators Y0-Y3
-// (row A, limbs 0-3) and Y4-Y7 (row B).
+// (row B) with the limbs at column CX (loaded once into Y12-Y15 for both
+// rows) to the int32 accumulators Y0-Y3 (row A, limbs 0-3) and Y4-Y7
+// (row B).
 #define DOT_STEP(xa, xb) \
-	VPMADDWD (DX)(CX*2), xa, Y10 \
+	VMOVDQU  (DX)(CX*2), Y12 \
+	VMOVDQU  (AX)(CX*2), Y13 \
+	VMOVDQU  (R12)(CX*2), Y14 \
+	VMOVDQU  (R13)(CX*2), Y15 \
+	VPMADDWD Y12, xa, Y10 \
 	VPADDD   Y10, Y0, Y0 \
-	VPMADDWD (DX)(CX*2), xb, Y11 \
+	VPMADDWD Y12, xb, Y11 \
 	VPADDD   Y11, Y4, Y4 \
-	VPMADDWD (AX)(CX*2), xa, Y10 \
+	VPMADDWD Y13, xa, Y10 \
 	VPADDD   Y10, Y1, Y1 \
-	VPMADDWD (AX)(CX*2), xb, Y11 \
+	VPMADDWD Y13, xb, Y11 \
 	VPADDD   Y11, Y5, Y5 \
-	VPMADDWD (R12)(CX*2), xa, Y10 \
+	VPMADDWD Y14, xa, Y10 \
 	VPADDD   Y10, Y2, Y2 \
-	VPMADDWD (R12)(CX*2), xb, Y11 \
+	VPMADDWD Y14, xb, Y11 \
 	VPADDD   Y11, Y6, Y6 \
-	VPMADDWD (R13)(CX*2), xa, Y10 \
+	VPMADDWD Y15, xa, Y10 \
 	VPADDD   Y10, Y3, Y3 \
-	VPMADDWD (R13)(CX*2), xb, Y11 \
+	VPMADDWD Y15, xb, Y11 \
 	VPADDD   Y11, Y7, Y7
 
-// DOT_FOLD(a0, a1, a2, a3, xa0, xa2, s) sums the int32 lanes of one row's
-// accumulators a0-a3 (limbs 0-3) by limb, four lanes at a time in int32
-// (at most 32 steps a lane: 4 x 32 x 16711680 < 2^31), then the two
-// halves in int64, into s = (s0, s1, s2, s3) int64.
+// DOT_RED(a0, a1, a2, a3, t) sums the int32 lanes of one row's
+// accumulators a0-a3 (limbs 0-3) by limb within each 128-bit half, into
+// a0 = (s0, s1, s2, s3 of the low half | of the high half), by unpacks
+// and adds (VPHADDD takes twice as long on Zen 3); t is scratch. The sums
+// are of 4 lanes: at most 32 steps a lane, 4 x 32 x 16711680 < 2^31.
+#define DOT_RED(a0, a1, a2, a3, t) \
+	VPUNPCKLDQ  a1, a0, t \
+	VPUNPCKHDQ  a1, a0, a0 \
+	VPADDD      t, a0, a0 \
+	VPUNPCKLDQ  a3, a2, t \
+	VPUNPCKHDQ  a3, a2, a2 \
+	VPADDD      t, a2, a2 \
+	VPUNPCKLQDQ a2, a0, t \
+	VPUNPCKHQDQ a2, a0, a0 \
+	VPADDD      t, a0, a0
+
+// DOT_FOLD(a0, a1, a2, a3, xa0, s) adds one row's sums by limb (DOT_RED),
+// the two halves widened to int64, to s(SP) = (s0, s1, s2, s3) int64.
 #define DOT_FOLD(a0, a1, a2, a3, xa0, s) \
-	VPHADDD      a1, a0, a0 \
-	VPHADDD      a3, a2, a2 \
-	VPHADDD      a2, a0, a0 \
+	DOT_RED(a0, a1, a2, a3, Y10) \
 	VPMOVSXDQ    xa0, Y10 \
 	VEXTRACTI128 $1, a0, xa0 \
 	VPMOVSXDQ    xa0, a0 \
-	VPADDQ       Y10, s, s \
-	VPADDQ       a0, s, s
+	VPADDQ       s(SP), Y10, Y10 \
+	VPADDQ       a0, Y10, Y10 \
+	VMOVDQU      Y10, s(SP)
+
+// DOT_T12(s, xs, u, r) converts the int32 sums s = (s0, s1, s2, s3 of a
+// row | of the next) to float64 (exact) and sets r = (t1, t1', t2, t2'),
+// t1 = s0 2^15 + s1 and t2 = s2 2^15 + s3 of the two rows, exact (below
+// 2^53, so the FMA does not round); s and u are scratch.
+#define DOT_T12(s, xs, u, r) \
+	VCVTDQ2PD    xs, r \
+	VEXTRACTI128 $1, s, xs \
+	VCVTDQ2PD    xs, s \
+	VUNPCKLPD    s, r, u \
+	VUNPCKHPD    s, r, r \
+	VFMADD231PD  pow15x4<>(SB), u, r
+
+// dotShort is the longest row whose sums are taken in int32 to the end:
+// 15 steps of 16 columns.
+#define dotShort 240
 
 // dotChunk is the number of columns of a chunk, 31 vectors of 16: with a
 // tail vector 32 VPMADDWD steps a lane at most (DOT_FOLD).
@@ -107,7 +147,7 @@ GLOBL pow15<>(SB), RODATA|NOPTR, $8
 // Rows two at a time (A at SI, B at BX; an odd last row is its own B and
 // only its A result is stored), sharing each limb load and the final
 // combination. Columns by 16 in chunks of dotChunk, each chunk's int32
-// sums folded into int64 (Y12 for A, Y13 for B); the last cols mod 16
+// sums folded into int64 (on the stack); the last cols mod 16
 // columns as one more vector of 16 bytes: read in place when 16 bytes
 // from there are inside x (bytes past the row meet the limbs' zero
 // padding), else as the 16 bytes ending at the end of x, shifted down
@@ -116,9 +156,11 @@ GLOBL pow15<>(SB), RODATA|NOPTR, $8
 // cols.
 //
 // Registers: DI dst, SI/BX rows A/B, DX/AX/R12/R13 limb rows 0-3, CX
-// column, R8 chunk end, R9 cols &^ 15, R10 cols, R11 end of x;
-// 0(SP) rows left.
-TEXT ·dotRowsFixedAVX2(SB), NOSPLIT, $8-56
+// column, R8 chunk end, R9 cols &^ 15, R10 cols, R11 end of x; Y12-Y15
+// the limbs of a step; on the stack 0(SP) rows left, 8(SP) and 40(SP)
+// the int64 sums of A and B, 72(SP) scale in 4 lanes, 104(SP) the int32
+// sums of a pair of short rows waiting for the next (136(SP) set).
+TEXT ·dotRowsFixedAVX2(SB), NOSPLIT, $144-56
 	MOVQ dst+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ limbs+16(FP), DX
@@ -134,7 +176,9 @@ TEXT ·dotRowsFixedAVX2(SB), NOSPLIT, $8-56
 	LEAQ (SI)(R9*1), R11
 	MOVQ R10, R9
 	ANDQ $-16, R9
-	VBROADCASTSD scale+48(FP), Y15
+	VBROADCASTSD scale+48(FP), Y10
+	VMOVUPD Y10, 72(SP)
+	MOVQ $0, 136(SP)
 
 dpair:
 	LEAQ (SI)(R10*1), BX
@@ -143,9 +187,10 @@ dpair:
 	MOVQ SI, BX
 
 dtwo:
-	VPXOR Y12, Y12, Y12
-	VPXOR Y13, Y13, Y13
-	XORQ  CX, CX
+	VPXOR   Y10, Y10, Y10
+	VMOVDQU Y10, 8(SP)
+	VMOVDQU Y10, 40(SP)
+	XORQ    CX, CX
 
 dchunk:
 	VPXOR Y0, Y0, Y0
@@ -218,14 +263,18 @@ dtailstep:
 	MOVQ R10, CX
 
 dfold:
-	DOT_FOLD(Y0, Y1, Y2, Y3, X0, Y12)
-	DOT_FOLD(Y4, Y5, Y6, Y7, X4, Y13)
+	CMPQ R10, $dotShort
+	JLE  dshort
+	DOT_FOLD(Y0, Y1, Y2, Y3, X0, 8)
+	DOT_FOLD(Y4, Y5, Y6, Y7, X4, 40)
 	CMPQ CX, R9
 	JLT  dchunk
 
-	// Y12 = (s0, s1, s2, s3) of A, Y13 of B: t1 = s0 2^15 + s1 and
+	// (s0, s1, s2, s3) of A in Y12, of B in Y13: t1 = s0 2^15 + s1 and
 	// t2 = s2 2^15 + s3 as (t1A, t2A, t1B, t2B), then to float64 exactly
 	// as CVTSI2SD would, then t1 2^30 + t2 (one rounding) times scale.
+	VMOVDQU 8(SP), Y12
+	VMOVDQU 40(SP), Y13
 	VPERM2I128 $0x20, Y13, Y12, Y10
 	VPERM2I128 $0x31, Y13, Y12, Y11
 	VPUNPCKLQDQ Y11, Y10, Y0
@@ -239,7 +288,7 @@ dfold:
 	VADDPD Y1, Y2, Y0
 	VMULPD pow30one<>(SB), Y0, Y0
 	VHADDPD Y0, Y0, Y0
-	VMULPD Y15, Y0, Y0
+	VMULPD 72(SP), Y0, Y0
 	VMOVSD X0, (DI)
 	CMPQ 0(SP), $1
 	JEQ  ddone
@@ -251,6 +300,71 @@ dfold:
 	JGT  dpair
 
 ddone:
+	VZEROUPPER
+	RET
+
+dshort:
+	// Rows of at most dotShort columns, at most 15 steps a lane: the 8
+	// lanes of a limb sum to less than 8 x 15 x 16711680 < 2^31, so the
+	// sums are taken in int32, (s0, s1, s2, s3) of A and of B in the
+	// halves of Y0, and converted to float64 exactly; there
+	// t1 = s0 2^15 + s1 and t2 = s2 2^15 + s3 are exact (below 2^53),
+	// then t1 2^30 + t2 is rounded once (an FMA: the product is exact),
+	// times scale. The conversion's chain of dependent operations is long
+	// and left the next rows waiting, so pairs go two at a time: the
+	// first one's sums wait at 104(SP) (136(SP) set) and both pairs are
+	// converted together.
+	DOT_RED(Y0, Y1, Y2, Y3, Y10)
+	DOT_RED(Y4, Y5, Y6, Y7, Y11)
+	VPERM2I128 $0x20, Y4, Y0, Y1
+	VPERM2I128 $0x31, Y4, Y0, Y2
+	VPADDD Y2, Y1, Y0
+	CMPQ 136(SP), $0
+	JNE  dshortquad
+	CMPQ 0(SP), $4
+	JLT  dshortpair
+	VMOVDQU Y0, 104(SP)
+	MOVQ $1, 136(SP)
+	LEAQ (BX)(R10*1), SI
+	SUBQ $2, 0(SP)
+	JMP  dpair
+
+dshortquad:
+	// 104(SP) holds the sums of rows DI[0] and DI[1], Y0 those of DI[2]
+	// and DI[3]; each pair becomes (t1, t1', t2, t2') by DOT_T12.
+	MOVQ $0, 136(SP)
+	VMOVDQU 104(SP), Y1
+	DOT_T12(Y1, X1, Y2, Y3)
+	DOT_T12(Y0, X0, Y4, Y5)
+	VPERM2F128 $0x20, Y5, Y3, Y0
+	VPERM2F128 $0x31, Y5, Y3, Y1
+	VFMADD231PD pow30<>(SB), Y0, Y1
+	VMULPD 72(SP), Y1, Y1
+	VMOVUPD Y1, (DI)
+	ADDQ $32, DI
+	LEAQ (BX)(R10*1), SI
+	SUBQ $2, 0(SP)
+	JGT  dpair
+	VZEROUPPER
+	RET
+
+dshortpair:
+	DOT_T12(Y0, X0, Y1, Y2)
+	VEXTRACTF128 $1, Y2, X1
+	VFMADD231PD pow30<>(SB), X2, X1
+	VMULPD 72(SP), X1, X1
+	CMPQ 0(SP), $1
+	JEQ  dshortlast
+	VMOVUPD X1, (DI)
+	ADDQ $16, DI
+	LEAQ (BX)(R10*1), SI
+	SUBQ $2, 0(SP)
+	JGT  dpair
+	VZEROUPPER
+	RET
+
+dshortlast:
+	VMOVSD X1, (DI)
 	VZEROUPPER
 	RET
 
@@ -333,7 +447,7 @@ ddone:
 // The caller guarantees cols >= 16, 1 <= rows <= 2^15, rows <= ld, ld a
 // multiple of 16 and the limbs zero past rows.
 //
-// Registers: DI dst, SI/BX rows r/r+1 at the block, DX limb pairs of r,
+// Registers: DI dst, SI row r at the block, DX limb pairs of r,
 // R8 the limb rows' stride, R9 3 strides, R10 cols, R11 2 cols, AX pairs
 // left, CX pairs left in the chunk, R12 block column, R13 flushed.
 TEXT ·axpyRowsFixedAVX2(SB), 0, $512-56
@@ -350,7 +464,6 @@ TEXT ·axpyRowsFixedAVX2(SB), 0, $512-56
 ablock:
 	MOVQ x+8(FP), SI
 	ADDQ R12, SI
-	LEAQ (SI)(R10*1), BX
 	MOVQ limbs+16(FP), DX
 	MOVQ rows+32(FP), AX
 	SHRQ $1, AX
@@ -374,10 +487,9 @@ achunk:
 
 apair:
 	VPMOVZXBW (SI), Y8
-	VPMOVZXBW (BX), Y9
+	VPMOVZXBW (SI)(R10*1), Y9
 	AXPY_PAIR(Y9)
 	ADDQ R11, SI
-	ADDQ R11, BX
 	ADDQ $4, DX
 	DECQ CX
 	JNZ  apair

@@ -226,20 +226,21 @@ func fixedCheckAsm(t *testing.T, rng *rand.Rand, x []uint8, rows, cols int, exac
 
 // TestFixedKernelsAVX2 checks the assembly kernels against the Go loops
 // bit for bit (their results are exact, so any difference is a bug) at
-// shapes that take every path: odd and even rows, rows past a chunk of
-// 127 row pairs (axpyRows: 255, 256, 300), columns below and above 16,
-// tails of every length, rows past a chunk of 496 columns and the int32
-// limits (2032, 2033, 4096, 5000), with random bytes and with all bytes
-// 255; each x is a slice of exactly rows*cols bytes (the guard page test
-// checks that nothing past it is read). Small shapes are also checked
-// against exactDot.
+// shapes that take every path: odd and even rows, pairs of rows two at a
+// time (dotRows' short rows), rows past a chunk of 127 row pairs
+// (axpyRows: 254-257, 300), columns below and above 16, tails of every
+// length, rows about the int32 short path's limit (240) and the chunks of
+// 496 columns (496, 497, 1008, 2032, 2033, 4096, 5000), with random bytes
+// and with all bytes 255; each x is a slice of exactly rows*cols bytes
+// (the guard page test checks that nothing past it is read). Small shapes
+// are also checked against exactDot.
 func TestFixedKernelsAVX2(t *testing.T) {
 	if !haveAVX2 {
 		t.Skip("no AVX2 assembly kernels in this build or on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
-	allRows := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 32, 80, 255, 256, 300}
-	allCols := []int{60, 128, 220, 2032, 2033, 4096, 5000}
+	allRows := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 32, 80, 254, 255, 256, 257, 300}
+	allCols := []int{60, 128, 220, 239, 240, 241, 256, 496, 497, 512, 1008, 2032, 2033, 4096, 5000}
 	for c := 1; c <= 40; c++ {
 		allCols = append(allCols, c)
 	}
@@ -260,4 +261,11 @@ func TestFixedKernelsAVX2(t *testing.T) {
 			fixedCheckAsm(t, rng, x, rows, cols, exact)
 		}
 	}
+	// Rows long enough (40000 bytes of 255) that t1 = s0 2^15 + s1 passes
+	// 2^53 and its conversion to float64 rounds.
+	x := make([]uint8, 2*40000)
+	for i := range x {
+		x[i] = 255
+	}
+	fixedCheckAsm(t, rng, x, 2, 40000, false)
 }
