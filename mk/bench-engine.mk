@@ -27,7 +27,8 @@ bench-engine: $(BUILD)/bench/cfit python-package
 # One line per kernel x shape x element type x implementation (go: the
 # portable loops, avx2: the assembly), on one sample in cache
 # (BenchmarkKernels), streamed over many samples (BenchmarkKernelsStream)
-# and in whole passes (BenchmarkPassRate): Gelem/cpu-s (elements, one FMA
+# and in whole passes (BenchmarkPassRate), uint8fixed the exact uint8
+# kernels of solver/fixed.go on the uint8 data: Gelem/cpu-s (elements, one FMA
 # each, per CPU second) and peak-frac, their fraction of 8 float64 FMAs per
 # cycle at /proc/cpuinfo's clock. See solver/doc.go, "Kernels", for what
 # bounds them.
