@@ -313,7 +313,8 @@ func TestKernelsAllocateNothing(t *testing.T) {
 // use them: 32 x 32 images, the gait data's 32 x 22 x 10 sequences as
 // 704 rows of 10 (dotRows) and 32 rows of 220 (axpyRows), and the faces
 // (80 x 60) and image (128 x 128, 512 x 512) shapes of bench/run.py, on one
-// sample held in cache; it reports elements/s and the fraction of the FMA
+// sample held in cache, and the exact uint8 kernels (fixed.go) on the same
+// bytes as uint8fixed; it reports elements/s and the fraction of the FMA
 // peak (reportPeak).
 func BenchmarkKernels(b *testing.B) {
 	rng := rand.New(rand.NewPCG(9, 10))
@@ -321,7 +322,18 @@ func BenchmarkKernels(b *testing.B) {
 		rows, cols := shape[0], shape[1]
 		kc := newKernelCase(rng, rows, cols, 0, false)
 		dst := make([]float64, max(rows, cols))
-		for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}, {F64: kc.f64}} {
+		// The exact uint8 kernels (fixed.go) run on the uint8 data as
+		// uint8fixed, their vectors put in fixed point once outside the
+		// timing, as a pass does.
+		var fRow, fCol fixedVec
+		fRow.set(kc.vRow)
+		fCol.set(kc.vCol)
+		sums := make([]int64, fixedLimbs*cols)
+		for _, elem := range []struct {
+			x     Block
+			fixed bool
+		}{{Block{U8: kc.u8}, false}, {Block{F32: kc.f32}, false}, {Block{F64: kc.f64}, false}, {Block{U8: kc.u8}, true}} {
+			x := elem.x
 			for _, impl := range []struct {
 				name string
 				on   bool
@@ -329,60 +341,30 @@ func BenchmarkKernels(b *testing.B) {
 				if impl.on && !haveAVX2 {
 					continue
 				}
-				shapeName := fmt.Sprintf("%dx%d/%v/%s", rows, cols, elemName(x), impl.name)
-				b.Run("dotRows/"+shapeName, func(b *testing.B) {
-					withAVX2(impl.on, func() {
-						b.SetBytes(int64(rows * cols * elemBytes(x)))
-						defer reportPeak(b, rows*cols)()
-						for range b.N {
-							dotRows(dst, x, rows, cols, kc.vRow)
-						}
+				dot := func() { dotRows(dst, x, rows, cols, kc.vRow) }
+				axpy := func() { axpyRows(dst, x, rows, cols, kc.vCol) }
+				name := elemName(x)
+				if elem.fixed {
+					dot = func() { dotRowsFixed(dst, kc.u8, rows, cols, &fRow) }
+					axpy = func() { axpyRowsFixed(dst, kc.u8, rows, cols, &fCol, sums) }
+					name = "uint8fixed"
+				}
+				shapeName := fmt.Sprintf("%dx%d/%v/%s", rows, cols, name, impl.name)
+				for _, k := range []struct {
+					name string
+					run  func()
+				}{{"dotRows/", dot}, {"axpyRows/", axpy}} {
+					b.Run(k.name+shapeName, func(b *testing.B) {
+						withAVX2(impl.on, func() {
+							b.SetBytes(int64(rows * cols * elemBytes(x)))
+							defer reportPeak(b, rows*cols)()
+							for range b.N {
+								k.run()
+							}
+						})
 					})
-				})
-				b.Run("axpyRows/"+shapeName, func(b *testing.B) {
-					withAVX2(impl.on, func() {
-						b.SetBytes(int64(rows * cols * elemBytes(x)))
-						defer reportPeak(b, rows*cols)()
-						for range b.N {
-							axpyRows(dst, x, rows, cols, kc.vCol)
-						}
-					})
-				})
+				}
 			}
-		}
-		// The exact uint8 kernels (fixed.go) on the same data, the
-		// vectors put in fixed point once outside the timing as a pass
-		// does: uint8fixed beside uint8.
-		var fRow, fCol fixedVec
-		fRow.set(kc.vRow)
-		fCol.set(kc.vCol)
-		sums := make([]int64, fixedLimbs*cols)
-		for _, impl := range []struct {
-			name string
-			on   bool
-		}{{"go", false}, {"avx2", true}} {
-			if impl.on && !haveAVX2 {
-				continue
-			}
-			shapeName := fmt.Sprintf("%dx%d/uint8fixed/%s", rows, cols, impl.name)
-			b.Run("dotRows/"+shapeName, func(b *testing.B) {
-				withAVX2(impl.on, func() {
-					b.SetBytes(int64(rows * cols))
-					defer reportPeak(b, rows*cols)()
-					for range b.N {
-						dotRowsFixed(dst, kc.u8, rows, cols, &fRow)
-					}
-				})
-			})
-			b.Run("axpyRows/"+shapeName, func(b *testing.B) {
-				withAVX2(impl.on, func() {
-					b.SetBytes(int64(rows * cols))
-					defer reportPeak(b, rows*cols)()
-					for range b.N {
-						axpyRowsFixed(dst, kc.u8, rows, cols, &fCol, sums)
-					}
-				})
-			})
 		}
 	}
 }
