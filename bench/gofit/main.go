@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime/pprof"
 	"runtime/trace"
@@ -36,15 +37,16 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of all fits here")
 	tracefile := flag.String("trace", "", "write a runtime/trace execution trace of all fits here (go tool trace)")
 	updates := flag.String("mode-updates", "auto", "TVP mode updates: auto (by the data's shape, solver.ModeUpdates.Resolve), rows or scatter (solver.Options.ModeUpdates)")
+	hugePages := flag.Bool("hugepages", true, "hold the samples in transparent huge pages, as NumPy holds large arrays")
 	noNarrowing := flag.Bool("no-narrowing", false, "read float samples as they are, never through an exact narrower copy (solver.Options.NoNarrowing)")
 	flag.Parse()
-	if err := run(*data, *dtype, *shapeArg, *method, *p, *q, *threads, *repeat, *k, *cpuprofile, *tracefile, *updates, *noNarrowing); err != nil {
+	if err := run(*data, *dtype, *shapeArg, *method, *p, *q, *threads, *repeat, *k, *cpuprofile, *tracefile, *updates, *noNarrowing, *hugePages); err != nil {
 		fmt.Fprintln(os.Stderr, "gofit:", err)
 		os.Exit(1)
 	}
 }
 
-func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat, k int, cpuprofile, tracefile, updates string, noNarrowing bool) error {
+func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat, k int, cpuprofile, tracefile, updates string, noNarrowing, hugePages bool) error {
 	var shape []int
 	for _, s := range strings.Split(shapeArg, ",") {
 		v, err := strconv.Atoi(s)
@@ -56,7 +58,7 @@ func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat
 	if len(shape) < 2 {
 		return fmt.Errorf("-shape %q: want M and at least one mode", shapeArg)
 	}
-	raw, err := os.ReadFile(data)
+	raw, err := readSamples(data, hugePages)
 	if err != nil {
 		return err
 	}
@@ -133,4 +135,37 @@ func cpuSeconds() float64 {
 		return 0
 	}
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// readSamples reads the file into fresh memory, which the kernel backs
+// with transparent huge pages where it can when hugePages is set
+// (madvise(MADV_HUGEPAGE)), as NumPy does for its arrays of 4 MB or more:
+// the Python path's samples sit on huge pages, so the Go path is timed on
+// the same kind of memory. The gait float64+frac fit, read in place, was
+// 1.16x / 1.19x faster (min / median of 5, 2 threads) from huge pages.
+func readSamples(path string, hugePages bool) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	n := int(st.Size())
+	if n == 0 {
+		return nil, fmt.Errorf("%s: empty", path)
+	}
+	raw, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return nil, err
+	}
+	if hugePages {
+		_ = syscall.Madvise(raw, 14) // MADV_HUGEPAGE (not in package syscall); a refusal leaves small pages
+	}
+	if _, err := io.ReadFull(f, raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
 }
