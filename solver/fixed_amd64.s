@@ -23,28 +23,22 @@ DATA shiftTab<>+16(SB)/8, $0x8080808080808080
 DATA shiftTab<>+24(SB)/8, $0x8080808080808080
 GLOBL shiftTab<>(SB), RODATA|NOPTR, $32
 
+// CONST4(name, bits) defines name<> as 4 float64 lanes of the bits.
+#define CONST4(name, bits) \
+	DATA  name<>+0(SB)/8, bits \
+	DATA  name<>+8(SB)/8, bits \
+	DATA  name<>+16(SB)/8, bits \
+	DATA  name<>+24(SB)/8, bits \
+	GLOBL name<>(SB), RODATA|NOPTR, $32
+
 // Exact int64 -> float64 of 4 lanes v = h 2^32 + l (h signed, l unsigned
 // 32 bits), rounded to nearest as CVTSI2SD: the double 2^52 + l (l in the
 // mantissa of 2^52: i2dLo), the double 2^84 + (h + 2^31) 2^32 (h + 2^31 in
 // the mantissa of 2^84: i2dHi) minus 2^84 + 2^63 + 2^52 (i2dSub), which is
 // h 2^32 - 2^52 exactly, and their sum, rounded once.
-DATA i2dLo<>+0(SB)/8, $0x4330000000000000
-DATA i2dLo<>+8(SB)/8, $0x4330000000000000
-DATA i2dLo<>+16(SB)/8, $0x4330000000000000
-DATA i2dLo<>+24(SB)/8, $0x4330000000000000
-GLOBL i2dLo<>(SB), RODATA|NOPTR, $32
-
-DATA i2dHi<>+0(SB)/8, $0x4530000080000000
-DATA i2dHi<>+8(SB)/8, $0x4530000080000000
-DATA i2dHi<>+16(SB)/8, $0x4530000080000000
-DATA i2dHi<>+24(SB)/8, $0x4530000080000000
-GLOBL i2dHi<>(SB), RODATA|NOPTR, $32
-
-DATA i2dSub<>+0(SB)/8, $0x4530000080100000
-DATA i2dSub<>+8(SB)/8, $0x4530000080100000
-DATA i2dSub<>+16(SB)/8, $0x4530000080100000
-DATA i2dSub<>+24(SB)/8, $0x4530000080100000
-GLOBL i2dSub<>(SB), RODATA|NOPTR, $32
+CONST4(i2dLo, $0x4330000000000000)
+CONST4(i2dHi, $0x4530000080000000)
+CONST4(i2dSub, $0x4530000080100000)
 
 // pow30one is (2^30, 1, 2^30, 1): float64(t1) 2^30 (exact) beside
 // float64(t2), for VHADDPD to add.
@@ -54,20 +48,22 @@ DATA pow30one<>+16(SB)/8, $0x41d0000000000000
 DATA pow30one<>+24(SB)/8, $0x3ff0000000000000
 GLOBL pow30one<>(SB), RODATA|NOPTR, $32
 
-DATA pow15x4<>+0(SB)/8, $0x40e0000000000000
-DATA pow15x4<>+8(SB)/8, $0x40e0000000000000
-DATA pow15x4<>+16(SB)/8, $0x40e0000000000000
-DATA pow15x4<>+24(SB)/8, $0x40e0000000000000
-GLOBL pow15x4<>(SB), RODATA|NOPTR, $32
-
-DATA pow30<>+0(SB)/8, $0x41d0000000000000
-DATA pow30<>+8(SB)/8, $0x41d0000000000000
-DATA pow30<>+16(SB)/8, $0x41d0000000000000
-DATA pow30<>+24(SB)/8, $0x41d0000000000000
-GLOBL pow30<>(SB), RODATA|NOPTR, $32
+CONST4(pow15x4, $0x40e0000000000000)
+CONST4(pow30, $0x41d0000000000000)
 
 DATA pow15<>+0(SB)/8, $0x40e0000000000000
 GLOBL pow15<>(SB), RODATA|NOPTR, $8
+
+// ZERO_Y0_Y7 zeroes the int32 accumulators Y0-Y7.
+#define ZERO_Y0_Y7 \
+	VPXOR Y0, Y0, Y0 \
+	VPXOR Y1, Y1, Y1 \
+	VPXOR Y2, Y2, Y2 \
+	VPXOR Y3, Y3, Y3 \
+	VPXOR Y4, Y4, Y4 \
+	VPXOR Y5, Y5, Y5 \
+	VPXOR Y6, Y6, Y6 \
+	VPXOR Y7, Y7, Y7
 
 // DOT_STEP(xa, xb) adds the products of the 16 words of xa (row A) and xb
 // (row B) with the limbs at column CX (loaded once into Y12-Y15 for both
@@ -193,14 +189,7 @@ dtwo:
 	XORQ    CX, CX
 
 dchunk:
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
+	ZERO_Y0_Y7
 	LEAQ  dotChunk(CX), R8
 	CMPQ  R8, R9
 	CMOVQGT R9, R8
@@ -470,14 +459,7 @@ ablock:
 	XORQ R13, R13
 
 achunk:
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
+	ZERO_Y0_Y7
 	MOVQ  $axpyPairs, CX
 	CMPQ  AX, CX
 	CMOVQLT AX, CX

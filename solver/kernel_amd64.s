@@ -24,10 +24,9 @@
 // short rows also BX, AX, R13 (row pointers), Y13 (v) and Y15 (v's
 // masked tail); AXPY_ROWS also R13, BX, AX (see there).
 
-// LOAD4_E(mem, xreg, yreg) sets the 4 float64 lanes of yreg to the 4
-// elements at mem (xreg is the XMM half of yreg, unused by the uint8
-// widening now). LOAD1_E(mem, xreg) sets the low float64 lane of xreg to
-// the element at mem.
+// LOAD4_E(mem, yreg) sets the 4 float64 lanes of yreg to the 4 elements
+// at mem. LOAD1_E(mem, xreg) sets the low float64 lane of xreg to the
+// element at mem.
 //
 // uint8: each byte zero-extended to 64 bits (VPMOVZXBQ) and ORed into the
 // mantissa of 2^52 (magic52, kept in a register: Y14 in DOT_ROWS, Y11 in
@@ -36,12 +35,12 @@
 // elements, where VPMOVZXBD + VCVTDQ2PD took the conversion unit twice: on
 // an AMD EPYC (Zen 4) 10-15% more elements per second in both kernels, the
 // same bits.
-#define LOAD4_U8(mem, xreg, yreg) VPMOVZXBQ mem, yreg; VPOR Y14, yreg, yreg; VSUBPD Y14, yreg, yreg
-#define LOAD4_U8A(mem, xreg, yreg) VPMOVZXBQ mem, yreg; VPOR Y11, yreg, yreg; VSUBPD Y11, yreg, yreg
+#define LOAD4_U8(mem, yreg) VPMOVZXBQ mem, yreg; VPOR Y14, yreg, yreg; VSUBPD Y14, yreg, yreg
+#define LOAD4_U8A(mem, yreg) VPMOVZXBQ mem, yreg; VPOR Y11, yreg, yreg; VSUBPD Y11, yreg, yreg
 #define LOAD1_U8(mem, xreg) MOVBLZX mem, R12; VCVTSI2SDL R12, X9, xreg
-#define LOAD4_F32(mem, xreg, yreg) VCVTPS2PD mem, yreg
+#define LOAD4_F32(mem, yreg) VCVTPS2PD mem, yreg
 #define LOAD1_F32(mem, xreg) VCVTSS2SD mem, X9, xreg
-#define LOAD4_F64(mem, xreg, yreg) VMOVUPD mem, yreg
+#define LOAD4_F64(mem, yreg) VMOVUPD mem, yreg
 #define LOAD1_F64(mem, xreg) VMOVSD mem, xreg
 
 // tailMask+32*t, for t = cols mod 4 in 1..3, has all bits set in the last
@@ -57,6 +56,17 @@ GLOBL tailMask<>(SB), RODATA|NOPTR, $128
 
 DATA magic52<>+0(SB)/8, $0x4330000000000000
 GLOBL magic52<>(SB), RODATA|NOPTR, $8
+
+// HSUM4(a0, a1, a2, a3, r, t) sets r to the sums of the 4 lanes of each
+// of a0-a3, (l0 + l1) + (l2 + l3) in lane i for ai: VHADDPD gives l0 + l1
+// and l2 + l3 of two accumulators in each 128-bit half, the halves are
+// exchanged by VPERM2F128 (t scratch) and added. a0 and a2 are clobbered.
+#define HSUM4(a0, a1, a2, a3, r, t) \
+	VHADDPD    a1, a0, a0; \
+	VHADDPD    a3, a2, a2; \
+	VPERM2F128 $0x20, a2, a0, r; \
+	VPERM2F128 $0x31, a2, a0, t; \
+	VADDPD     t, r, r
 
 // DOT_ROWS(LOAD4, LOAD1, size, o4, o8, o12) is the body of
 // func dotRows*AVX2(dst *float64, x *E, v *float64, rows, cols int)
@@ -102,6 +112,30 @@ GLOBL magic52<>(SB), RODATA|NOPTR, $8
 // TestDotRowsAVX2LongExactOrder models both orders.
 #define midRowCols 256
 
+// ROWS4(LOAD4, off, ix, v, t0, t1, t2, t3, a0, a1, a2, a3) is one step
+// of four rows (SI, BX, AX, R13: quad and midQuad): the 4 elements at
+// off(row)ix of each row are loaded into t0-t3, then their products with
+// v added to the accumulators a0-a3.
+#define ROWS4(LOAD4, off, ix, v, t0, t1, t2, t3, a0, a1, a2, a3) \
+	LOAD4(off(SI)ix, t0); \
+	LOAD4(off(BX)ix, t1); \
+	LOAD4(off(AX)ix, t2); \
+	LOAD4(off(R13)ix, t3); \
+	VFMADD231PD v, t0, a0; \
+	VFMADD231PD v, t1, a1; \
+	VFMADD231PD v, t2, a2; \
+	VFMADD231PD v, t3, a3
+
+// V_TAIL sets Y15 to v's last 4 entries, the lanes of the last cols mod 4
+// columns kept and the others zeroed (tailMask); it uses R12 and AX.
+#define V_TAIL \
+	MOVQ    R9, R12; \
+	ANDQ    $3, R12; \
+	SHLQ    $5, R12; \
+	LEAQ    tailMask<>(SB), AX; \
+	VMOVUPD (AX)(R12*1), Y15; \
+	VANDPD  -32(DX)(R9*8), Y15, Y15
+
 #define DOT_ROWS(LOAD4, LOAD1, size, o4, o8, o12) \
 	MOVQ   dst+0(FP), DI; \
 	MOVQ   x+8(FP), SI; \
@@ -126,10 +160,10 @@ row: \
 	VXORPD X8, X8, X8; \
 	XORQ   CX, CX; \
 by16: \
-	LOAD4((SI)(CX*size), X4, Y4); \
-	LOAD4(o4(SI)(CX*size), X5, Y5); \
-	LOAD4(o8(SI)(CX*size), X6, Y6); \
-	LOAD4(o12(SI)(CX*size), X7, Y7); \
+	LOAD4((SI)(CX*size), Y4); \
+	LOAD4(o4(SI)(CX*size), Y5); \
+	LOAD4(o8(SI)(CX*size), Y6); \
+	LOAD4(o12(SI)(CX*size), Y7); \
 	VFMADD231PD (DX)(CX*8), Y4, Y0; \
 	VFMADD231PD 32(DX)(CX*8), Y5, Y1; \
 	VFMADD231PD 64(DX)(CX*8), Y6, Y2; \
@@ -139,17 +173,17 @@ by16: \
 	JLT         by16; \
 	CMPQ        CX, R11; \
 	JGE         singles; \
-	LOAD4((SI)(CX*size), X4, Y4); \
+	LOAD4((SI)(CX*size), Y4); \
 	VFMADD231PD (DX)(CX*8), Y4, Y0; \
 	ADDQ        $4, CX; \
 	CMPQ        CX, R11; \
 	JGE         singles; \
-	LOAD4((SI)(CX*size), X5, Y5); \
+	LOAD4((SI)(CX*size), Y5); \
 	VFMADD231PD (DX)(CX*8), Y5, Y1; \
 	ADDQ        $4, CX; \
 	CMPQ        CX, R11; \
 	JGE         singles; \
-	LOAD4((SI)(CX*size), X6, Y6); \
+	LOAD4((SI)(CX*size), Y6); \
 	VFMADD231PD (DX)(CX*8), Y6, Y2; \
 	ADDQ        $4, CX; \
 singles: \
@@ -178,12 +212,7 @@ sum: \
 	VZEROUPPER; \
 	RET; \
 mid: \
-	MOVQ         R9, R12; \
-	ANDQ         $3, R12; \
-	SHLQ         $5, R12; \
-	LEAQ         tailMask<>(SB), AX; \
-	VMOVUPD      (AX)(R12*1), Y15; \
-	VANDPD       -32(DX)(R9*8), Y15, Y15; \
+	V_TAIL; \
 	MOVQ         R9, R10; \
 	ANDQ         $-8, R10; \
 	CMPQ         R8, $4; \
@@ -204,57 +233,25 @@ midQuad: \
 midQuadBy8: \
 	VMOVUPD     (DX)(CX*8), Y12; \
 	VMOVUPD     32(DX)(CX*8), Y13; \
-	LOAD4((SI)(CX*size), X8, Y8); \
-	LOAD4((BX)(CX*size), X9, Y9); \
-	LOAD4((AX)(CX*size), X10, Y10); \
-	LOAD4((R13)(CX*size), X11, Y11); \
-	VFMADD231PD Y12, Y8, Y0; \
-	VFMADD231PD Y12, Y9, Y1; \
-	VFMADD231PD Y12, Y10, Y2; \
-	VFMADD231PD Y12, Y11, Y3; \
-	LOAD4(o4(SI)(CX*size), X8, Y8); \
-	LOAD4(o4(BX)(CX*size), X9, Y9); \
-	LOAD4(o4(AX)(CX*size), X10, Y10); \
-	LOAD4(o4(R13)(CX*size), X11, Y11); \
-	VFMADD231PD Y13, Y8, Y4; \
-	VFMADD231PD Y13, Y9, Y5; \
-	VFMADD231PD Y13, Y10, Y6; \
-	VFMADD231PD Y13, Y11, Y7; \
+	ROWS4(LOAD4, 0, (CX*size), Y12, Y8, Y9, Y10, Y11, Y0, Y1, Y2, Y3); \
+	ROWS4(LOAD4, o4, (CX*size), Y13, Y8, Y9, Y10, Y11, Y4, Y5, Y6, Y7); \
 	ADDQ        $8, CX; \
 	CMPQ        CX, R10; \
 	JLT         midQuadBy8; \
 	CMPQ        CX, R11; \
 	JGE         midQuadTail; \
 	VMOVUPD     (DX)(CX*8), Y12; \
-	LOAD4((SI)(CX*size), X8, Y8); \
-	LOAD4((BX)(CX*size), X9, Y9); \
-	LOAD4((AX)(CX*size), X10, Y10); \
-	LOAD4((R13)(CX*size), X11, Y11); \
-	VFMADD231PD Y12, Y8, Y0; \
-	VFMADD231PD Y12, Y9, Y1; \
-	VFMADD231PD Y12, Y10, Y2; \
-	VFMADD231PD Y12, Y11, Y3; \
+	ROWS4(LOAD4, 0, (CX*size), Y12, Y8, Y9, Y10, Y11, Y0, Y1, Y2, Y3); \
 midQuadTail: \
 	CMPQ R11, R9; \
 	JEQ  midQuadSum; \
-	LOAD4(-o4(SI)(R9*size), X8, Y8); \
-	LOAD4(-o4(BX)(R9*size), X9, Y9); \
-	LOAD4(-o4(AX)(R9*size), X10, Y10); \
-	LOAD4(-o4(R13)(R9*size), X11, Y11); \
-	VFMADD231PD Y15, Y8, Y4; \
-	VFMADD231PD Y15, Y9, Y5; \
-	VFMADD231PD Y15, Y10, Y6; \
-	VFMADD231PD Y15, Y11, Y7; \
+	ROWS4(LOAD4, -o4, (R9*size), Y15, Y8, Y9, Y10, Y11, Y4, Y5, Y6, Y7); \
 midQuadSum: \
 	VADDPD      Y4, Y0, Y0; \
 	VADDPD      Y5, Y1, Y1; \
 	VADDPD      Y6, Y2, Y2; \
 	VADDPD      Y7, Y3, Y3; \
-	VHADDPD     Y1, Y0, Y0; \
-	VHADDPD     Y3, Y2, Y2; \
-	VPERM2F128  $0x20, Y2, Y0, Y4; \
-	VPERM2F128  $0x31, Y2, Y0, Y5; \
-	VADDPD      Y5, Y4, Y4; \
+	HSUM4(Y0, Y1, Y2, Y3, Y4, Y5); \
 	VMOVUPD     Y4, (DI); \
 	ADDQ        $32, DI; \
 	LEAQ        (R13)(R9*size), SI; \
@@ -268,21 +265,21 @@ midOne: \
 	VXORPD Y4, Y4, Y4; \
 	XORQ   CX, CX; \
 midOneBy8: \
-	LOAD4((SI)(CX*size), X8, Y8); \
+	LOAD4((SI)(CX*size), Y8); \
 	VFMADD231PD (DX)(CX*8), Y8, Y0; \
-	LOAD4(o4(SI)(CX*size), X9, Y9); \
+	LOAD4(o4(SI)(CX*size), Y9); \
 	VFMADD231PD 32(DX)(CX*8), Y9, Y4; \
 	ADDQ        $8, CX; \
 	CMPQ        CX, R10; \
 	JLT         midOneBy8; \
 	CMPQ        CX, R11; \
 	JGE         midOneTail; \
-	LOAD4((SI)(CX*size), X8, Y8); \
+	LOAD4((SI)(CX*size), Y8); \
 	VFMADD231PD (DX)(CX*8), Y8, Y0; \
 midOneTail: \
 	CMPQ R11, R9; \
 	JEQ  midOneSum; \
-	LOAD4(-o4(SI)(R9*size), X8, Y8); \
+	LOAD4(-o4(SI)(R9*size), Y8); \
 	VFMADD231PD Y15, Y8, Y4; \
 midOneSum: \
 	VADDPD       Y4, Y0, Y0; \
@@ -297,12 +294,7 @@ midOneSum: \
 short: \
 	TESTQ        R11, R11; \
 	JZ           shortRows; \
-	MOVQ         R9, R12; \
-	ANDQ         $3, R12; \
-	SHLQ         $5, R12; \
-	LEAQ         tailMask<>(SB), AX; \
-	VMOVUPD      (AX)(R12*1), Y15; \
-	VANDPD       -32(DX)(R9*8), Y15, Y15; \
+	V_TAIL; \
 shortRows: \
 	CMPQ R8, $4; \
 	JLT  pairs; \
@@ -323,14 +315,7 @@ quad: \
 	JGE    quadSingles; \
 quadBy4: \
 	VMOVUPD     (DX)(CX*8), Y13; \
-	LOAD4((SI)(CX*size), X4, Y4); \
-	LOAD4((BX)(CX*size), X5, Y5); \
-	LOAD4((AX)(CX*size), X6, Y6); \
-	LOAD4((R13)(CX*size), X7, Y7); \
-	VFMADD231PD Y13, Y4, Y0; \
-	VFMADD231PD Y13, Y5, Y1; \
-	VFMADD231PD Y13, Y6, Y2; \
-	VFMADD231PD Y13, Y7, Y3; \
+	ROWS4(LOAD4, 0, (CX*size), Y13, Y4, Y5, Y6, Y7, Y0, Y1, Y2, Y3); \
 	ADDQ        $4, CX; \
 	CMPQ        CX, R11; \
 	JLT         quadBy4; \
@@ -339,14 +324,7 @@ quadSingles: \
 	JGE  quadSum; \
 	TESTQ R11, R11; \
 	JZ    quadBy1; \
-	LOAD4(-o4(SI)(R9*size), X4, Y4); \
-	LOAD4(-o4(BX)(R9*size), X5, Y5); \
-	LOAD4(-o4(AX)(R9*size), X6, Y6); \
-	LOAD4(-o4(R13)(R9*size), X7, Y7); \
-	VFMADD231PD Y15, Y4, Y0; \
-	VFMADD231PD Y15, Y5, Y1; \
-	VFMADD231PD Y15, Y6, Y2; \
-	VFMADD231PD Y15, Y7, Y3; \
+	ROWS4(LOAD4, -o4, (R9*size), Y15, Y4, Y5, Y6, Y7, Y0, Y1, Y2, Y3); \
 	JMP         quadSum; \
 quadBy1: \
 	VMOVSD      (DX)(CX*8), X13; \
@@ -362,11 +340,7 @@ quadBy1: \
 	CMPQ        CX, R9; \
 	JLT         quadBy1; \
 quadSum: \
-	VHADDPD     Y1, Y0, Y0; \
-	VHADDPD     Y3, Y2, Y2; \
-	VPERM2F128  $0x20, Y2, Y0, Y4; \
-	VPERM2F128  $0x31, Y2, Y0, Y5; \
-	VADDPD      Y5, Y4, Y4; \
+	HSUM4(Y0, Y1, Y2, Y3, Y4, Y5); \
 	VUNPCKLPD   X10, X8, X8; \
 	VUNPCKLPD   X12, X11, X11; \
 	VINSERTF128 $1, X11, Y8, Y8; \
@@ -391,8 +365,8 @@ pair: \
 	JGE    pairSingles; \
 pairBy4: \
 	VMOVUPD     (DX)(CX*8), Y6; \
-	LOAD4((SI)(CX*size), X4, Y4); \
-	LOAD4((BX)(CX*size), X5, Y5); \
+	LOAD4((SI)(CX*size), Y4); \
+	LOAD4((BX)(CX*size), Y5); \
 	VFMADD231PD Y6, Y4, Y0; \
 	VFMADD231PD Y6, Y5, Y1; \
 	ADDQ        $4, CX; \
@@ -403,8 +377,8 @@ pairSingles: \
 	JGE  pairSum; \
 	TESTQ R11, R11; \
 	JZ    pairBy1; \
-	LOAD4(-o4(SI)(R9*size), X4, Y4); \
-	LOAD4(-o4(BX)(R9*size), X5, Y5); \
+	LOAD4(-o4(SI)(R9*size), Y4); \
+	LOAD4(-o4(BX)(R9*size), Y5); \
 	VFMADD231PD Y15, Y4, Y0; \
 	VFMADD231PD Y15, Y5, Y1; \
 	JMP         pairSum; \
@@ -438,7 +412,7 @@ one: \
 	CMPQ   CX, R11; \
 	JGE    oneSingles; \
 oneBy4: \
-	LOAD4((SI)(CX*size), X4, Y4); \
+	LOAD4((SI)(CX*size), Y4); \
 	VFMADD231PD (DX)(CX*8), Y4, Y0; \
 	ADDQ        $4, CX; \
 	CMPQ        CX, R11; \
@@ -448,7 +422,7 @@ oneSingles: \
 	JGE  oneSum; \
 	TESTQ R11, R11; \
 	JZ    oneBy1; \
-	LOAD4(-o4(SI)(R9*size), X4, Y4); \
+	LOAD4(-o4(SI)(R9*size), Y4); \
 	VFMADD231PD Y15, Y4, Y0; \
 	JMP         oneSum; \
 oneBy1: \
@@ -495,6 +469,30 @@ done: \
 // it, AX the group's current column in row 0.
 #define quadRowBytes 256
 
+// ROW16(LOAD4, o4, o8, o12, m, v) adds to Y0-Y3 the 16 elements at m of
+// one row (loaded into Y4-Y7) times v.
+#define ROW16(LOAD4, o4, o8, o12, m, v) \
+	LOAD4(m, Y4); \
+	LOAD4(o4 m, Y5); \
+	LOAD4(o8 m, Y6); \
+	LOAD4(o12 m, Y7); \
+	VFMADD231PD v, Y4, Y0; \
+	VFMADD231PD v, Y5, Y1; \
+	VFMADD231PD v, Y6, Y2; \
+	VFMADD231PD v, Y7, Y3
+
+// QUAD_COL4(LOAD4) adds to Y0 the 4 elements at AX of each of the group's
+// 4 rows (loaded into Y4-Y7) times their v (Y12-Y15), in order of rows.
+#define QUAD_COL4(LOAD4) \
+	LOAD4((AX), Y4); \
+	LOAD4((AX)(R13*1), Y5); \
+	LOAD4((AX)(R13*2), Y6); \
+	LOAD4((AX)(BX*1), Y7); \
+	VFMADD231PD Y12, Y4, Y0; \
+	VFMADD231PD Y13, Y5, Y0; \
+	VFMADD231PD Y14, Y6, Y0; \
+	VFMADD231PD Y15, Y7, Y0
+
 #define AXPY_ROWS(LOAD4, LOAD1, size, o4, o8, o12) \
 	MOVQ    dst+0(FP), DI; \
 	MOVQ    x+8(FP), SI; \
@@ -533,38 +531,10 @@ quad16: \
 	VMOVUPD     32(DI)(CX*8), Y1; \
 	VMOVUPD     64(DI)(CX*8), Y2; \
 	VMOVUPD     96(DI)(CX*8), Y3; \
-	LOAD4((AX), X4, Y4); \
-	LOAD4(o4(AX), X5, Y5); \
-	LOAD4(o8(AX), X6, Y6); \
-	LOAD4(o12(AX), X7, Y7); \
-	VFMADD231PD Y12, Y4, Y0; \
-	VFMADD231PD Y12, Y5, Y1; \
-	VFMADD231PD Y12, Y6, Y2; \
-	VFMADD231PD Y12, Y7, Y3; \
-	LOAD4((AX)(R13*1), X4, Y4); \
-	LOAD4(o4(AX)(R13*1), X5, Y5); \
-	LOAD4(o8(AX)(R13*1), X6, Y6); \
-	LOAD4(o12(AX)(R13*1), X7, Y7); \
-	VFMADD231PD Y13, Y4, Y0; \
-	VFMADD231PD Y13, Y5, Y1; \
-	VFMADD231PD Y13, Y6, Y2; \
-	VFMADD231PD Y13, Y7, Y3; \
-	LOAD4((AX)(R13*2), X4, Y4); \
-	LOAD4(o4(AX)(R13*2), X5, Y5); \
-	LOAD4(o8(AX)(R13*2), X6, Y6); \
-	LOAD4(o12(AX)(R13*2), X7, Y7); \
-	VFMADD231PD Y14, Y4, Y0; \
-	VFMADD231PD Y14, Y5, Y1; \
-	VFMADD231PD Y14, Y6, Y2; \
-	VFMADD231PD Y14, Y7, Y3; \
-	LOAD4((AX)(BX*1), X4, Y4); \
-	LOAD4(o4(AX)(BX*1), X5, Y5); \
-	LOAD4(o8(AX)(BX*1), X6, Y6); \
-	LOAD4(o12(AX)(BX*1), X7, Y7); \
-	VFMADD231PD Y15, Y4, Y0; \
-	VFMADD231PD Y15, Y5, Y1; \
-	VFMADD231PD Y15, Y6, Y2; \
-	VFMADD231PD Y15, Y7, Y3; \
+	ROW16(LOAD4, o4, o8, o12, (AX), Y12); \
+	ROW16(LOAD4, o4, o8, o12, (AX)(R13*1), Y13); \
+	ROW16(LOAD4, o4, o8, o12, (AX)(R13*2), Y14); \
+	ROW16(LOAD4, o4, o8, o12, (AX)(BX*1), Y15); \
 	VMOVUPD     Y0, (DI)(CX*8); \
 	VMOVUPD     Y1, 32(DI)(CX*8); \
 	VMOVUPD     Y2, 64(DI)(CX*8); \
@@ -578,14 +548,7 @@ quad4: \
 quad4Loop: \
 	LEAQ        (SI)(CX*size), AX; \
 	VMOVUPD     (DI)(CX*8), Y0; \
-	LOAD4((AX), X4, Y4); \
-	LOAD4((AX)(R13*1), X5, Y5); \
-	LOAD4((AX)(R13*2), X6, Y6); \
-	LOAD4((AX)(BX*1), X7, Y7); \
-	VFMADD231PD Y12, Y4, Y0; \
-	VFMADD231PD Y13, Y5, Y0; \
-	VFMADD231PD Y14, Y6, Y0; \
-	VFMADD231PD Y15, Y7, Y0; \
+	QUAD_COL4(LOAD4); \
 	VMOVUPD     Y0, (DI)(CX*8); \
 	ADDQ        $4, CX; \
 	CMPQ        CX, R11; \
@@ -597,14 +560,7 @@ quadTail: \
 	JZ    quad1; \
 	LEAQ        -o4(SI)(R9*size), AX; \
 	VMOVUPD     -32(DI)(R9*8), Y0; \
-	LOAD4((AX), X4, Y4); \
-	LOAD4((AX)(R13*1), X5, Y5); \
-	LOAD4((AX)(R13*2), X6, Y6); \
-	LOAD4((AX)(BX*1), X7, Y7); \
-	VFMADD231PD Y12, Y4, Y0; \
-	VFMADD231PD Y13, Y5, Y0; \
-	VFMADD231PD Y14, Y6, Y0; \
-	VFMADD231PD Y15, Y7, Y0; \
+	QUAD_COL4(LOAD4); \
 	VMASKMOVPD  Y0, Y10, -32(DI)(R9*8); \
 	JMP         quadNext; \
 quad1: \
@@ -641,14 +597,7 @@ one16: \
 	VMOVUPD     32(DI)(CX*8), Y1; \
 	VMOVUPD     64(DI)(CX*8), Y2; \
 	VMOVUPD     96(DI)(CX*8), Y3; \
-	LOAD4((AX), X4, Y4); \
-	LOAD4(o4(AX), X5, Y5); \
-	LOAD4(o8(AX), X6, Y6); \
-	LOAD4(o12(AX), X7, Y7); \
-	VFMADD231PD Y12, Y4, Y0; \
-	VFMADD231PD Y12, Y5, Y1; \
-	VFMADD231PD Y12, Y6, Y2; \
-	VFMADD231PD Y12, Y7, Y3; \
+	ROW16(LOAD4, o4, o8, o12, (AX), Y12); \
 	VMOVUPD     Y0, (DI)(CX*8); \
 	VMOVUPD     Y1, 32(DI)(CX*8); \
 	VMOVUPD     Y2, 64(DI)(CX*8); \
@@ -662,7 +611,7 @@ one4: \
 one4Loop: \
 	LEAQ        (SI)(CX*size), AX; \
 	VMOVUPD     (DI)(CX*8), Y0; \
-	LOAD4((AX), X4, Y4); \
+	LOAD4((AX), Y4); \
 	VFMADD231PD Y12, Y4, Y0; \
 	VMOVUPD     Y0, (DI)(CX*8); \
 	ADDQ        $4, CX; \
@@ -675,7 +624,7 @@ oneTail: \
 	JZ    one1; \
 	LEAQ        -o4(SI)(R9*size), AX; \
 	VMOVUPD     -32(DI)(R9*8), Y0; \
-	LOAD4((AX), X4, Y4); \
+	LOAD4((AX), Y4); \
 	VFMADD231PD Y12, Y4, Y0; \
 	VMASKMOVPD  Y0, Y10, -32(DI)(R9*8); \
 	JMP         oneNext; \
@@ -783,26 +732,12 @@ gramLoop:
 	CMPQ        AX, CX
 	JLT         gramLoop
 
-	// Horizontal sums, 4 accumulators at a time: VHADDPD gives
-	// (l0+l1) of two accumulators per 128-bit half, the cross-half add
-	// then (l0+l1)+(l2+l3).
-	VHADDPD      Y1, Y0, Y0
-	VHADDPD      Y3, Y2, Y2
-	VPERM2F128   $0x20, Y2, Y0, Y12
-	VPERM2F128   $0x31, Y2, Y0, Y13
-	VADDPD       Y13, Y12, Y12
+	// Horizontal sums, 4 accumulators at a time.
+	HSUM4(Y0, Y1, Y2, Y3, Y12, Y13)
 	VMOVUPD      Y12, (DI)
-	VHADDPD      Y5, Y4, Y4
-	VHADDPD      Y7, Y6, Y6
-	VPERM2F128   $0x20, Y6, Y4, Y12
-	VPERM2F128   $0x31, Y6, Y4, Y13
-	VADDPD       Y13, Y12, Y12
+	HSUM4(Y4, Y5, Y6, Y7, Y12, Y13)
 	VMOVUPD      Y12, 32(DI)
-	VHADDPD      Y9, Y8, Y8
-	VHADDPD      Y11, Y10, Y10
-	VPERM2F128   $0x20, Y10, Y8, Y12
-	VPERM2F128   $0x31, Y10, Y8, Y13
-	VADDPD       Y13, Y12, Y12
+	HSUM4(Y8, Y9, Y10, Y11, Y12, Y13)
 	VMOVUPD      Y12, 64(DI)
 	VZEROUPPER
 	RET
