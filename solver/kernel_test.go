@@ -44,6 +44,57 @@ func elemBytes(x Block) int {
 	return 8
 }
 
+// dotRowsTBlock, axpyRowsTBlock (the Go loops) and dotRowsAsmBlock,
+// axpyRowsAsmBlock (the assembly kernels, switched on) call the kernel
+// for x's element type.
+func dotRowsTBlock(dst []float64, x Block, rows, cols int, v []float64) {
+	switch {
+	case x.U8 != nil:
+		dotRowsT(dst, x.U8, rows, cols, v)
+	case x.F32 != nil:
+		dotRowsT(dst, x.F32, rows, cols, v)
+	default:
+		dotRowsT(dst, x.F64, rows, cols, v)
+	}
+}
+
+func axpyRowsTBlock(dst []float64, x Block, rows, cols int, v []float64) {
+	switch {
+	case x.U8 != nil:
+		axpyRowsT(dst, x.U8, rows, cols, v)
+	case x.F32 != nil:
+		axpyRowsT(dst, x.F32, rows, cols, v)
+	default:
+		axpyRowsT(dst, x.F64, rows, cols, v)
+	}
+}
+
+func dotRowsAsmBlock(dst []float64, x Block, rows, cols int, v []float64) {
+	withAVX2(true, func() {
+		switch {
+		case x.U8 != nil:
+			dotRowsAsm(dst, x.U8, rows, cols, v)
+		case x.F32 != nil:
+			dotRowsAsm(dst, x.F32, rows, cols, v)
+		default:
+			dotRowsAsm(dst, x.F64, rows, cols, v)
+		}
+	})
+}
+
+func axpyRowsAsmBlock(dst []float64, x Block, rows, cols int, v []float64) {
+	withAVX2(true, func() {
+		switch {
+		case x.U8 != nil:
+			axpyRowsAsm(dst, x.U8, rows, cols, v)
+		case x.F32 != nil:
+			axpyRowsAsm(dst, x.F32, rows, cols, v)
+		default:
+			axpyRowsAsm(dst, x.F64, rows, cols, v)
+		}
+	})
+}
+
 // kernelCase is one input of a kernel test: a rows x cols block in each
 // element type and a vector for either contraction.
 type kernelCase struct {
@@ -144,14 +195,7 @@ func TestDotRowsAVX2MatchesGo(t *testing.T) {
 							scale[r] += math.Abs(x.at(r*cols+c) * kc.vRow[c])
 						}
 					}
-					switch {
-					case x.U8 != nil:
-						dotRowsT(want, x.U8, rows, cols, kc.vRow)
-					case x.F32 != nil:
-						dotRowsT(want, x.F32, rows, cols, kc.vRow)
-					default:
-						dotRowsT(want, x.F64, rows, cols, kc.vRow)
-					}
+					dotRowsTBlock(want, x, rows, cols, kc.vRow)
 					got := make([]float64, rows+3)
 					for i := range got {
 						got[i] = -1 // must stay past dst[:rows]
@@ -203,17 +247,8 @@ func TestAxpyRowsAVX2MatchesGo(t *testing.T) {
 						}
 					}
 					got := append(append([]float64(nil), start...), -1, -1, -1)
-					switch {
-					case x.U8 != nil:
-						axpyRowsT(want, x.U8, rows, cols, kc.vCol)
-						withAVX2(true, func() { axpyRowsAsm(got[:cols], x.U8, rows, cols, kc.vCol) })
-					case x.F32 != nil:
-						axpyRowsT(want, x.F32, rows, cols, kc.vCol)
-						withAVX2(true, func() { axpyRowsAsm(got[:cols], x.F32, rows, cols, kc.vCol) })
-					default:
-						axpyRowsT(want, x.F64, rows, cols, kc.vCol)
-						withAVX2(true, func() { axpyRowsAsm(got[:cols], x.F64, rows, cols, kc.vCol) })
-					}
+					axpyRowsTBlock(want, x, rows, cols, kc.vCol)
+					axpyRowsAsmBlock(got[:cols], x, rows, cols, kc.vCol)
 					for c := range cols {
 						if !closeSums(got[c], want[c], scale[c], exact) {
 							t.Errorf("%s: dst[%d] = %v, Go loop %v (diff %.3g, scale %.3g)",
@@ -227,14 +262,7 @@ func TestAxpyRowsAVX2MatchesGo(t *testing.T) {
 					}
 					// Through the dispatch, which zeroes dst first.
 					clear(want)
-					switch {
-					case x.U8 != nil:
-						axpyRowsT(want, x.U8, rows, cols, kc.vCol)
-					case x.F32 != nil:
-						axpyRowsT(want, x.F32, rows, cols, kc.vCol)
-					default:
-						axpyRowsT(want, x.F64, rows, cols, kc.vCol)
-					}
+					axpyRowsTBlock(want, x, rows, cols, kc.vCol)
 					withAVX2(true, func() { axpyRows(got, x, rows, cols, kc.vCol) })
 					for c := range cols {
 						if !closeSums(got[c], want[c], scale[c], exact) {
@@ -408,16 +436,7 @@ func TestAxpyRowsAVX2ExactOrder(t *testing.T) {
 			want := append([]float64(nil), start...)
 			axpyRowsFMA(want, x, rows, cols, kc.vCol)
 			got := append([]float64(nil), start...)
-			withAVX2(true, func() {
-				switch {
-				case x.U8 != nil:
-					axpyRowsAsm(got, x.U8, rows, cols, kc.vCol)
-				case x.F32 != nil:
-					axpyRowsAsm(got, x.F32, rows, cols, kc.vCol)
-				default:
-					axpyRowsAsm(got, x.F64, rows, cols, kc.vCol)
-				}
-			})
+			axpyRowsAsmBlock(got, x, rows, cols, kc.vCol)
 			for c := range cols {
 				if math.Float64bits(got[c]) != math.Float64bits(want[c]) {
 					t.Fatalf("%dx%d/%s: dst[%d] = %v, fma chain in row order %v", rows, cols, elemName(x), c, got[c], want[c])
@@ -605,6 +624,22 @@ func cpuHz() float64 {
 	return 0
 }
 
+// lastVectorFMA adds row r's last 4 columns to lane as the dotRows
+// kernels' masked last vector does: column cols-4+q into lane q, times v
+// masked to the last cols mod 4 columns (times 0 where the column was
+// already taken). cols >= 4.
+func lastVectorFMA(lane *[4]float64, x Block, r, cols int, v []float64) {
+	body := cols &^ 3
+	for q := range 4 {
+		c := cols - 4 + q
+		w := 0.0
+		if c >= body {
+			w = v[c]
+		}
+		lane[q] = math.FMA(x.at(r*cols+c), w, lane[q])
+	}
+}
+
 // dotRowsShortFMA is the arithmetic the assembly dotRows kernels do on rows
 // shorter than 16 columns, row by row: lane k (0..3) is the FMA chain
 // over the columns c = k, k+4, ... below cols rounded down to 4; then, if
@@ -621,16 +656,7 @@ func dotRowsShortFMA(dst []float64, x Block, rows, cols int, v []float64) {
 		}
 		tail := 0.0
 		if body > 0 && body < cols {
-			// The last 4 columns as one more vector, v masked to the
-			// cols mod 4 not yet taken: column cols-4+q goes to lane q.
-			for q := range 4 {
-				c := cols - 4 + q
-				w := 0.0
-				if c >= body {
-					w = v[c]
-				}
-				lane[q] = math.FMA(x.at(r*cols+c), w, lane[q])
-			}
+			lastVectorFMA(&lane, x, r, cols, v)
 		} else {
 			for c := body; c < cols; c++ {
 				tail = math.FMA(x.at(r*cols+c), v[c], tail)
@@ -655,16 +681,7 @@ func TestDotRowsAVX2ShortExactOrder(t *testing.T) {
 				want := make([]float64, rows)
 				dotRowsShortFMA(want, x, rows, cols, kc.vRow)
 				got := make([]float64, rows)
-				withAVX2(true, func() {
-					switch {
-					case x.U8 != nil:
-						dotRowsAsm(got, x.U8, rows, cols, kc.vRow)
-					case x.F32 != nil:
-						dotRowsAsm(got, x.F32, rows, cols, kc.vRow)
-					default:
-						dotRowsAsm(got, x.F64, rows, cols, kc.vRow)
-					}
-				})
+				dotRowsAsmBlock(got, x, rows, cols, kc.vRow)
 				for r := range rows {
 					if math.Float64bits(got[r]) != math.Float64bits(want[r]) {
 						t.Fatalf("%dx%d/%s: dst[%d] = %v, fma chains in the kernel's order %v", rows, cols, elemName(x), r, got[r], want[r])
@@ -779,14 +796,7 @@ func dotRowsMidFMA(dst []float64, x Block, rows, cols int, v []float64) {
 			acc[a][c%4] = math.FMA(x.at(r*cols+c), v[c], acc[a][c%4])
 		}
 		if by4 < cols {
-			for q := range 4 {
-				c := cols - 4 + q
-				w := 0.0
-				if c >= by4 {
-					w = v[c]
-				}
-				acc[1][q] = math.FMA(x.at(r*cols+c), w, acc[1][q])
-			}
+			lastVectorFMA(&acc[1], x, r, cols, v)
 		}
 		var l [4]float64
 		for q := range 4 {
@@ -824,16 +834,7 @@ func TestDotRowsAVX2LongExactOrder(t *testing.T) {
 				dotRowsLongFMA(want, x, rows, cols, kc.vRow)
 			}
 			got := make([]float64, rows)
-			withAVX2(true, func() {
-				switch {
-				case x.U8 != nil:
-					dotRowsAsm(got, x.U8, rows, cols, kc.vRow)
-				case x.F32 != nil:
-					dotRowsAsm(got, x.F32, rows, cols, kc.vRow)
-				default:
-					dotRowsAsm(got, x.F64, rows, cols, kc.vRow)
-				}
-			})
+			dotRowsAsmBlock(got, x, rows, cols, kc.vRow)
 			for r := range rows {
 				if math.Float64bits(got[r]) != math.Float64bits(want[r]) {
 					t.Fatalf("%dx%d/%s: dst[%d] = %v, fma chains in the kernel's order %v", rows, cols, elemName(x), r, got[r], want[r])
