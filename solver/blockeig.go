@@ -26,11 +26,12 @@ const (
 // the dense eigendecomposition. S's lower triangle may be overwritten
 // (with the upper's values). cancel, if not nil, is polled between the
 // steps of the iterative and tridiagonal paths (ErrCanceled); the LAPACK
-// calls themselves (the reduction, the dense path) cannot poll, so
-// callers run this under interruptible. threads bounds the goroutines of
-// the Lanczos products (0: GOMAXPROCS); the result does not depend on it.
-func topEigenvectors(S *mat.SymDense, P int, cancel func() bool, threads int) (*mat.Dense, []float64, error) {
-	return topEigenvectorsWith(S, nil, P, cancel, threads)
+// calls themselves (the reduction, the dense path) cannot poll, so those
+// paths run under interruptible. The Lanczos products run on the members
+// of crew (nil: the caller alone); the result does not depend on their
+// number.
+func topEigenvectors(S *mat.SymDense, P int, cancel func() bool, crew *team) (*mat.Dense, []float64, error) {
+	return topEigenvectorsWith(S, nil, P, cancel, crew)
 }
 
 // lanczosFits reports whether topEigenvectors takes the P eigenpairs of
@@ -42,7 +43,7 @@ func lanczosFits(n, P int) bool {
 
 // topEigenvectorsWith is topEigenvectors, with block Lanczos's products
 // by op (the same matrix as S) when op is not nil.
-func topEigenvectorsWith(S *mat.SymDense, op *intGram, P int, cancel func() bool, threads int) (*mat.Dense, []float64, error) {
+func topEigenvectorsWith(S *mat.SymDense, op *intGram, P int, cancel func() bool, crew *team) (*mat.Dense, []float64, error) {
 	n := S.SymmetricDim()
 	if lanczosFits(n, P) {
 		raw := S.RawSymmetric()
@@ -53,18 +54,25 @@ func topEigenvectorsWith(S *mat.SymDense, op *intGram, P int, cancel func() bool
 				}
 			}
 		}
-		V, vals, ok, err := lanczosTop(raw.Data, raw.Stride, op, n, P, cancel, threads)
+		V, vals, ok, err := lanczosTop(raw.Data, raw.Stride, op, n, P, cancel, crew)
 		if err != nil || ok {
 			return V, vals, err
 		}
 	}
-	if n >= denseMinN && float64(P) < denseFraction*float64(n) {
-		V, vals, err := tridiagTop(S, P, cancel)
-		if err == nil || err == ErrCanceled {
-			return V, vals, err
+	var V *mat.Dense
+	var vals []float64
+	var err error
+	if cerr := interruptible(cancel, func() {
+		if n >= denseMinN && float64(P) < denseFraction*float64(n) {
+			if V, vals, err = tridiagTop(S, P, cancel); err == nil || err == ErrCanceled {
+				return
+			}
 		}
+		V, vals, err = denseTop(S, P)
+	}); cerr != nil {
+		return nil, nil, cerr
 	}
-	return denseTop(S, P)
+	return V, vals, err
 }
 
 // pollEvery is how many rows of O(n) or O(n P) work the loops of

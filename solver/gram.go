@@ -2,7 +2,6 @@ package solver
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/floats"
@@ -45,15 +44,15 @@ func gram3x4Go(out *[12]float64, a []float64, lda int, b []float64, ldb int, k i
 	}
 }
 
-// gramUpper returns X X^T with its upper triangle set, on up to threads
-// goroutines (0: GOMAXPROCS). cancel (may be nil) is polled before every
+// gramUpper returns X X^T with its upper triangle set, on the members of
+// crew (nil: the caller alone). cancel (may be nil) is polled before every
 // panel (ErrCanceled).
-func gramUpper(X *mat.Dense, cancel func() bool, threads int) (*mat.SymDense, error) {
+func gramUpper(X *mat.Dense, cancel func() bool, crew *team) (*mat.SymDense, error) {
 	m, d := X.Dims()
 	K := mat.NewSymDense(m, nil)
 	kr := K.RawSymmetric()
 	xr := X.RawMatrix()
-	err := gramPanels(m, cancel, threads, func(j0, j1 int) {
+	err := gramPanels(m, cancel, crew, func(j0, j1 int) {
 		gramPanelUpper(kr.Data, kr.Stride, xr.Data, xr.Stride, d, j0, j1)
 	})
 	if err != nil {
@@ -63,29 +62,18 @@ func gramUpper(X *mat.Dense, cancel func() bool, threads int) (*mat.SymDense, er
 }
 
 // gramPanels calls panel(j0, j1) for the panels of gramPanel columns of
-// an m x m Gram matrix on up to threads goroutines (0: GOMAXPROCS),
+// an m x m Gram matrix on the members of crew (nil: the caller alone),
 // polling cancel (may be nil) before every panel (ErrCanceled). Panels
 // are taken in order, the last (widest) ones last.
-func gramPanels(m int, cancel func() bool, threads int, panel func(j0, j1 int)) error {
-	panels := (m + gramPanel - 1) / gramPanel
-	threads = min(threadCount(threads), panels)
-	var next atomic.Int64
+func gramPanels(m int, cancel func() bool, crew *team, panel func(j0, j1 int)) error {
 	var stopped atomic.Bool // cancel (polled per panel) returned true
-	var wg sync.WaitGroup
-	for range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := int(next.Add(1)) - 1; p < panels; p = int(next.Add(1)) - 1 {
-				if canceled(cancel) {
-					stopped.Store(true)
-					return
-				}
-				panel(p*gramPanel, min(m, (p+1)*gramPanel))
-			}
-		}()
-	}
-	wg.Wait()
+	crewTasks(crew, (m+gramPanel-1)/gramPanel, func(_, p int) {
+		if stopped.Load() || canceled(cancel) {
+			stopped.Store(true)
+			return
+		}
+		panel(p*gramPanel, min(m, (p+1)*gramPanel))
+	})
 	if stopped.Load() {
 		return ErrCanceled
 	}
@@ -132,6 +120,88 @@ func threadCount(threads int) int {
 	return threads
 }
 
+// tasks deals n independent tasks to the members of a team, each member
+// taking the next one when it is done with one, so that a member that
+// starts late (parked, or preempted) is covered by the others. A task's
+// result must not depend on the member that runs it. One tasks, made
+// once, runs any number of loops without allocating: block Lanczos's
+// products and orthogonalisations are many and short.
+type tasks struct {
+	crew *team // nil: the caller alone
+	n    int
+	next atomic.Int64
+	job  task
+	fn   func(w int) // work, made once
+}
+
+// task is a loop of independent tasks: runTask(w, i) for i < n, run by
+// member w (for its own scratch space).
+type task interface{ runTask(w, i int) }
+
+// taskFunc is a task made of a function.
+type taskFunc func(w, i int)
+
+func (f taskFunc) runTask(w, i int) { f(w, i) }
+
+// newTasks returns a tasks for the members of crew (nil: the caller
+// alone).
+func newTasks(crew *team) *tasks {
+	l := &tasks{crew: crew}
+	l.fn = l.work
+	return l
+}
+
+// size is the number of goroutines that run the tasks.
+func (l *tasks) size() int {
+	if l == nil || l.crew == nil {
+		return 1
+	}
+	return l.crew.size
+}
+
+// run calls job.runTask(w, i) for every i < n and returns when all have
+// returned; a nil l runs them on the caller (w = 0).
+func (l *tasks) run(n int, job task) {
+	if l.size() == 1 || n == 1 {
+		for i := range n {
+			job.runTask(0, i)
+		}
+		return
+	}
+	l.n, l.job = n, job
+	l.next.Store(0)
+	l.crew.run(l.fn)
+	l.job = nil
+}
+
+func (l *tasks) work(w int) {
+	for i := int(l.next.Add(1)) - 1; i < l.n; i = int(l.next.Add(1)) - 1 {
+		l.job.runTask(w, i)
+	}
+}
+
+// crewTasks runs task(w, i) for every i < n on the members of crew (nil: the
+// caller alone), as tasks.run (it allocates: for loops run a few times a
+// fit).
+func crewTasks(crew *team, n int, task func(w, i int)) {
+	newTasks(crew).run(n, taskFunc(task))
+}
+
+// crewRows calls fn on the runs of rows [lo, hi) that split [0, m) into
+// one run per member of crew (nil: the caller alone), or one run when m
+// is small.
+func crewRows(crew *team, m int, fn func(lo, hi int)) {
+	size := 1
+	if crew != nil && m >= 64*crew.size {
+		size = crew.size
+	}
+	if size == 1 {
+		fn(0, m)
+		return
+	}
+	crew.run(func(w int) { fn(share(m, w, size)) })
+}
+
 // gramMapChunk is the number of columns of X that gramMap transposes at a
 // time (a multiple of the kernel's 3).
 const gramMapChunk = 96
@@ -143,8 +213,8 @@ const gramMapChunk = 96
 // buffer, the chunks spread over goroutines; every entry is one dots sum,
 // so the result does not depend on the number of threads (gonum's Dgemm
 // for X^T V runs at about a fifth of the kernel's rate). cancel (may be
-// nil) is polled before every chunk (ErrCanceled); threads as gramUpper.
-func gramMap(X, V *mat.Dense, cancel func() bool, threads int) (*mat.Dense, error) {
+// nil) is polled before every chunk (ErrCanceled); crew as gramUpper.
+func gramMap(X, V *mat.Dense, cancel func() bool, crew *team) (*mat.Dense, error) {
 	m, d := X.Dims()
 	xr := X.RawMatrix()
 	return gramMapBy(m, d, func(xt []float64, c0, c1 int) {
@@ -153,14 +223,14 @@ func gramMap(X, V *mat.Dense, cancel func() bool, threads int) (*mat.Dense, erro
 				xt[r*m+i] = x
 			}
 		}
-	}, V, cancel, threads)
+	}, V, cancel, crew)
 }
 
 // gramMapInt is gramMap for the centred samples X = x16 - 1 mean^T, x16
 // (m rows of stride ld) as gramIntegers returns them: the same map, the
 // same bits as gramMap of the float64 centred samples (each entry
 // float64(x) - mean_c, rounded once, in both), without them.
-func gramMapInt(x16 []int16, ld int, mean []float64, V *mat.Dense, cancel func() bool, threads int) (*mat.Dense, error) {
+func gramMapInt(x16 []int16, ld int, mean []float64, V *mat.Dense, cancel func() bool, crew *team) (*mat.Dense, error) {
 	m, _ := V.Dims()
 	return gramMapBy(m, len(mean), func(xt []float64, c0, c1 int) {
 		mu := mean[c0:c1]
@@ -169,12 +239,12 @@ func gramMapInt(x16 []int16, ld int, mean []float64, V *mat.Dense, cancel func()
 				xt[r*m+i] = float64(x) - mu[r]
 			}
 		}
-	}, V, cancel, threads)
+	}, V, cancel, crew)
 }
 
 // gramMapBy is gramMap, with transpose(xt, c0, c1) setting xt to the
 // columns [c0, c1) of X as rows of m.
-func gramMapBy(m, d int, transpose func(xt []float64, c0, c1 int), V *mat.Dense, cancel func() bool, threads int) (*mat.Dense, error) {
+func gramMapBy(m, d int, transpose func(xt []float64, c0, c1 int), V *mat.Dense, cancel func() bool, crew *team) (*mat.Dense, error) {
 	_, p := V.Dims()
 	vt := make([]float64, p*m) // V^T
 	for i := range m {
@@ -183,28 +253,21 @@ func gramMapBy(m, d int, transpose func(xt []float64, c0, c1 int), V *mat.Dense,
 		}
 	}
 	wt := make([]float64, p*d) // W^T
-	chunks := (d + gramMapChunk - 1) / gramMapChunk
-	threads = min(threadCount(threads), chunks)
-	var next atomic.Int64
+	l := newTasks(crew)
+	xts := make([][]float64, l.size()) // per member: the transposed chunk
 	var stopped atomic.Bool
-	var wg sync.WaitGroup
-	for range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			xt := make([]float64, gramMapChunk*m)
-			for c := int(next.Add(1)) - 1; c < chunks; c = int(next.Add(1)) - 1 {
-				if canceled(cancel) {
-					stopped.Store(true)
-					return
-				}
-				c0, c1 := c*gramMapChunk, min(d, (c+1)*gramMapChunk)
-				transpose(xt, c0, c1)
-				dots(wt[c0:], d, xt, m, c1-c0, vt, m, p, m)
-			}
-		}()
-	}
-	wg.Wait()
+	l.run((d+gramMapChunk-1)/gramMapChunk, taskFunc(func(w, c int) {
+		if stopped.Load() || canceled(cancel) {
+			stopped.Store(true)
+			return
+		}
+		if xts[w] == nil {
+			xts[w] = make([]float64, gramMapChunk*m)
+		}
+		c0, c1 := c*gramMapChunk, min(d, (c+1)*gramMapChunk)
+		transpose(xts[w], c0, c1)
+		dots(wt[c0:], d, xts[w], m, c1-c0, vt, m, p, m)
+	}))
 	if stopped.Load() {
 		return nil, ErrCanceled
 	}

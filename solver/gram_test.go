@@ -26,7 +26,7 @@ func TestGramUpper(t *testing.T) {
 				X.Set(i, j, rng.NormFloat64())
 			}
 		}
-		got, _ := gramUpper(X, nil, 0)
+		got, _ := gramUpper(X, nil, nil)
 		want := mat.NewSymDense(m, nil)
 		want.SymOuterK(1, X)
 		// Each entry is a d-term dot product: within 2 gamma_d of the
@@ -40,11 +40,9 @@ func TestGramUpper(t *testing.T) {
 				}
 			}
 		}
-		prev := runtime.GOMAXPROCS(1)
-		one, _ := gramUpper(X, nil, 0)
-		runtime.GOMAXPROCS(2)
-		two, _ := gramUpper(X, nil, 0)
-		runtime.GOMAXPROCS(prev)
+		var one, two *mat.SymDense
+		onTeam(1, func(crew *team) { one, _ = gramUpper(X, nil, crew) })
+		onTeam(2, func(crew *team) { two, _ = gramUpper(X, nil, crew) })
 		if !mat.Equal(one, two) || !mat.Equal(one, got) {
 			t.Errorf("%d x %d: gramUpper differs between 1 and 2 threads", m, d)
 		}
@@ -69,7 +67,7 @@ func TestGramMap(t *testing.T) {
 				V.Set(i, j, rng.NormFloat64())
 			}
 		}
-		got, err := gramMap(X, V, nil, 0)
+		got, err := gramMap(X, V, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,11 +83,9 @@ func TestGramMap(t *testing.T) {
 				}
 			}
 		}
-		prev := runtime.GOMAXPROCS(1)
-		one, _ := gramMap(X, V, nil, 0)
-		runtime.GOMAXPROCS(2)
-		two, _ := gramMap(X, V, nil, 0)
-		runtime.GOMAXPROCS(prev)
+		var one, two *mat.Dense
+		onTeam(1, func(crew *team) { one, _ = gramMap(X, V, nil, crew) })
+		onTeam(2, func(crew *team) { two, _ = gramMap(X, V, nil, crew) })
 		if !mat.Equal(one, two) || !mat.Equal(one, got) {
 			t.Errorf("%d x %d: gramMap differs between 1 and 2 threads", m, d)
 		}
@@ -149,9 +145,11 @@ func BenchmarkGramUpper(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("%dx%d", m, d), func(b *testing.B) {
 			start := processCPU()
-			for range b.N {
-				gramUpper(X, nil, 0)
-			}
+			onTeam(runtime.GOMAXPROCS(0), func(crew *team) {
+				for range b.N {
+					gramUpper(X, nil, crew)
+				}
+			})
 			cpu := float64(processCPU()-start) / 1e9
 			b.ReportMetric(float64(m)*float64(m+1)*float64(d)/2*float64(b.N)/cpu/1e9, "GFMA/cpu-s")
 		})
@@ -204,7 +202,9 @@ func TestGramCentredInt(t *testing.T) {
 		for i := range raw {
 			raw[i] = float64(lo + rng.IntN(gramIntMax-lo+1))
 		}
-		x16, ld := gramIntegers(X, 2)
+		var x16 []int16
+		var ld int
+		onTeam(2, func(crew *team) { x16, ld = gramIntegers(X, crew) })
 		if x16 == nil {
 			t.Fatalf("%v: integer samples refused", sh)
 		}
@@ -216,7 +216,9 @@ func TestGramCentredInt(t *testing.T) {
 		}
 		M := int64(m)
 		for _, threads := range []int{1, 3} {
-			K, _, err := gramCentredInt(x16, ld, m, d, nil, threads, false)
+			var K *mat.SymDense
+			var err error
+			onTeam(threads, func(crew *team) { K, _, err = gramCentredInt(x16, ld, m, d, nil, crew, false) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -236,7 +238,7 @@ func TestGramCentredInt(t *testing.T) {
 	for _, v := range []float64{0.5, gramIntMax + 1, -gramIntMax - 1, math.NaN(), math.Inf(1)} {
 		X := mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6})
 		X.Set(1, 2, v)
-		if x16, _ := gramIntegers(X, 1); x16 != nil {
+		if x16, _ := gramIntegers(X, nil); x16 != nil {
 			t.Errorf("value %v: accepted as a small integer", v)
 		}
 	}
@@ -272,7 +274,7 @@ func TestPCAIntegerGram(t *testing.T) {
 	ref, src := fitOrFatal(t, f64, M, shape, copied)
 	if f, err := newFitter(src, copied); err != nil {
 		t.Fatal(err)
-	} else if x16, _ := f.residentU8(); x16 != nil {
+	} else if x16, _ := f.residentU8(nil); x16 != nil {
 		t.Fatal("float64 samples read as they are took the uint8 path")
 	}
 	// Split every block product between the threads (intGram.apply).
@@ -288,7 +290,7 @@ func TestPCAIntegerGram(t *testing.T) {
 		for what, src := range map[string]Source{"uint8": u8src, "narrowed float64": src} {
 			if f, err := newFitter(src, opts); err != nil {
 				t.Fatal(err)
-			} else if x16, _ := f.residentU8(); x16 == nil && (what == "uint8" || narrowingExact()) {
+			} else if x16, _ := f.residentU8(nil); x16 == nil && (what == "uint8" || narrowingExact()) {
 				t.Fatalf("%s source: not read as resident uint8", what)
 			}
 			var m Model
@@ -316,4 +318,11 @@ func TestPCAIntegerGram(t *testing.T) {
 			t.Errorf("variance %d: %v, float64 Gram path %v", j, v, float.Variance[j])
 		}
 	}
+}
+
+// onTeam calls fn with a team of size goroutines, then stops it.
+func onTeam(size int, fn func(crew *team)) {
+	crew := newTeam(size)
+	defer crew.close()
+	fn(crew)
 }

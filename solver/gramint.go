@@ -55,9 +55,9 @@ func gramI16Go(out *[12]int32, a []int16, lda int, b []int16, ldb int, k int) {
 // gramIntegers returns the rows of X (m x d) as 16-bit integers, padded
 // with zeros to ld columns (a multiple of 16), if every value is an
 // integer in [-gramIntMax, gramIntMax] and the int64 arithmetic of
-// gramCentredInt cannot overflow; else nil. It runs on up to threads
-// goroutines (0: GOMAXPROCS).
-func gramIntegers(X *mat.Dense, threads int) (x16 []int16, ld int) {
+// gramCentredInt cannot overflow; else nil. It runs on the members of crew
+// (nil: the caller alone).
+func gramIntegers(X *mat.Dense, crew *team) (x16 []int16, ld int) {
 	m, d := X.Dims()
 	if !gramIntFits(m, d) {
 		return nil, 0
@@ -66,7 +66,7 @@ func gramIntegers(X *mat.Dense, threads int) (x16 []int16, ld int) {
 	ld = (d + 15) &^ 15
 	x16 = make([]int16, m*ld)
 	var refused atomic.Bool
-	rowsParallel(m, threads, func(lo, hi int) {
+	crewRows(crew, m, func(lo, hi int) {
 		for i := lo; i < hi && !refused.Load(); i++ {
 			row := x16[i*ld : i*ld+d]
 			for c, v := range xr.Data[i*xr.Stride : i*xr.Stride+d] {
@@ -94,13 +94,13 @@ func gramIntFits(m, d int) bool {
 // gramIntegersU8 is gramIntegers for samples held as uint8 (m rows of d,
 // contiguous): every value is an integer in range, so only the int64
 // bound can refuse them (nil).
-func gramIntegersU8(u8 []uint8, m, d, threads int) (x16 []int16, ld int) {
+func gramIntegersU8(u8 []uint8, m, d int, crew *team) (x16 []int16, ld int) {
 	if !gramIntFits(m, d) {
 		return nil, 0
 	}
 	ld = (d + 15) &^ 15
 	x16 = make([]int16, m*ld)
-	rowsParallel(m, threads, func(lo, hi int) {
+	crewRows(crew, m, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := x16[i*ld : i*ld+d]
 			for c, v := range u8[i*d : (i+1)*d] {
@@ -111,30 +111,15 @@ func gramIntegersU8(u8 []uint8, m, d, threads int) (x16 []int16, ld int) {
 	return x16, ld
 }
 
-// rowsParallel calls fn on the runs of rows [lo, hi) that split [0, m)
-// into up to threads (0: GOMAXPROCS) runs, each on a goroutine.
-func rowsParallel(m, threads int, fn func(lo, hi int)) {
-	threads = max(1, min(threadCount(threads), m/64))
-	var wg sync.WaitGroup
-	for w := range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(share(m, w, threads))
-		}()
-	}
-	wg.Wait()
-}
-
 // gramCentredInt returns the Gram matrix of the centred rows of X (m x d,
 // uncentred), its upper triangle set, computed exactly from x16, ld
-// (gramIntegers of X), on up to threads goroutines; cancel as gramUpper.
+// (gramIntegers of X), on the members of crew; cancel as gramUpper.
 // With op set it also returns the same matrix as an intGram operator
 // (nil if its integers do not fit in int32).
-func gramCentredInt(x16 []int16, ld, m, d int, cancel func() bool, threads int, op bool) (*mat.SymDense, *intGram, error) {
+func gramCentredInt(x16 []int16, ld, m, d int, cancel func() bool, crew *team, op bool) (*mat.SymDense, *intGram, error) {
 	K := mat.NewSymDense(m, nil)
 	kr := K.RawSymmetric()
-	err := gramPanels(m, cancel, threads, func(j0, j1 int) {
+	err := gramPanels(m, cancel, crew, func(j0, j1 int) {
 		gramPanelInt(kr.Data, kr.Stride, x16, ld, j0, j1)
 	})
 	if err != nil {
@@ -144,7 +129,7 @@ func gramCentredInt(x16 []int16, ld, m, d int, cancel func() bool, threads int, 
 	// order).
 	sums := make([]int64, d)
 	var mu sync.Mutex
-	rowsParallel(m, threads, func(lo, hi int) {
+	crewRows(crew, m, func(lo, hi int) {
 		part := make([]int64, d)
 		for i := lo; i < hi; i++ {
 			for c, x := range x16[i*ld : i*ld+d] {
@@ -162,7 +147,7 @@ func gramCentredInt(x16 []int16, ld, m, d int, cancel func() bool, threads int, 
 		V += s * s
 	}
 	U := make([]int64, m)
-	rowsParallel(m, threads, func(lo, hi int) {
+	crewRows(crew, m, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			var u int64
 			for c, x := range x16[i*ld : i*ld+d] {
@@ -173,11 +158,11 @@ func gramCentredInt(x16 []int16, ld, m, d int, cancel func() bool, threads int, 
 	})
 	var g *intGram
 	if op {
-		g = newIntGram(kr.Data, kr.Stride, m, U, V, threads)
+		g = newIntGram(kr.Data, kr.Stride, m, U, V, crew)
 	}
 	M := int64(m)
 	den := float64(M * M)
-	rowsParallel(m, threads, func(lo, hi int) {
+	crewRows(crew, m, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := kr.Data[i*kr.Stride : i*kr.Stride+m]
 			for j := i; j < m; j++ {

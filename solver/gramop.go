@@ -42,7 +42,7 @@ type intGram struct {
 // newIntGram returns the operator of the centred Gram matrix from the
 // exact raw Gram matrix k0 (upper triangle, stride ldk, integers held in
 // float64), U and V, or nil when L does not fit in int32.
-func newIntGram(k0 []float64, ldk, m int, U []int64, V int64, threads int) *intGram {
+func newIntGram(k0 []float64, ldk, m int, U []int64, V int64, crew *team) *intGram {
 	M := int64(m)
 	g := make([]int64, m)
 	e := make([]float64, m)
@@ -53,7 +53,7 @@ func newIntGram(k0 []float64, ldk, m int, U []int64, V int64, threads int) *intG
 	}
 	l := make([]int32, m*m)
 	var overflow atomic.Bool
-	rowsParallel(m, threads, func(lo, hi int) {
+	crewRows(crew, m, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			for j := i; j < m; j++ {
 				v := int64(k0[i*ldk+j]) - g[i] - g[j]
@@ -68,7 +68,7 @@ func newIntGram(k0 []float64, ldk, m int, U []int64, V int64, threads int) *intG
 	if overflow.Load() {
 		return nil
 	}
-	rowsParallel(m, threads, func(lo, hi int) { // the lower triangle
+	crewRows(crew, m, func(lo, hi int) { // the lower triangle
 		for i := lo; i < hi; i++ {
 			for j := range i {
 				l[i*m+j] = l[j*m+i]
@@ -120,10 +120,10 @@ func (g *intGram) setBlock(b int) {
 }
 
 // apply sets the b rows of dst (rows of n) to K z_j for the rows z_j of
-// z, the rows of K in panels of lanczosPanel on pool's goroutines (nil:
-// the caller's alone) when the work is large; every entry is summed in
-// one order whatever the threads.
-func (g *intGram) apply(dst, z []float64, b int, pool *panelPool) {
+// z, the rows of K in panels of lanczosPanel on l's goroutines (nil: the
+// caller's alone) when the work is large; every entry is summed in one
+// order whatever the threads.
+func (g *intGram) apply(dst, z []float64, b int, l *tasks) {
 	n := g.n
 	copy(g.zp, z[:b*n])
 	clear(g.zp[b*n : (b+3)&^3*n])
@@ -133,15 +133,15 @@ func (g *intGram) apply(dst, z []float64, b int, pool *panelPool) {
 	}
 	panels := (n + lanczosPanel - 1) / lanczosPanel
 	if n*b*n < lanczosParallel {
-		pool = nil
+		l = nil
 	}
 	g.dst, g.b = dst, b
-	pool.run(panels, g)
+	l.run(panels, g)
 	g.dst = nil
 }
 
-// runPanel is apply's task p.
-func (g *intGram) runPanel(p int) { g.panel(g.dst, g.b, p) }
+// runTask is apply's task p.
+func (g *intGram) runTask(_, p int) { g.panel(g.dst, g.b, p) }
 
 // panel is apply's task p: the rows [lo, hi) of K z, by chunks of
 // gramChunkK columns (the block's chunk stays in the cache), 3 rows of L

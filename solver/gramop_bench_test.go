@@ -25,18 +25,19 @@ func BenchmarkIntGramApply(b *testing.B) {
 		}
 		dst := make([]float64, 16*n)
 		for _, threads := range []int{1, 2} {
-			pool := newPanelPool(threads)
+			crew := newTeam(threads)
 			for _, bs := range []int{4, 8, 16} {
 				b.Run(fmt.Sprintf("int32/n=%d/b=%d/threads=%d", n, bs, threads), func(b *testing.B) {
+					l := newTasks(crew)
 					for range b.N {
-						g.apply(dst, z, bs, pool)
+						g.apply(dst, z, bs, l)
 					}
 					b.ReportMetric(float64(bs*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFMA/s")
 				})
 			}
-			pool.stop()
+			crew.close()
 		}
-		w := &lanczosWork{a: a, lda: n, n: n, threads: 1}
+		w := &lanczosWork{a: a, lda: n, n: n}
 		b.Run(fmt.Sprintf("float64/n=%d", n), func(b *testing.B) {
 			for range b.N {
 				w.applyRows(dst, z, 8)

@@ -20,11 +20,11 @@ func intGramCase(t *testing.T, m, d, lo, span int) (*mat.Dense, *intGram, *mat.S
 			X.Set(i, c, float64(lo+rng.IntN(span)))
 		}
 	}
-	x16, ld := gramIntegers(X, 1)
+	x16, ld := gramIntegers(X, nil)
 	if x16 == nil {
 		t.Fatal("integer samples refused")
 	}
-	K, op, err := gramCentredInt(x16, ld, m, d, nil, 1, true)
+	K, op, err := gramCentredInt(x16, ld, m, d, nil, nil, true)
 	if err != nil || op == nil {
 		t.Fatalf("gramCentredInt: op %v, %v", op, err)
 	}
@@ -89,9 +89,7 @@ func TestIntGramApply(t *testing.T) {
 		lanczosParallel = 1
 		for _, threads := range []int{2, 3} {
 			got := make([]float64, len(ref))
-			pool := newPanelPool(threads)
-			op.apply(got, z, tc.b, pool)
-			pool.stop()
+			onTeam(threads, func(crew *team) { op.apply(got, z, tc.b, newTasks(crew)) })
 			if !equalBits(got, ref) {
 				t.Errorf("%+v: %d threads differ from 1", tc, threads)
 			}
@@ -126,11 +124,11 @@ func TestIntGramOverflow(t *testing.T) {
 		U[i] = int64(d) * 255 * 4 * 255
 	}
 	V := int64(d) * 16 * 255 * 255
-	if newIntGram(k0, m, m, U, V, 1) == nil {
+	if newIntGram(k0, m, m, U, V, nil) == nil {
 		t.Fatal("no operator for a matrix that fits: the test is wrong")
 	}
 	k0[0] += 1 << 32
-	if op := newIntGram(k0, m, m, U, V, 1); op != nil {
+	if op := newIntGram(k0, m, m, U, V, nil); op != nil {
 		t.Errorf("operator made although L_00 = %d does not fit in int32", int64(k0[0])-int64(d*255*255))
 	}
 }

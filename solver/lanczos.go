@@ -3,8 +3,6 @@ package solver
 import (
 	"math"
 	"math/rand/v2"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -55,10 +53,10 @@ import (
 // deficient data, exhausted multiplicities), the lost vectors are
 // replaced by pseudo-random ones from a generator with a fixed seed, so
 // the result depends only on A. Products with A, and the products with Q
-// of the orthogonalisation and the Ritz vectors, are split between
-// goroutines (a pool started once: panelPool) by rows, every entry summed
-// in one fixed order, so the result is the same bit for bit whatever the
-// number of threads.
+// of the orthogonalisation and the Ritz vectors, are split by rows between
+// the members of the fit's team (tasks), every entry summed in one fixed
+// order, so the result is the same bit for bit whatever the number of
+// threads.
 
 // lanczosTol is the accepted residual, relative to the top eigenvalue.
 // Rounding in a product A y is near 1e-15 theta_1 at the sizes met.
@@ -103,8 +101,8 @@ var lanczosMaxProducts = 4 // a variable for tests
 var lanczosTrace func(restarts, products int)
 
 // lanczosParallel is the work (multiply-adds) of a block product or a par
-// call from which it is split between the pool's goroutines (a variable
-// for tests). 2^18 multiply-adds take some 50 us, the handoff to a helper
+// call from which it is split between the team's members (a variable for
+// tests). 2^18 multiply-adds take some 50 us, the handoff to a helper
 // a few: at 2^22 (before) the orthogonalisation against a basis of fewer
 // than 175 vectors ran on one core, 0.3 of the 1.0 s wall of the
 // eigen step on the PCA 3000 x 6000 case with 2 threads.
@@ -139,26 +137,24 @@ type lanczosWork struct {
 	nrm      []float64 // norms of a block before orthogonalisation
 	nrm2     []float64 // orthogonalise's norms
 	rng      *rand.Rand
-	threads  int
-	pool     *panelPool // threads goroutines for par and the products by op
-	job      dotsJob    // par's call, for the pool
-	products int        // vectors multiplied by A
+	tasks    *tasks  // the team's members, for par and the products by op
+	job      dotsJob // par's call, for tasks
+	products int     // vectors multiplied by A
 }
 
 // lanczosTop returns the top P eigenvectors of the symmetric n x n matrix
 // whose rows (both triangles) are a, as sign-fixed columns in descending
 // order, and their eigenvalues. It reports ok = false if it did not
 // converge within lanczosMaxProducts n products; cancel (may be nil) is polled before
-// every block product (ErrCanceled). Its products run on up to threads
-// goroutines (0: GOMAXPROCS), with the same result whatever the count.
+// every block product (ErrCanceled). Its products run on the members of
+// crew (nil: the caller alone), with the same result whatever their
+// number.
 //
 // With op not nil, the products are op's (the same matrix as a, which is
 // then not read).
-func lanczosTop(a []float64, lda int, op *intGram, n, P int, cancel func() bool, threads int) (V *mat.Dense, vals []float64, ok bool, err error) {
+func lanczosTop(a []float64, lda int, op *intGram, n, P int, cancel func() bool, crew *team) (V *mat.Dense, vals []float64, ok bool, err error) {
 	b, keep, mMax, _ := lanczosShape(n, P)
-	w := &lanczosWork{a: a, lda: lda, op: op, n: n, threads: threadCount(threads)}
-	w.pool = newPanelPool(w.threads)
-	defer w.pool.stop()
+	w := &lanczosWork{a: a, lda: lda, op: op, n: n, tasks: newTasks(crew)}
 	if op != nil {
 		op.setBlock(max(b, P))
 	}
@@ -448,7 +444,7 @@ func (w *lanczosWork) residual(k int, theta float64) float64 {
 func (w *lanczosWork) applyRows(dst, z []float64, b int) {
 	w.products += b
 	if w.op != nil {
-		w.op.apply(dst, z, b, w.pool)
+		w.op.apply(dst, z, b, w.tasks)
 		return
 	}
 	w.par(dst, w.n, w.a, w.lda, w.n, z, w.n, b, w.n)
@@ -482,12 +478,12 @@ const lanczosPanel = 96
 // par sets dst[j*ldd+i] = sum_{t<k} a[i*lda+t] z[j*ldz+t] for i < ni,
 // j < nj: the products of A, Q or A Q with rows, and the dot products of
 // Q's rows with a block, by dots on panels of rows of a, spread over the
-// pool's goroutines when the work is large. Panels start at multiples of
+// team's members when the work is large. Panels start at multiples of
 // 3, so dots groups the rows of a panel as it groups them in one call
 // over all ni rows: every entry is the same sum whatever the panels and
 // the number of goroutines.
 func (w *lanczosWork) par(dst []float64, ldd int, a []float64, lda, ni int, z []float64, ldz, nj, k int) {
-	threads := w.threads
+	threads := w.tasks.size()
 	if threads < 2 || ni*nj*k < lanczosParallel {
 		dots(dst, ldd, a, lda, ni, z, ldz, nj, k)
 		return
@@ -495,7 +491,7 @@ func (w *lanczosWork) par(dst []float64, ldd int, a []float64, lda, ni int, z []
 	// Panels of at most lanczosPanel rows, at least 4 per goroutine.
 	rows := min(lanczosPanel, ((ni+4*threads-1)/(4*threads)+2)/3*3)
 	w.job = dotsJob{dst: dst, ldd: ldd, a: a, lda: lda, ni: ni, z: z, ldz: ldz, nj: nj, k: k, rows: rows}
-	w.pool.run((ni+rows-1)/rows, &w.job)
+	w.tasks.run((ni+rows-1)/rows, &w.job)
 	w.job = dotsJob{}
 }
 
@@ -510,77 +506,9 @@ type dotsJob struct {
 	rows       int
 }
 
-func (j *dotsJob) runPanel(p int) {
+func (j *dotsJob) runTask(_, p int) {
 	lo, hi := p*j.rows, min(j.ni, (p+1)*j.rows)
 	dots(j.dst[lo:], j.ldd, j.a[lo*j.lda:], j.lda, hi-lo, j.z, j.ldz, j.nj, j.k)
-}
-
-// panelTask is a loop of independent tasks for a panelPool.
-type panelTask interface{ runPanel(p int) }
-
-// panelPool runs the tasks of a panelTask on the calling goroutine and
-// threads - 1 helpers started once (block Lanczos's products and
-// orthogonalisations are many and short: goroutines started for each
-// would cost allocations). A nil pool runs them on the caller alone.
-type panelPool struct {
-	start   chan struct{}
-	wg      sync.WaitGroup
-	next    atomic.Int64
-	panels  int
-	task    panelTask
-	helpers int
-}
-
-// newPanelPool returns a pool of threads goroutines in all (nil for 1);
-// stop it with stop.
-func newPanelPool(threads int) *panelPool {
-	if threads < 2 {
-		return nil
-	}
-	p := &panelPool{start: make(chan struct{}), helpers: threads - 1}
-	for range p.helpers {
-		go func() {
-			for range p.start {
-				p.work()
-				p.wg.Done()
-			}
-		}()
-	}
-	return p
-}
-
-// run calls task.runPanel(i) for every i < panels, each helper taking the
-// next task when it is done with one.
-func (p *panelPool) run(panels int, task panelTask) {
-	if p == nil {
-		for i := range panels {
-			task.runPanel(i)
-		}
-		return
-	}
-	p.task, p.panels = task, panels
-	p.next.Store(0)
-	h := min(p.helpers, panels-1)
-	p.wg.Add(h)
-	for range h {
-		p.start <- struct{}{}
-	}
-	p.work()
-	p.wg.Wait()
-	p.task = nil
-}
-
-func (p *panelPool) work() {
-	for i := int(p.next.Add(1)) - 1; i < p.panels; i = int(p.next.Add(1)) - 1 {
-		p.task.runPanel(i)
-	}
-}
-
-// stop ends the helpers (a nil pool has none).
-func (p *panelPool) stop() {
-	if p != nil {
-		close(p.start)
-	}
 }
 
 // dots sets c[j*ldc+i] = sum_{t<k} a[i*lda+t] b[j*ldb+t] for i < ni,

@@ -32,7 +32,7 @@ func BenchmarkTopEigenvectors(b *testing.B) {
 				raw[i*2*n+j] -= s / float64(n)
 			}
 		}
-		K, _ := gramUpper(X, nil, 0)
+		K, _ := gramUpper(X, nil, nil)
 		for _, P := range []int{n / 40, 50, n / 20, n / 10, n / 5} {
 			if P == 50 && n != 3000 {
 				continue
@@ -61,7 +61,7 @@ func BenchmarkTopEigenvectors(b *testing.B) {
 							if _, _, _, enough := lanczosShape(n, P); !enough {
 								b.Skip("basis too large for n")
 							}
-							_, _, ok, err = lanczosTop(raw.Data, n, nil, n, P, nil, 0)
+							_, _, ok, err = lanczosTop(raw.Data, n, nil, n, P, nil, nil)
 						} else {
 							_, _, err = tridiagTop(S, P, nil)
 							ok = true

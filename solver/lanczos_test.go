@@ -129,7 +129,7 @@ func TestLanczosKnownSpectrum(t *testing.T) {
 	var refVals []float64
 	for _, threads := range []int{1, 2, 1} {
 		runtime.GOMAXPROCS(threads)
-		V, vals, ok, err := lanczosTop(full(), n, nil, n, P, nil, 0)
+		V, vals, ok, err := lanczosTop(full(), n, nil, n, P, nil, nil)
 		if err != nil || !ok {
 			t.Fatalf("lanczosTop: ok = %v, err = %v", ok, err)
 		}
@@ -207,7 +207,7 @@ func TestLanczosRankDeficient(t *testing.T) {
 	for _, P := range []int{10, r, r + 5} {
 		// lanczosTop itself (topEigenvectors would take the tridiagonal
 		// path for P = r + 5 > 6% of n).
-		V, vals, ok, err := lanczosTop(append([]float64(nil), a...), n, nil, n, P, nil, 0)
+		V, vals, ok, err := lanczosTop(append([]float64(nil), a...), n, nil, n, P, nil, nil)
 		if err != nil || !ok {
 			t.Fatalf("P = %d: ok = %v, err = %v", P, ok, err)
 		}
@@ -256,7 +256,7 @@ func TestTopEigenvectorsLanczos(t *testing.T) {
 	defer func() { lanczosTrace = nil }()
 	Sc := mat.NewSymDense(n, nil)
 	Sc.CopySym(S)
-	got, gotVals, err := topEigenvectors(Sc, P, nil, 0)
+	got, gotVals, err := topEigenvectors(Sc, P, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestLanczosFallback(t *testing.T) {
 	defer func() { lanczosTrace = nil }()
 	Sc := mat.NewSymDense(n, nil)
 	Sc.CopySym(S)
-	V, vals, err := topEigenvectors(Sc, P, nil, 0)
+	V, vals, err := topEigenvectors(Sc, P, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,11 @@ func TestLanczosRitzPaths(t *testing.T) {
 		lanczosDenseRitz = dense
 		var first *mat.Dense
 		for _, threads := range []int{1, 2} {
-			V, vals, ok, err := lanczosTop(a, n, nil, n, P, nil, threads)
+			var V *mat.Dense
+			var vals []float64
+			var ok bool
+			var err error
+			onTeam(threads, func(crew *team) { V, vals, ok, err = lanczosTop(a, n, nil, n, P, nil, crew) })
 			if err != nil || !ok {
 				t.Fatalf("dense Ritz %v: ok %v, %v", dense, ok, err)
 			}
@@ -398,13 +402,13 @@ func TestLanczosCancel(t *testing.T) {
 		}
 	}
 	total := 0
-	if _, _, ok, err := lanczosTop(a, n, nil, n, 5, func() bool { total++; return false }, 0); !ok || err != nil {
+	if _, _, ok, err := lanczosTop(a, n, nil, n, 5, func() bool { total++; return false }, nil); !ok || err != nil {
 		t.Fatalf("without cancel: ok = %v, err = %v", ok, err)
 	}
 	for after := range total {
 		polls := 0
 		cancel := func() bool { polls++; return polls > after }
-		_, _, _, err := lanczosTop(a, n, nil, n, 5, cancel, 0)
+		_, _, _, err := lanczosTop(a, n, nil, n, 5, cancel, nil)
 		if !errors.Is(err, ErrCanceled) {
 			t.Errorf("cancel after %d polls: err = %v, want ErrCanceled", after, err)
 		}

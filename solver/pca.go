@@ -54,13 +54,21 @@ func (f *fitter) pcaScatter(P int) (*mat.Dense, []float64, error) {
 	if err := f.pass(&Pass{Op: OpScatter, Shape: f.shape, Samples: f.m, Mean: f.mean}, S); err != nil {
 		return nil, nil, err
 	}
-	var W *mat.Dense
-	var vals []float64
-	var err error
-	if cerr := interruptible(f.opts.Cancel, func() { W, vals, err = topEigenvectors(newSymAcc(D, S).toSym(nil), P, f.opts.Cancel, f.opts.Threads) }); cerr != nil {
-		return nil, nil, cerr
+	crew, done := f.crew()
+	defer done()
+	return topEigenvectors(newSymAcc(D, S).toSym(nil), P, f.opts.Cancel, crew)
+}
+
+// crew returns the team for a fit's own parallel work (the Gram matrix,
+// Lanczos's products, the map): the local runner's, whose members make
+// the passes, or, for a fit over another executor, a team of
+// Options.Threads goroutines that done stops.
+func (f *fitter) crew() (crew *team, done func()) {
+	if f.run != nil {
+		return f.run.team(), func() {}
 	}
-	return W, vals, err
+	crew = newTeam(threadCount(f.opts.Threads))
+	return crew, crew.close
 }
 
 // pcaGram diagonalises the M x M Gram matrix of the centred samples and
@@ -73,8 +81,10 @@ func (f *fitter) pcaScatter(P int) (*mat.Dense, []float64, error) {
 // is made.
 func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	D := f.size
+	crew, done := f.crew()
+	defer done()
 	var X *mat.Dense
-	x16, ld := f.residentU8()
+	x16, ld := f.residentU8(crew)
 	if x16 == nil {
 		X = mat.NewDense(f.m, D, nil)
 		// The raw samples (the pass with no mean), centred here as the pass
@@ -82,38 +92,35 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 		if err := f.pass(&Pass{Op: OpCentred, Shape: f.shape, Samples: f.m}, X.RawMatrix().Data); err != nil {
 			return nil, nil, err
 		}
-		x16, ld = gramIntegers(X, f.opts.Threads)
+		x16, ld = gramIntegers(X, crew)
 		xr := X.RawMatrix()
-		rowsParallel(f.m, f.opts.Threads, func(lo, hi int) {
+		crewRows(crew, f.m, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				floats.Sub(xr.Data[i*xr.Stride:i*xr.Stride+D], f.mean)
 			}
 		})
 	}
-	var V, W *mat.Dense
-	var vals []float64
+	cancel := f.opts.Cancel
+	var K *mat.SymDense
+	var op *intGram
 	var err error
-	cerr := interruptible(f.opts.Cancel, func() {
-		var K *mat.SymDense
-		var op *intGram
-		if x16 != nil {
-			K, op, err = gramCentredInt(x16, ld, f.m, D, f.opts.Cancel, f.opts.Threads, lanczosFits(f.m, P))
-		} else {
-			K, err = gramUpper(X, f.opts.Cancel, f.opts.Threads)
-		}
-		if err == nil {
-			V, vals, err = topEigenvectorsWith(K, op, P, f.opts.Cancel, f.opts.Threads)
-		}
-		switch {
-		case err != nil:
-		case X == nil:
-			W, err = gramMapInt(x16, ld, f.mean, V, f.opts.Cancel, f.opts.Threads)
-		default:
-			W, err = gramMap(X, V, f.opts.Cancel, f.opts.Threads)
-		}
-	})
-	if cerr != nil {
-		return nil, nil, cerr
+	if x16 != nil {
+		K, op, err = gramCentredInt(x16, ld, f.m, D, cancel, crew, lanczosFits(f.m, P))
+	} else {
+		K, err = gramUpper(X, cancel, crew)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	V, vals, err := topEigenvectorsWith(K, op, P, cancel, crew)
+	if err != nil {
+		return nil, nil, err
+	}
+	var W *mat.Dense
+	if X == nil {
+		W, err = gramMapInt(x16, ld, f.mean, V, cancel, crew)
+	} else {
+		W, err = gramMap(X, V, cancel, crew)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -130,9 +137,10 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	return W, vals, nil
 }
 
-// residentU8 returns the samples as gramIntegersU8 does when the fit
-// reads them from memory as uint8 at their own scale; else nil.
-func (f *fitter) residentU8() (x16 []int16, ld int) {
+// residentU8 returns the samples as gramIntegersU8 does (on crew's
+// members) when the fit reads them from memory as uint8 at their own
+// scale; else nil.
+func (f *fitter) residentU8(crew *team) (x16 []int16, ld int) {
 	if f.scaled == nil || f.scaleExp != 0 {
 		return nil, 0
 	}
@@ -144,5 +152,5 @@ func (f *fitter) residentU8() (x16 []int16, ld int) {
 	if !ok || b.U8 == nil || len(b.U8) != f.m*f.size {
 		return nil, 0
 	}
-	return gramIntegersU8(b.U8, f.m, f.size, f.opts.Threads)
+	return gramIntegersU8(b.U8, f.m, f.size, crew)
 }

@@ -396,14 +396,12 @@ func denseInterruptible(cancel func() bool, e *eigenWork, U *mat.Dense, phi *mat
 	return ok, err
 }
 
-// topVectors returns the top r eigenvectors of a mode scatter, under
-// interruptible: for large modes the eigendecomposition is the longest
-// step of an iteration, and LAPACK cannot poll the cancellation.
+// topVectors returns the top r eigenvectors of a mode scatter, block
+// Lanczos on the fit's team; the LAPACK paths, which cannot poll the
+// cancellation, run under interruptible (topEigenvectors).
 func (f *fitter) topVectors(phi *mat.SymDense, r int) (*mat.Dense, error) {
-	var U *mat.Dense
-	var err error
-	if cerr := interruptible(f.opts.Cancel, func() { U, _, err = topEigenvectors(phi, r, f.opts.Cancel, f.opts.Threads) }); cerr != nil {
-		return nil, cerr
-	}
+	crew, done := f.crew()
+	defer done()
+	U, _, err := topEigenvectors(phi, r, f.opts.Cancel, crew)
 	return U, err
 }
