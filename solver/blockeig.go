@@ -42,22 +42,34 @@ func lanczosFits(n, P int) bool {
 }
 
 // topEigenvectorsWith is topEigenvectors, with block Lanczos's products
-// by op (the same matrix as S) when op is not nil.
+// by op (the same matrix as S) when op is not nil; S may then be nil (op
+// forms it if the other paths need it).
 func topEigenvectorsWith(S *mat.SymDense, op *intGram, P int, cancel func() bool, crew *team) (*mat.Dense, []float64, error) {
-	n := S.SymmetricDim()
+	var n int
+	if S != nil {
+		n = S.SymmetricDim()
+	} else {
+		n = op.n
+	}
 	if lanczosFits(n, P) {
-		raw := S.RawSymmetric()
+		var a []float64
+		lda := 0
 		if op == nil {
+			raw := S.RawSymmetric()
 			for i := range n { // both triangles, for the products by rows
 				for j := i + 1; j < n; j++ {
 					raw.Data[j*raw.Stride+i] = raw.Data[i*raw.Stride+j]
 				}
 			}
+			a, lda = raw.Data, raw.Stride
 		}
-		V, vals, ok, err := lanczosTop(raw.Data, raw.Stride, op, n, P, cancel, crew)
+		V, vals, ok, err := lanczosTop(a, lda, op, n, P, cancel, crew)
 		if err != nil || ok {
 			return V, vals, err
 		}
+	}
+	if S == nil {
+		S = op.sym(crew)
 	}
 	var V *mat.Dense
 	var vals []float64

@@ -52,7 +52,7 @@ func gramUpper(X *mat.Dense, cancel func() bool, crew *team) (*mat.SymDense, err
 	K := mat.NewSymDense(m, nil)
 	kr := K.RawSymmetric()
 	xr := X.RawMatrix()
-	err := gramPanels(m, cancel, crew, func(j0, j1 int) {
+	err := gramPanels(m, gramPanel, cancel, crew, func(j0, j1 int) {
 		gramPanelUpper(kr.Data, kr.Stride, xr.Data, xr.Stride, d, j0, j1)
 	})
 	if err != nil {
@@ -61,18 +61,22 @@ func gramUpper(X *mat.Dense, cancel func() bool, crew *team) (*mat.SymDense, err
 	return K, nil
 }
 
-// gramPanels calls panel(j0, j1) for the panels of gramPanel columns of
-// an m x m Gram matrix on the members of crew (nil: the caller alone),
-// polling cancel (may be nil) before every panel (ErrCanceled). Panels
-// are taken in order, the last (widest) ones last.
-func gramPanels(m int, cancel func() bool, crew *team, panel func(j0, j1 int)) error {
+// gramPanels calls panel(j0, j1) for the panels of width columns of an
+// m x m Gram matrix on the members of crew (nil: the caller alone),
+// polling cancel (may be nil) before every panel (ErrCanceled). The
+// panels of the upper triangle widen with j (panel j0 holds j1 columns'
+// worth of rows), so they are taken widest first: the members then end
+// on narrow ones, together.
+func gramPanels(m, width int, cancel func() bool, crew *team, panel func(j0, j1 int)) error {
 	var stopped atomic.Bool // cancel (polled per panel) returned true
-	crewTasks(crew, (m+gramPanel-1)/gramPanel, func(_, p int) {
+	panels := (m + width - 1) / width
+	crewTasks(crew, panels, func(_, p int) {
 		if stopped.Load() || canceled(cancel) {
 			stopped.Store(true)
 			return
 		}
-		panel(p*gramPanel, min(m, (p+1)*gramPanel))
+		p = panels - 1 - p
+		panel(p*width, min(m, (p+1)*width))
 	})
 	if stopped.Load() {
 		return ErrCanceled

@@ -156,12 +156,41 @@ func BenchmarkGramUpper(b *testing.B) {
 	}
 }
 
+// BenchmarkGramCentredInt: the exact Gram matrix of PCA's 3000 x 6000
+// row (uint8-range integers) with its int32 operator, 1 and 2 threads;
+// multiply-adds M(M+1)D/2 per wall and per CPU second.
+func BenchmarkGramCentredInt(b *testing.B) {
+	m, d := 3000, 6000
+	rng := rand.New(rand.NewPCG(1, 2))
+	u8 := make([]uint8, m*d)
+	for i := range u8 {
+		u8[i] = uint8(rng.IntN(256))
+	}
+	for _, threads := range []int{1, 2} {
+		onTeam(threads, func(crew *team) {
+			x16, ld := gramIntegersU8(u8, m, d, crew)
+			b.Run(fmt.Sprintf("%dx%d/threads=%d", m, d, threads), func(b *testing.B) {
+				c0 := processCPU()
+				for range b.N {
+					gramCentredInt(x16, ld, m, d, nil, crew, true)
+				}
+				cpu := float64(processCPU()-c0) / 1e9
+				macs := float64(m) * float64(m+1) / 2 * float64(d) * float64(b.N)
+				b.ReportMetric(macs/b.Elapsed().Seconds()/1e9, "GFMA/s")
+				b.ReportMetric(macs/cpu/1e9, "GFMA/cpu-s")
+			})
+		})
+	}
+}
+
 // TestGramI16: the integer kernel (AVX2 where there is AVX2) gives the
 // exact integer dot products, equal to int64 sums in Go, on values at the
-// ends of the range.
+// ends of the range, and at the longest call (gramIntChunk columns of
+// +-gramIntMax, every product at its largest: the lanes' sums at their
+// bound).
 func TestGramI16(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 16))
-	const lda, ldb, k = 2064, 2080, gramIntChunk
+	const lda, ldb = 2064, 2080
 	a, b := make([]int16, 3*lda), make([]int16, 4*ldb)
 	for i := range a {
 		a[i] = int16(rng.IntN(2*gramIntMax+1) - gramIntMax)
@@ -170,21 +199,36 @@ func TestGramI16(t *testing.T) {
 		b[i] = int16(rng.IntN(2*gramIntMax+1) - gramIntMax)
 	}
 	b[0], a[0], b[ldb], a[lda] = gramIntMax, gramIntMax, -gramIntMax, gramIntMax
-	for _, kk := range []int{16, 48, k} {
+	check := func(a []int16, lda int, b []int16, ldb, k int) {
 		var out [12]int32
-		gramI16(&out, a, lda, b, ldb, kk)
+		gramI16(&out, a, lda, b, ldb, k)
 		for i := range 3 {
 			for j := range 4 {
 				var want int64
-				for c := range kk {
+				for c := range k {
 					want += int64(a[i*lda+c]) * int64(b[j*ldb+c])
 				}
 				if int64(out[4*i+j]) != want {
-					t.Errorf("k = %d: entry (%d, %d) = %d, want %d", kk, i, j, out[4*i+j], want)
+					t.Errorf("k = %d: entry (%d, %d) = %d, want %d", k, i, j, out[4*i+j], want)
 				}
 			}
 		}
 	}
+	for _, k := range []int{16, 48, 2048} {
+		check(a, lda, b, ldb, k)
+	}
+	const k = gramIntChunk
+	a, b = make([]int16, 3*k), make([]int16, 4*k)
+	for i := range a {
+		a[i] = gramIntMax
+	}
+	for i := range b {
+		b[i] = gramIntMax
+		if i >= 2*k { // rows 2 and 3 of b: the negative extreme
+			b[i] = -gramIntMax
+		}
+	}
+	check(a, k, b, k, k)
 }
 
 // TestGramCentredInt: on integer samples (uint8-like and signed, with
@@ -216,11 +260,19 @@ func TestGramCentredInt(t *testing.T) {
 		}
 		M := int64(m)
 		for _, threads := range []int{1, 3} {
-			var K *mat.SymDense
+			var K, K64 *mat.SymDense
 			var err error
-			onTeam(threads, func(crew *team) { K, _, err = gramCentredInt(x16, ld, m, d, nil, crew, false) })
+			onTeam(threads, func(crew *team) {
+				K, _, err = gramCentredInt(x16, ld, m, d, nil, crew, false)
+				if err == nil { // K0 summed in float64, as for d beyond int32's range
+					K64, _, err = gramCentredFrom([]float64(nil), 0, x16, ld, m, d, nil, crew, false)
+				}
+			})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if !mat.Equal(K, K64) {
+				t.Fatalf("%v, %d threads: K0 in int32 and in float64 give different matrices", sh, threads)
 			}
 			for i := range m {
 				for j := i; j < m; j++ {
@@ -302,6 +354,28 @@ func TestPCAIntegerGram(t *testing.T) {
 			}
 		}
 	}
+	// Block Lanczos out of its budget: the tridiagonal path on the matrix
+	// the operator forms (intGram.sym), equal within the paths' accuracy.
+	func() {
+		defer func(v int) { lanczosMaxProducts = v }(lanczosMaxProducts)
+		lanczosMaxProducts = 0
+		u8src, err := NewSliceSource(u8, M, shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m Model
+		if err := m.Fit(u8src, opts); err != nil {
+			t.Fatal(err)
+		}
+		if d := maxAbsDiff(m.Projections[0].RawMatrix().Data, ref.Projections[0].RawMatrix().Data); d > 1e-10 {
+			t.Errorf("Lanczos fallback: projections differ by %.3g", d)
+		}
+		for j, v := range ref.Variance {
+			if math.Abs(v-m.Variance[j]) > 1e-12*ref.Variance[0] {
+				t.Errorf("Lanczos fallback: variance %d: %v, want %v", j, m.Variance[j], v)
+			}
+		}
+	}()
 	gramExact = false
 	defer func() { gramExact = true }()
 	float, _ := fitOrFatal(t, f64, M, shape, opts)

@@ -29,9 +29,21 @@ import (
 // path rounds at every one of its D additions; and it is the same whatever
 // the blocking and the number of threads, since integer sums are exact in
 // any order.
+//
+// Blocking: each kernel call sums whole rows (up to gramIntChunk columns),
+// in panels of gramIntPanel columns of K, widest first. Measured on the
+// panels alone (3000 x 6000, 1 thread, loaded machine, multiply-adds a
+// CPU second): chunks of 2048 columns and panels of 128 (before) 38-44 G,
+// whole rows 45-53 G (a call's lane reduction and its 12 additions into
+// K amortised over 3 times the columns, K's panel swept once instead of 3
+// times); panels of 64, 96 and 128 within noise of each other, smaller
+// chunks slower. The kernel alone, in L1, makes about 66 G.
+// BenchmarkGramCentredInt (the whole step, with the operator), 2 threads:
+// 0.32-0.33 s, 44 G multiply-adds a CPU second.
 const (
 	gramIntMax   = 255
-	gramIntChunk = 2048 // columns per kernel call: a lane sums 2 gramIntChunk/16 products < 2^31
+	gramIntChunk = 1 << 15 // columns per kernel call: its sums of gramIntChunk products of at most 255^2 stay below 2^31
+	gramIntPanel = 96
 )
 
 // gramExact enables the exact integer path (tests clear it to compare
@@ -114,13 +126,34 @@ func gramIntegersU8(u8 []uint8, m, d int, crew *team) (x16 []int16, ld int) {
 // gramCentredInt returns the Gram matrix of the centred rows of X (m x d,
 // uncentred), its upper triangle set, computed exactly from x16, ld
 // (gramIntegers of X), on the members of crew; cancel as gramUpper.
-// With op set it also returns the same matrix as an intGram operator
-// (nil if its integers do not fit in int32).
+// With op set it returns instead the same matrix as an intGram operator,
+// and no float64 matrix (the operator forms it if asked: intGram.sym);
+// if L does not fit in int32, the matrix and no operator.
+//
+// K0 = X0 X0^T is summed in int32 when its entries fit (d gramIntMax^2 <
+// 2^31: 36 MB at m = 3000, which becomes L in place), else in float64
+// (exact integers below 2^53, which become K in place).
 func gramCentredInt(x16 []int16, ld, m, d int, cancel func() bool, crew *team, op bool) (*mat.SymDense, *intGram, error) {
-	K := mat.NewSymDense(m, nil)
-	kr := K.RawSymmetric()
-	err := gramPanels(m, cancel, crew, func(j0, j1 int) {
-		gramPanelInt(kr.Data, kr.Stride, x16, ld, j0, j1)
+	if float64(d)*gramIntMax*gramIntMax < 1<<31 {
+		return gramCentredFrom(make([]int32, m*m), m, x16, ld, m, d, cancel, crew, op)
+	}
+	return gramCentredFrom([]float64(nil), 0, x16, ld, m, d, cancel, crew, op)
+}
+
+// gramAcc is the type K0 is summed in (see gramCentredInt).
+type gramAcc interface{ int32 | float64 }
+
+// gramCentredFrom is gramCentredInt, K0 summed in k0 (stride ldk; for
+// float64, nil: K's own storage).
+func gramCentredFrom[T gramAcc](k0 []T, ldk int, x16 []int16, ld, m, d int, cancel func() bool, crew *team, op bool) (*mat.SymDense, *intGram, error) {
+	var K *mat.SymDense
+	if k0 == nil {
+		K = mat.NewSymDense(m, nil)
+		kr := K.RawSymmetric()
+		k0, ldk = any(kr.Data).([]T), kr.Stride
+	}
+	err := gramPanels(m, gramIntPanel, cancel, crew, func(j0, j1 int) {
+		gramPanelInt(k0, ldk, x16, ld, j0, j1)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -156,28 +189,40 @@ func gramCentredInt(x16 []int16, ld, m, d int, cancel func() bool, crew *team, o
 			U[i] = u
 		}
 	})
-	var g *intGram
 	if op {
-		g = newIntGram(kr.Data, kr.Stride, m, U, V, crew)
+		if g := newIntGram(k0, ldk, m, U, V, crew); g != nil {
+			return nil, g, nil
+		}
 	}
+	if K == nil {
+		K = mat.NewSymDense(m, nil)
+	}
+	kr := K.RawSymmetric()
+	gramCentre(kr.Data, kr.Stride, k0, ldk, m, U, V, crew)
+	return K, nil, nil
+}
+
+// gramCentre sets the upper triangle of k (stride ldk; it may be k0's
+// storage) to the centred Gram matrix (M^2 K0_ij - M (U_i + U_j) + V) /
+// M^2 from the exact K0 (upper triangle of k0, stride ld0), rounded once.
+func gramCentre[T gramAcc](k []float64, ldk int, k0 []T, ld0, m int, U []int64, V int64, crew *team) {
 	M := int64(m)
 	den := float64(M * M)
 	crewRows(crew, m, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			row := kr.Data[i*kr.Stride : i*kr.Stride+m]
+			row, row0 := k[i*ldk:i*ldk+m], k0[i*ld0:i*ld0+m]
 			for j := i; j < m; j++ {
-				num := M*M*int64(row[j]) - M*(U[i]+U[j]) + V
+				num := M*M*int64(row0[j]) - M*(U[i]+U[j]) + V
 				row[j] = float64(num) / den
 			}
 		}
 	})
-	return K, g, nil
 }
 
 // gramPanelInt sets in k (stride ldk, zero there) the entries (i, j),
 // i <= j, j in [j0, j1), of X0 X0^T for the integer rows x (stride ld, a
 // multiple of 16), as exact integers.
-func gramPanelInt(k []float64, ldk int, x []int16, ld, j0, j1 int) {
+func gramPanelInt[T gramAcc](k []T, ldk int, x []int16, ld, j0, j1 int) {
 	var out [12]int32
 	for c0 := 0; c0 < ld; c0 += gramIntChunk {
 		c1 := min(ld, c0+gramIntChunk)
@@ -188,7 +233,7 @@ func gramPanelInt(k []float64, ldk int, x []int16, ld, j0, j1 int) {
 					for r := range 3 {
 						for s := range 4 {
 							if i+r <= j+s {
-								k[(i+r)*ldk+j+s] += float64(out[4*r+s])
+								k[(i+r)*ldk+j+s] += T(out[4*r+s])
 							}
 						}
 					}
@@ -202,7 +247,7 @@ func gramPanelInt(k []float64, ldk int, x []int16, ld, j0, j1 int) {
 							for c, v := range x[r*ld+c0 : r*ld+c1] {
 								sum += int64(v) * int64(b[c])
 							}
-							k[r*ldk+s] += float64(sum)
+							k[r*ldk+s] += T(sum)
 						}
 					}
 				}

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 )
 
 // The centred Gram matrix of integer samples as an operator for block
@@ -34,15 +35,19 @@ type intGram struct {
 	n  int
 	zp []float64 // the block padded to rows of 4
 	sz []float64 // per row of the block: 1 . z, e . z
+	// g, U and V give K back exactly (sym)
+	g, u []int64
+	v    int64
 	// apply's call, for its tasks
 	dst []float64
 	b   int
 }
 
 // newIntGram returns the operator of the centred Gram matrix from the
-// exact raw Gram matrix k0 (upper triangle, stride ldk, integers held in
-// float64), U and V, or nil when L does not fit in int32.
-func newIntGram(k0 []float64, ldk, m int, U []int64, V int64, crew *team) *intGram {
+// exact raw Gram matrix k0 (upper triangle, stride ldk, integers), U and
+// V, or nil when L does not fit in int32 (k0 is then unchanged). An int32
+// k0 of stride m becomes L in place.
+func newIntGram[T gramAcc](k0 []T, ldk, m int, U []int64, V int64, crew *team) *intGram {
 	M := int64(m)
 	g := make([]int64, m)
 	e := make([]float64, m)
@@ -51,31 +56,70 @@ func newIntGram(k0 []float64, ldk, m int, U []int64, V int64, crew *team) *intGr
 		g[i] = int64(math.Round(float64(2*M*u-V) / float64(2*M*M)))
 		e[i] = float64(2*M*M*g[i]-2*M*u+V) / float64(2*M*M)
 	}
-	l := make([]int32, m*m)
 	var overflow atomic.Bool
 	crewRows(crew, m, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
+		for i := lo; i < hi && !overflow.Load(); i++ {
 			for j := i; j < m; j++ {
-				v := int64(k0[i*ldk+j]) - g[i] - g[j]
-				if v != int64(int32(v)) {
+				if v := int64(k0[i*ldk+j]) - g[i] - g[j]; v != int64(int32(v)) {
 					overflow.Store(true)
 					return
 				}
-				l[i*m+j] = int32(v)
 			}
 		}
 	})
 	if overflow.Load() {
 		return nil
 	}
-	crewRows(crew, m, func(lo, hi int) { // the lower triangle
+	l, ok := any(k0).([]int32)
+	if !ok || ldk != m {
+		l = make([]int32, m*m)
+	}
+	crewRows(crew, m, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			for j := range i {
-				l[i*m+j] = l[j*m+i]
+			for j := i; j < m; j++ {
+				l[i*m+j] = int32(int64(k0[i*ldk+j]) - g[i] - g[j])
 			}
 		}
 	})
-	return &intGram{l: l, e: e, n: m}
+	mirrorLower(l, m, crew)
+	return &intGram{l: l, e: e, n: m, g: g, u: U, v: V}
+}
+
+// mirrorLower copies the upper triangle of l (m x m) into its lower
+// triangle, by blocks of 64 x 64 (both blocks in L1), the block rows
+// dealt to crew's members, longest first.
+func mirrorLower(l []int32, m int, crew *team) {
+	const bs = 64
+	blocks := (m + bs - 1) / bs
+	crewTasks(crew, blocks, func(_, t int) {
+		i0 := (blocks - 1 - t) * bs
+		i1 := min(m, i0+bs)
+		for j0 := 0; j0 <= i0; j0 += bs {
+			for i := i0; i < i1; i++ {
+				for j := j0; j < min(j0+bs, i); j++ {
+					l[i*m+j] = l[j*m+i]
+				}
+			}
+		}
+	})
+}
+
+// sym returns the centred Gram matrix, its upper triangle set, as
+// gramCentredInt forms it (the same bits): K0 = L + g 1^T + 1 g^T exactly,
+// then centred (gramCentre).
+func (o *intGram) sym(crew *team) *mat.SymDense {
+	n := o.n
+	K := mat.NewSymDense(n, nil)
+	kr := K.RawSymmetric()
+	crewRows(crew, n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for j := i; j < n; j++ {
+				kr.Data[i*kr.Stride+j] = float64(int64(o.l[i*n+j]) + o.g[i] + o.g[j])
+			}
+		}
+	})
+	gramCentre(kr.Data, kr.Stride, kr.Data, kr.Stride, n, o.u, o.v, crew)
+	return K
 }
 
 // dotsI32Go sets out[4*i+j] = sum_t float64(a[i*lda+t]) z[j*ldz+t] for

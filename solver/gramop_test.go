@@ -10,7 +10,8 @@ import (
 
 // intGramCase returns integer samples (m x d, values in [lo, lo+span)), the
 // operator of their centred Gram matrix and the formed matrix
-// (gramCentredInt's).
+// (gramCentredInt's without the operator), having checked that the
+// operator forms the same matrix, bit for bit (intGram.sym).
 func intGramCase(t *testing.T, m, d, lo, span int) (*mat.Dense, *intGram, *mat.SymDense) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(5, uint64(m)))
@@ -24,9 +25,17 @@ func intGramCase(t *testing.T, m, d, lo, span int) (*mat.Dense, *intGram, *mat.S
 	if x16 == nil {
 		t.Fatal("integer samples refused")
 	}
-	K, op, err := gramCentredInt(x16, ld, m, d, nil, nil, true)
-	if err != nil || op == nil {
-		t.Fatalf("gramCentredInt: op %v, %v", op, err)
+	K, _, err := gramCentredInt(x16, ld, m, d, nil, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	K2, op, err := gramCentredInt(x16, ld, m, d, nil, nil, true)
+	if err != nil || op == nil || K2 != nil {
+		t.Fatalf("gramCentredInt: op %v, K %v, %v", op, K2, err)
+	}
+	onTeam(2, func(crew *team) { K2 = op.sym(crew) })
+	if !mat.Equal(K, K2) {
+		t.Fatalf("%d x %d: the operator's matrix differs from gramCentredInt's", m, d)
 	}
 	return X, op, K
 }
