@@ -188,7 +188,7 @@
 // threads only from 4 M multiply-adds, a basis of 175 vectors). Since:
 // every dot product with the basis is split by rows like the products
 // (from 2^18 multiply-adds, on a pool of helpers started once per
-// lanczosTop, so no allocations per call), the Ritz step takes the top
+// lanczosTop, so no allocations per call; since, on the fit's team), the Ritz step takes the top
 // 2P pairs of H by Dsytrd and inverse iteration plus one modified
 // Gram-Schmidt pass (about 8 ms against Dsyev's 25 at m = 196; Dsyev is
 // the fallback), and uint8 samples (given or narrowed) go to int16
@@ -203,6 +203,33 @@
 // Python 1.66 / 1.79 against 2.21 / 2.27, gait 0.19 / 0.27 against 0.27
 // / 0.31; with --threads 1 --blas-threads 1, Go 2.46 / 2.56 against 2.77
 // / 2.79, gait 0.28 / 0.29 against 0.32 / 0.38.
+//
+// Since (2026-11-27): one team per fit. Block Lanczos's pool of helpers
+// (goroutines woken through a channel at each of its parallel calls,
+// about 5 a block, while the runner's team sat idle) is gone: the products, the orthogonalisation's and the Ritz step's dot
+// products, the Gram matrix, its operator and the map deal their tasks to
+// the runner's members (tasks, gram.go), which take one within a
+// microsecond. Those steps poll Options.Cancel themselves, so they no
+// longer run on a goroutine of their own under interruptible (only the
+// LAPACK fallbacks of topEigenvectors do). The exact Gram matrix sums
+// whole rows per kernel call (up to 2^15 columns: the int32 sums' bound)
+// in panels of 96 columns, widest first (the panels alone: 38-44 -> 45-53
+// G multiply-adds a CPU second, 1 thread), and sums K0 in int32 when
+// D 255^2 < 2^31, which becomes the operator's L in place: no float64
+// Gram matrix is formed for Lanczos (72 MB less at M = 3000; intGram.sym
+// forms the same bits if a fallback path needs it), and L's lower
+// triangle is mirrored by 64 x 64 blocks. Per step (the temporary timer,
+// 2 threads, lightly loaded machine): Gram matrix with its operator
+// 0.32-0.48 s (before: its panels alone 0.59), products 0.43-0.49,
+// orthogonalisation 0.15, Ritz steps 0.13-0.14, H 0.04-0.05, map
+// 0.07-0.10. bench/run.py -k pca-3000x6000,gait-pca -r 5 --threads 2
+// --no-sklearn-full --gofit-before /work/before/gofit-bin
+// --library-before /work/before/build/libsompca.so (before = bd7aebc,
+// normal priority, 2026-11-27 01:08 UTC, wall min / median): Python 1.29
+// / 1.48 s against 1.72 / 2.03 before, Go 1.22 / 1.57 against 1.76 /
+// 1.96, scikit-learn's default 1.63 / 2.10 (1.26x Python, 1.33x Go by
+// the minimum); gait Python 0.136 / 0.182 s against 0.216 / 0.245, Go
+// 0.159 / 0.175 against 0.198 / 0.225, scikit-learn 0.55 / 0.67.
 //
 // Tried for that row and not kept (measured this session, 1 thread, CPU
 // seconds on the loaded machine): Lanczos on the data, C Z = X^T (X Z) in
@@ -390,8 +417,9 @@
 //
 // The team: a fit's goroutines form a team (team.go) that runs all its
 // parallel work: the passes' leaves, the Krylov products with the
-// partial projections Y, and the formation of S = Y^T Y (eigen.go
-// gramApply, formS). The faces fit (721 x 80 x 60, P = 60, K = 20) hands
+// partial projections Y, the formation of S = Y^T Y (eigen.go
+// gramApply, formS), and the eigen steps of PCA, MPCA and CSA (block
+// Lanczos, PCA's Gram matrix and map: tasks, gram.go). The faces fit (721 x 80 x 60, P = 60, K = 20) hands
 // work to it about 9,400 times (2,400 passes of 0.3-0.6 ms and three steps
 // per formation of S), between serial eigen steps of about 0.06 ms, so a
 // handoff must cost far less than the work: waking a parked goroutine
@@ -468,7 +496,11 @@
 // keeping its half of the samples in its cache.
 //
 // Cancellation: Options.Cancel is polled by every leaf (every 16
-// samples, about 30 us of work at the gait size) and between passes;
+// samples, about 30 us of work at the gait size) and between passes, by
+// every panel of PCA's Gram matrix and of its map and before every block
+// product of block Lanczos; steps that cannot poll (LAPACK's dense and
+// tridiagonal eigensolvers) run on a goroutine of their own, which the
+// fit stops waiting for (cancel.go, interruptible);
 // Options.Progress returning false cancels after the EMP or sweep it
 // reports. Either way Fit returns ErrCanceled and the model is unchanged.
 //
