@@ -52,8 +52,8 @@ func gramUpper(X *mat.Dense, cancel func() bool, crew *team) (*mat.SymDense, err
 	K := mat.NewSymDense(m, nil)
 	kr := K.RawSymmetric()
 	xr := X.RawMatrix()
-	err := gramPanels(m, gramPanel, cancel, crew, func(j0, j1 int) {
-		gramPanelUpper(kr.Data, kr.Stride, xr.Data, xr.Stride, d, j0, j1)
+	err := gramPanels(m, gramPanel, cancel, crew, func(j0, j1 int, halt func() bool) {
+		gramPanelUpper(kr.Data, kr.Stride, xr.Data, xr.Stride, d, j0, j1, halt)
 	})
 	if err != nil {
 		return nil, err
@@ -61,22 +61,32 @@ func gramUpper(X *mat.Dense, cancel func() bool, crew *team) (*mat.SymDense, err
 	return K, nil
 }
 
-// gramPanels calls panel(j0, j1) for the panels of width columns of an
-// m x m Gram matrix on the members of crew (nil: the caller alone),
-// polling cancel (may be nil) before every panel (ErrCanceled). The
+// gramPanels calls panel(j0, j1, halt) for the panels of width columns of
+// an m x m Gram matrix on the members of crew (nil: the caller alone),
+// polling cancel (may be nil) before every panel and, through halt, within
+// them (ErrCanceled: a panel returns early once halt reports true). The
 // panels of the upper triangle widen with j (panel j0 holds j1 columns'
 // worth of rows), so they are taken widest first: the members then end
 // on narrow ones, together.
-func gramPanels(m, width int, cancel func() bool, crew *team, panel func(j0, j1 int)) error {
-	var stopped atomic.Bool // cancel (polled per panel) returned true
+func gramPanels(m, width int, cancel func() bool, crew *team, panel func(j0, j1 int, halt func() bool)) error {
+	var stopped atomic.Bool // cancel returned true
+	halt := func() bool {
+		if stopped.Load() {
+			return true
+		}
+		if canceled(cancel) {
+			stopped.Store(true)
+			return true
+		}
+		return false
+	}
 	panels := (m + width - 1) / width
 	crewTasks(crew, panels, func(_, p int) {
-		if stopped.Load() || canceled(cancel) {
-			stopped.Store(true)
+		if halt() {
 			return
 		}
 		p = panels - 1 - p
-		panel(p*width, min(m, (p+1)*width))
+		panel(p*width, min(m, (p+1)*width), halt)
 	})
 	if stopped.Load() {
 		return ErrCanceled
@@ -84,14 +94,22 @@ func gramPanels(m, width int, cancel func() bool, crew *team, panel func(j0, j1 
 	return nil
 }
 
+// gramHaltRows is how many rows of a panel gramPanelUpper and gramPanelInt
+// sum between polls of halt (a wide panel of a large Gram matrix takes
+// seconds in the portable kernels; 48 rows of it, milliseconds).
+const gramHaltRows = 48
+
 // gramPanelUpper adds to k (stride ldk) the entries (i, j), i <= j, j in
 // [j0, j1), of X X^T, X (rows of d, stride ldx); k starts at zero there.
-func gramPanelUpper(k []float64, ldk int, x []float64, ldx, d, j0, j1 int) {
+func gramPanelUpper(k []float64, ldk int, x []float64, ldx, d, j0, j1 int, halt func() bool) {
 	var out [12]float64
 	for c0 := 0; c0 < d; c0 += gramChunkK {
 		c1 := min(d, c0+gramChunkK)
 		c4 := c0 + (c1-c0)&^3 // the kernel's part of the chunk
 		for i := 0; i < j1; i += 3 {
+			if i%gramHaltRows == 0 && halt() {
+				return
+			}
 			for j := j0 + max(0, (i-j0)&^3); j < j1; j += 4 {
 				if i+3 <= j1 && j+4 <= j1 && c4 > c0 {
 					tile3x4(&out, x[i*ldx:], ldx, x[j*ldx:], ldx, c0, c4, c1)

@@ -152,8 +152,8 @@ func gramCentredFrom[T gramAcc](k0 []T, ldk int, x16 []int16, ld, m, d int, canc
 		kr := K.RawSymmetric()
 		k0, ldk = any(kr.Data).([]T), kr.Stride
 	}
-	err := gramPanels(m, gramIntPanel, cancel, crew, func(j0, j1 int) {
-		gramPanelInt(k0, ldk, x16, ld, j0, j1)
+	err := gramPanels(m, gramIntPanel, cancel, crew, func(j0, j1 int, halt func() bool) {
+		gramPanelInt(k0, ldk, x16, ld, j0, j1, halt)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -222,11 +222,14 @@ func gramCentre[T gramAcc](k []float64, ldk int, k0 []T, ld0, m int, U []int64, 
 // gramPanelInt sets in k (stride ldk, zero there) the entries (i, j),
 // i <= j, j in [j0, j1), of X0 X0^T for the integer rows x (stride ld, a
 // multiple of 16), as exact integers.
-func gramPanelInt[T gramAcc](k []T, ldk int, x []int16, ld, j0, j1 int) {
+func gramPanelInt[T gramAcc](k []T, ldk int, x []int16, ld, j0, j1 int, halt func() bool) {
 	var out [12]int32
 	for c0 := 0; c0 < ld; c0 += gramIntChunk {
 		c1 := min(ld, c0+gramIntChunk)
 		for i := 0; i < j1; i += 3 {
+			if i%gramHaltRows == 0 && halt() {
+				return
+			}
 			for j := j0 + max(0, (i-j0)&^3); j < j1; j += 4 {
 				if i+3 <= j1 && j+4 <= j1 {
 					gramI16(&out, x[i*ld+c0:], ld, x[j*ld+c0:], ld, c1-c0)
