@@ -18,6 +18,49 @@ type contractor struct {
 	// of order N >= 3 samples takes its dot products with (see partial);
 	// kronOf holds the vectors it was made from, concatenated.
 	kron, kronOf []float64
+
+	// The exact contractions of samples whose values are all uint8
+	// values (see sampleBytes and doc.go, "Kernels"): u8 holds such a
+	// float sample's values, sums is axpyRowsFixed's scratch, and the
+	// vectors the first contraction takes are kept in fixed point, made
+	// once per vector: vs[0] (the mode-0 axpyRows; order 1's dot
+	// product), vs[N-1] (the trailing mode's dotRows) and the Kronecker
+	// vector (remade with it).
+	u8                  []uint8
+	sums                []int64
+	fx0, fxLast, fxKron fixedCache
+}
+
+// fixedCache holds a vector in fixed point (fixedVec). Keyed by equality
+// (keyed: the copy of), it is made anew when asked for another vector;
+// the Kronecker vector's is made anew when kronecker remakes that vector
+// (which clears ready).
+type fixedCache struct {
+	keyed, ready bool
+	of           []float64
+	f            fixedVec
+}
+
+func newFixedCache(n int, keyed bool) fixedCache {
+	ld := (n + fixedPad - 1) / fixedPad * fixedPad
+	fc := fixedCache{keyed: keyed, f: fixedVec{limbs: make([]int16, 0, fixedLimbs*ld)}}
+	if keyed {
+		fc.of = make([]float64, 0, n)
+	}
+	return fc
+}
+
+// get returns v in fixed point.
+func (fc *fixedCache) get(v []float64) *fixedVec {
+	if fc.ready && (!fc.keyed || equalFloats(fc.of, v)) {
+		return &fc.f
+	}
+	if fc.keyed {
+		fc.of = append(fc.of[:0], v...)
+	}
+	fc.f.set(v)
+	fc.ready = true
+	return &fc.f
 }
 
 // kronMax bounds the length of the Kronecker vector of partial's mode-0
@@ -33,10 +76,117 @@ func newContractor(dims []int) *contractor {
 			rest += d
 		}
 	}
-	// kronOf holds the vectors of modes 1.. (see kronecker), sized here
-	// so that which worker first meets a leaf cannot change the fit's
-	// allocations (TestAllocations).
-	return &contractor{dims: dims, a: make([]float64, size), b: make([]float64, size), o: make([]float64, dims[len(dims)-1]), kronOf: make([]float64, 0, rest)}
+	// kronOf holds the vectors of modes 1.. (see kronecker), and the
+	// fixed-point scratch is sized here, so that which worker first meets
+	// a leaf cannot change the fit's allocations (TestAllocations).
+	last := len(dims) - 1
+	c := &contractor{dims: dims, a: make([]float64, size), b: make([]float64, size), o: make([]float64, dims[last]), kronOf: make([]float64, 0, rest)}
+	c.u8 = make([]uint8, size)
+	c.sums = make([]int64, fixedLimbs*(size/dims[0]))
+	c.fx0, c.fxLast = newFixedCache(dims[0], true), newFixedCache(dims[last], true)
+	if c.byKron() {
+		c.fxKron = newFixedCache(size/dims[0], false)
+	}
+	return c
+}
+
+// sampleBytes returns the values of sample x as uint8 when they all are
+// integers 0..255 (not -0.0, as narrowBlock): x's own for a uint8 sample,
+// else c.u8 holding the converted values of a float one, which the check
+// stops at the first value that is not such an integer. Such a sample
+// is contracted as uint8, by the exact kernels (fixed.go), whatever the
+// type it came in: so the contractions of a sample are a function of its
+// values alone, and narrowing (narrow.go) or a block handed in as uint8
+// rather than float64 cannot change a bit.
+func (c *contractor) sampleBytes(x Block) ([]uint8, bool) {
+	return bytesOf(c.u8, x)
+}
+
+// bytesOf returns x's values as uint8 when they all are integers 0..255:
+// x.U8 itself, or buf[:x.elems()] holding those of a float x.
+func bytesOf(buf []uint8, x Block) ([]uint8, bool) {
+	switch {
+	case x.F64 != nil:
+		u := buf[:len(x.F64)]
+		return u, toUint8(u, x.F64) == len(u)
+	case x.F32 != nil:
+		u := buf[:len(x.F32)]
+		return u, toUint8(u, x.F32) == len(u)
+	}
+	return x.U8, true
+}
+
+// dotSample is dotRows(dst, x, rows, cols, v) on sample x (or rows of
+// several): when its values are uint8 values (sampleBytes), the exact
+// dotRowsFixed with v in fixed point (fc's), or the float64 kernel for
+// uint8 when v has no fixed point (fixedVec.ok) or the rows are shorter
+// than fixedDotMin; else the float64 kernel for x's type.
+func (c *contractor) dotSample(dst []float64, x Block, rows, cols int, v []float64, fc *fixedCache) {
+	if u, ok := c.sampleBytes(x); ok {
+		if f := fc.get(v); f.ok && cols >= fixedDotMin {
+			dotRowsFixed(dst, u, rows, cols, f)
+			return
+		}
+		x = Block{U8: u}
+	}
+	dotRows(dst, x, rows, cols, v)
+}
+
+// mode0 sets dst (cnt x prod_{k>0} dims[k]) to the cnt samples in x
+// contracted with v in their first mode (axpyRows), by the rule of
+// dotSample, with v put in fixed point (when needed) once for them all.
+func (c *contractor) mode0(dst []float64, x Block, cnt int, v []float64) {
+	size := len(c.a)
+	cols := size / c.dims[0]
+	var f *fixedVec
+	for i := range cnt {
+		xi, di := x.slice(i*size, (i+1)*size), dst[i*cols:(i+1)*cols]
+		if u, ok := c.sampleBytes(xi); ok {
+			if f == nil {
+				f = c.fx0.get(v)
+			}
+			if f.ok {
+				axpyRowsFixed(di, u, c.dims[0], cols, f, c.sums)
+				continue
+			}
+			xi = Block{U8: u}
+		}
+		axpyRows(di, xi, c.dims[0], cols, v)
+	}
+}
+
+// fixedDotMin is the shortest row dotSample contracts by dotRowsFixed:
+// shorter rows are bound by the fixed kernel's per-row sums of 4 limbs'
+// lanes (BenchmarkKernels, fixed against the float64 kernel for uint8:
+// 80 x 60 1.0x, 704 x 10 0.54x, 128 x 128 1.15x), so they take the
+// float64 kernel for uint8, whatever the sample's type, as well.
+const fixedDotMin = 64
+
+// rows0 writes to out (cnt x dims[0]) the mode-0 partial projections of
+// the cnt samples in x when they are one dotRows a sample (oneDot): of
+// order 2, with vs[1], or by the Kronecker vector of vs. It is one
+// dotSample over all their rows when they are uint8, else one a sample;
+// each row's result is its own (dotRows and dotRowsFixed), so it is
+// partial's, sample by sample.
+func (c *contractor) rows0(out []float64, x Block, cnt int, vs [][]float64) {
+	v, fc := vs[1], &c.fxLast
+	if len(c.dims) > 2 {
+		v, fc = c.kronecker(vs), &c.fxKron
+	}
+	d0, size := c.dims[0], len(c.a)
+	if x.U8 != nil {
+		c.dotSample(out, x, cnt*d0, len(v), v, fc)
+		return
+	}
+	for i := range cnt {
+		c.dotSample(out[i*d0:(i+1)*d0], x.slice(i*size, (i+1)*size), d0, len(v), v, fc)
+	}
+}
+
+// oneDot reports whether partial contracts the samples in mode 0 by one
+// dotRows (rows0): order 2, or by the Kronecker vector.
+func (c *contractor) oneDot() bool {
+	return len(c.dims) == 2 || c.byKron()
 }
 
 // partial writes to out (len dims[n], not overlapping c's scratch) the
@@ -44,7 +194,9 @@ func newContractor(dims []int) *contractor {
 // read.
 //
 // The first contraction, the only one that touches every element of x, is
-// made in x's own type; the rest work on the much smaller float64 result.
+// made by the exact uint8 kernels when x's values are all uint8 values,
+// whatever its type (sampleBytes, dotSample), else in x's own type; the
+// rest work on the much smaller float64 result.
 // For n >= 1 it is mode 0's (axpyRows over dims[0] rows of prod_{k>0}
 // dims[k]): its result X x_1 u^(1) is what the runner's and sessions'
 // caches keep (see Pass.leaf), and finish contracts it further. For n = 0
@@ -67,23 +219,19 @@ func (c *contractor) partial(out []float64, x Block, n int, vs [][]float64) {
 	cols := len(c.a) / dims[0] // prod_{k>0} dims[k]
 	if n != 0 {
 		if last == 1 {
-			axpyRows(out, x, dims[0], cols, vs[0])
+			c.mode0(out, x, 1, vs[0])
 			return
 		}
-		axpyRows(c.a, x, dims[0], cols, vs[0])
+		c.mode0(c.a[:cols], x, 1, vs[0])
 		c.finish(out, c.a[:cols], 1, last, n, vs)
 		return
 	}
-	if c.byKron() {
-		dotRows(out, x, dims[0], cols, c.kronecker(vs))
+	if c.oneDot() {
+		c.rows0(out, x, 1, vs)
 		return
 	}
 	rows := len(c.a) / dims[last]
-	if last == 1 {
-		dotRows(out, x, rows, dims[last], vs[last])
-		return
-	}
-	dotRows(c.a, x, rows, dims[last], vs[last])
+	c.dotSample(c.a, x, rows, dims[last], vs[last], &c.fxLast)
 	c.finish(out, c.a[:rows], 0, last-1, 0, vs)
 }
 
@@ -130,6 +278,7 @@ func (c *contractor) kronecker(vs [][]float64) []float64 {
 		}
 	}
 	c.kron = k
+	c.fxKron.ready = false
 	return k
 }
 
@@ -200,7 +349,8 @@ func (c *contractor) full(x Block, vs [][]float64) float64 {
 	last := len(c.dims) - 1
 	out := c.o
 	if last == 0 {
-		return dotBlock(x, vs[0])
+		c.dotSample(out[:1], x, 1, c.dims[0], vs[0], &c.fx0)
+		return out[0]
 	}
 	c.partial(out, x, last, vs)
 	return floats.Dot(out, vs[last])

@@ -2,7 +2,9 @@ package solver
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -101,9 +103,7 @@ func TestContractor(t *testing.T) {
 				// modes n >= 1 from Z, as Pass.modeRows does.
 				zs := cacheRow(dims)
 				z := make([]float64, cnt*zs)
-				for s := range cnt {
-					axpyRows(z[s*zs:(s+1)*zs], b.slice(s*size, (s+1)*size), dims[0], zs, vs[0])
-				}
+				c.mode0(z, b, cnt, vs[0])
 				wa, wb := make([]float64, cnt*zs), make([]float64, cnt*zs)
 				for n := 1; n < len(dims); n++ {
 					got := make([]float64, cnt*dims[n])
@@ -119,6 +119,124 @@ func TestContractor(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestSampleBytesRule: a sample whose values are all integers 0..255 is
+// contracted as uint8 whatever its element type, so that partial and
+// full give the same bits for it as float64, float32 and uint8; by the
+// exact kernels, each entry of the first contraction being x . q rounded
+// once (exactDot, big.Int: the order 2 contractions of mode 0's dotRows
+// on rows of fixedDotMin or more and mode 1's axpyRows), but for dot
+// products over shorter rows, which are the float64 kernel's for uint8;
+// a float64 sample with one value that is no such
+// integer (0.5, -0.0) is contracted by the float64 kernels; and vectors
+// without a fixed point (a NaN) take the float64 kernels for every
+// element type, the uint8 one for samples of uint8 values.
+func TestSampleBytesRule(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 5))
+	for _, dims := range [][]int{{9}, {70}, {6, 20}, {5, 70}, {4, 7, 3}, {3, 5, 2, 7}, {2, 70, 60}, {3, 5, 2, 4}} {
+		size := prod(dims)
+		x := make([]float64, size)
+		for i := range x {
+			x[i] = float64(rng.IntN(256))
+		}
+		x[0] = 255
+		u8, f32 := make([]uint8, size), make([]float32, size)
+		for i, v := range x {
+			u8[i], f32[i] = uint8(v), float32(v)
+		}
+		vs := make([][]float64, len(dims))
+		for k, d := range dims {
+			vs[k] = fixedTestVec(rng, d)
+		}
+		c := newContractor(dims)
+		bits := func(b Block, vs [][]float64) []uint64 {
+			var out []uint64
+			for n, d := range dims {
+				got := make([]float64, d)
+				c.partial(got, b, n, vs)
+				for _, v := range got {
+					out = append(out, math.Float64bits(v))
+				}
+			}
+			return append(out, math.Float64bits(c.full(b, vs)))
+		}
+		want := bits(Block{U8: u8}, vs)
+		for _, b := range []Block{{F64: x}, {F32: f32}} {
+			if got := bits(b, vs); !slices.Equal(got, want) {
+				t.Errorf("%v %v: contractions differ from uint8's", dims, elemName(b))
+			}
+		}
+		if len(dims) == 2 {
+			// Mode 0: row r dotted with vs[1]; mode 1: column j with vs[0].
+			for n, d := range dims {
+				var f fixedVec
+				f.set(vs[1-n])
+				q := make([]*big.Int, dims[1-n])
+				for i := range q {
+					q[i] = big.NewInt(f.q(i))
+				}
+				got := make([]float64, d)
+				c.partial(got, Block{F64: x}, n, vs)
+				line := make([]uint8, dims[1-n])
+				if n == 0 && dims[1] < fixedDotMin {
+					want := make([]float64, d)
+					dotRows(want, Block{U8: u8}, d, dims[1], vs[1])
+					if !slices.Equal(got, want) {
+						t.Errorf("%v mode 0: %v, want the float64 kernel's for uint8 %v", dims, got, want)
+					}
+					continue
+				}
+				for i := range d {
+					for j := range line {
+						if n == 0 {
+							line[j] = u8[i*dims[1]+j]
+						} else {
+							line[j] = u8[j*dims[1]+i]
+						}
+					}
+					if w := exactDot(q, line, f.scale); got[i] != w {
+						t.Errorf("%v mode %d entry %d: %v, want x . q rounded once %v", dims, n, i, got[i], w)
+					}
+				}
+			}
+		}
+		// One value that is not an integer 0..255: the float64 kernels.
+		for _, bad := range []float64{0.5, math.Copysign(0, -1)} {
+			y := append([]float64(nil), x...)
+			y[size-1] = bad
+			if len(dims) == 1 {
+				if got, want := c.full(Block{F64: y}, vs), dotBlock(Block{F64: y}, vs[0]); got != want {
+					t.Errorf("%v with %v: full %v, want the float64 kernel's %v", dims, bad, got, want)
+				}
+				continue
+			}
+			if len(dims) > 2 && !c.byKron() {
+				continue // the trailing mode first: finish's float64 steps follow
+			}
+			v := vs[1] // mode 0 of order 2 or by the Kronecker vector: one dotRows
+			if len(dims) > 2 {
+				v = slices.Clone(c.kronecker(vs))
+			}
+			got, want := make([]float64, dims[0]), make([]float64, dims[0])
+			c.partial(got, Block{F64: y}, 0, vs)
+			dotRows(want, Block{F64: y}, dims[0], size/dims[0], v)
+			if !slices.Equal(got, want) {
+				t.Errorf("%v with %v: mode 0 %v, want the float64 kernel's %v", dims, bad, got, want)
+			}
+		}
+		// A NaN in the vectors: no fixed point, the float64 kernels on the
+		// uint8 values whatever the type.
+		nan := slices.Clone(vs)
+		nan[len(dims)-1] = slices.Clone(vs[len(dims)-1])
+		nan[len(dims)-1][0] = math.NaN()
+		nan[0] = slices.Clone(vs[0])
+		nan[0][0] = math.NaN()
+		want = bits(Block{U8: u8}, nan)
+		if got := bits(Block{F64: x}, nan); !slices.Equal(got, want) {
+			t.Errorf("%v, NaN vectors: float64 contractions differ from uint8's", dims)
 		}
 	}
 }

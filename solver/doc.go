@@ -119,7 +119,8 @@
 //
 // Samples reach the engine through a Source, which hands out runs of
 // consecutive samples as float64, float32 or uint8; kernels read each type
-// as it is and accumulate in float64. Every mode update is one pass over
+// as it is and accumulate in float64 (samples of uint8 values: exactly,
+// in integers, rounded once; see Kernels). Every mode update is one pass over
 // the data (for N >= 3, a cache of X x_1 u^(1) makes a sweep two passes).
 // A TVP mode update needs only the top eigenvector of its (constrained)
 // scatter, and the previous sweep's vector is a good start: the pass keeps
@@ -342,7 +343,9 @@
 // 0..N-1 in the code). A mode-n update needs every sample contracted
 // with the current vectors of all modes but n. The contractor
 // (contract.go) makes the first contraction, the only one over all of a
-// sample, in the sample's own type: for n = 1 one dot product of each
+// sample, by the exact integer kernels when the sample's values are all
+// uint8 values (see Kernels), else in the sample's own type: for n = 1
+// one dot product of each
 // of the I_1 rows with the Kronecker product of the other modes' vectors
 // (u^(2) (x) ... (x) u^(N), prod_{k>1} I_k values, up to 4096 of them;
 // past that, and for N = 2, the trailing mode first), for n >= 2 the axpy of the I_1 rows with u^(1),
@@ -516,10 +519,38 @@
 //
 // # Kernels
 //
-// The contraction kernels (kernel.go; AVX2+FMA in kernel_amd64.s) are
-// the only code that reads sample elements: dotRows contracts the
-// trailing mode of a row-major block (one dot product per row), axpyRows
-// the leading one (a weighted sum of rows). Each takes one FMA per
+// The contraction kernels (kernel.go and fixed.go; AVX2 in
+// kernel_amd64.s) are the only code that contracts sample elements with
+// vectors: dotRows contracts the trailing mode of a row-major block (one
+// dot product per row), axpyRows the leading one (a weighted sum of
+// rows).
+//
+// The rule: a sample whose values are all integers 0..255 (not -0.0) is
+// contracted by the exact kernels dotRowsFixed and axpyRowsFixed
+// (fixed.go), whatever its element type. The vector is put in fixed
+// point once per vector (61-bit integers q and a power-of-two scale;
+// each contractor keeps the vectors of its first contractions so, and
+// the Kronecker vector's with it), and the result is the integer x . q
+// rounded once to float64: a function of the sample's values and the
+// vector alone, whatever the kernel's order, and nearer the true x . v
+// than a chain of float64 FMAs. A float64 or float32 sample is checked
+// per sample (contractor.sampleBytes, the 2^52 test of toUint8, which
+// stops at the first value that is not such an integer: full-mantissa
+// data cost one look) and, when its values are uint8 values, converted
+// into the contractor's uint8 scratch and contracted so too; a vector
+// with no fixed point (a NaN or infinity, or max |v| below 2^-961) sends
+// such samples, of every type alike, to the float64 kernels for uint8, and
+// so do dot products over rows shorter than 64 values (fixedDotMin: there
+// the fixed kernel's per-row sums cost more than the float64 kernel's
+// widening); the choice is a function of the shape and the values only.
+// Hence a sample's features and partial projections are the same bits
+// whether it came as uint8, float32 or float64: narrowed or not (see
+// Narrowing; TestNarrowedFitIsFit), handed to a session as uint8 or as
+// float64 (TestSessionMixedBlocks), read whole or streamed from HDF5
+// (hdf5io), in training (OpProject) or by Transform (OpTransform, which
+// puts each feature's vectors in fixed point once per grain of samples);
+// TestSampleBytesRule checks the rule, and the results against big.Int.
+// Other samples take the float64 kernels below, each one FMA per
 // element, so a core's peak is its FMA rate, 8 float64 FMAs a cycle (two
 // 256-bit units; 21 G/s at 2.6 GHz). make bench-kernels reports every
 // kernel's elements per CPU second and fraction of that peak, per element type, on
@@ -665,12 +696,12 @@
 // toUint8), to float32 twice, before the fit's 100 or more passes;
 // Options.Cancel is polled every 2^20 values (a cancel leaves the samples
 // as they are, and the first pass returns ErrCanceled). The model is the same bit for bit (TestNarrowedFitIsFit
-// compares every method, thread count and mode update with ==): the
-// assembly kernels are written once over the element's load (DOT_ROWS and
-// AXPY_ROWS in kernel_amd64.s), so they take the same FMAs in the same
-// order for uint8, float32 and float64 elements of equal values
-// (TestKernelsSameBitsEveryElem), the widening to float64 is exact, and
-// the other readers of samples (the sums of the first two passes, the
+// compares every method, thread count and mode update with ==): a sample
+// of uint8 values is contracted by the exact kernels whatever its type
+// (the rule of Kernels); the assembly float64 kernels are written once
+// over the element's load (DOT_ROWS and AXPY_ROWS in kernel_amd64.s), so
+// they take the same FMAs in the same order for float32 and float64
+// elements of equal values (TestKernelsSameBitsEveryElem); and the other readers of samples (the sums of the first two passes, the
 // conversions to float64 of PCA and the Tucker methods) are the same code
 // per element type. Hence also, for sessions and the Dask driver, which
 // read blocks the caller hands in: a block given as uint8 and the same
@@ -678,9 +709,12 @@
 // Conservative choices: -0.0 is no uint8 (a sum of +0 and -0 products
 // could differ only in the sign of a zero, but the check need not
 // argue it); NaN and infinities narrow to nothing (the fit's own check
-// then reports them as before); narrowing is on only with the assembly
-// kernels (narrowingExact: the portable Go loops for float64 rows of 16
-// or more use gonum's Dot and AddScaled, another order).
+// then reports them as before). Narrowing to uint8 is on in every build,
+// the portable one (purego, other architectures) included, since the
+// rule makes it exact there too; narrowing to float32 only with the
+// assembly kernels (narrowingExact: the portable Go loops for float64
+// rows of 16 or more use gonum's Dot and AddScaled, another order than
+// float32's).
 //
 // Memory: the copy is the fit's own allocation, taken from
 // Options.MemoryLimit after the workspaces (and the source's own memory,

@@ -342,7 +342,7 @@ func TestPCAIntegerGram(t *testing.T) {
 		for what, src := range map[string]Source{"uint8": u8src, "narrowed float64": src} {
 			if f, err := newFitter(src, opts); err != nil {
 				t.Fatal(err)
-			} else if x16, _ := f.residentU8(nil); x16 == nil && (what == "uint8" || narrowingExact()) {
+			} else if x16, _ := f.residentU8(nil); x16 == nil && (what == "uint8" || narrowingExact(Uint8)) {
 				t.Fatalf("%s source: not read as resident uint8", what)
 			}
 			var m Model

@@ -5,11 +5,13 @@ import "math"
 // Exact narrowing (doc.go, "Narrowing"): a fit whose samples are all in
 // memory as float64 (or float32) reads them through a narrower copy when
 // every value is exactly a value of the narrower type. The passes are
-// bound by the bytes they read, and the kernels compute the same FMA chains
-// in the same order for every element type (kernel_amd64.s: DOT_ROWS and
-// AXPY_ROWS are written once over the element's load; the widening of a
-// uint8 or a float32 to float64 is exact), so the model is the same bit
-// for bit, only read from 8 (uint8) or 2 (float32) times fewer bytes.
+// bound by the bytes they read, and the model is the same bit for bit,
+// only read from 8 (uint8) or 2 (float32) times fewer bytes: a sample
+// whose values are all uint8 values is contracted as uint8, by the exact
+// kernels, whatever its type (contractor.sampleBytes); and the assembly
+// kernels compute the same FMA chains in the same order for float32 and
+// float64 elements (kernel_amd64.s: DOT_ROWS and AXPY_ROWS are written
+// once over the element's load; the widening to float64 is exact).
 
 // Resident is implemented by sources that hold all their samples in
 // memory (SliceSource; hdf5io.Source once it has loaded its dataset).
@@ -25,12 +27,14 @@ type Resident interface {
 // Resident returns the source's samples: a SliceSource holds them all.
 func (s *SliceSource) Resident() (Block, bool) { return s.data, true }
 
-// narrowingExact reports whether narrowing keeps the model's bits: the
-// assembly kernels take the same sums in the same order for every element
-// type. The Go fallbacks do not (float64 rows of 16 or more go through
-// gonum's Dot and AddScaled), so without AVX2 the samples are read as
-// they are.
-func narrowingExact() bool { return useAVX2 }
+// narrowingExact reports whether narrowing to type to keeps the model's
+// bits. To uint8 it does on every build: the samples of uint8 values are
+// contracted as uint8 whatever their type (contractor.sampleBytes), and
+// the other readers of samples are the same code per element type. To
+// float32 only with the assembly kernels, which take the same sums in the
+// same order for float32 and float64: the Go fallbacks do not (float64
+// rows of 16 or more go through gonum's Dot and AddScaled).
+func narrowingExact(to Elem) bool { return to == Uint8 || useAVX2 }
 
 // narrow returns the source a local fit reads: src itself, or a
 // SliceSource over an exact narrower copy of its samples when narrowing
@@ -38,7 +42,7 @@ func narrowingExact() bool { return useAVX2 }
 // what the memory limit leaves (f.spare) beside the contraction cache when
 // that would fit without the copy. The copy's bytes are taken from f.spare.
 func (f *fitter) narrow(src Source) Source {
-	if f.opts.NoNarrowing || !narrowingExact() {
+	if f.opts.NoNarrowing {
 		return src
 	}
 	r, ok := src.(Resident)
@@ -53,7 +57,7 @@ func (f *fitter) narrow(src Source) Source {
 	if f.cacheFits() {
 		room -= f.cacheBytes()
 	}
-	nb, ok := narrowBlock(b, room, f.opts.Cancel)
+	nb, ok := narrowBlock(b, room, narrowingExact(Float32), f.opts.Cancel)
 	if !ok {
 		return src
 	}
@@ -63,14 +67,14 @@ func (f *fitter) narrow(src Source) Source {
 
 // narrowBlock returns a copy of b in the narrowest element type that holds
 // every value of b exactly, bit for bit (so never for -0.0, NaN or
-// infinities): uint8, else float32 for float64 samples; ok = false when
+// infinities): uint8, else float32 for float64 samples when f32; ok = false when
 // there is none narrower than b's, the copy would take more than room
 // bytes, or canceled (nil: never) returned true, which it is asked between
 // runs of narrowChunk values. Checking and copying to uint8 are one pass,
 // which stops at the first value that does not narrow; the copy is
 // allocated only once the leading values have narrowed (probe), so
 // samples that do not narrow cost nothing.
-func narrowBlock(b Block, room int64, canceled func() bool) (nb Block, ok bool) {
+func narrowBlock(b Block, room int64, f32 bool, canceled func() bool) (nb Block, ok bool) {
 	switch {
 	case b.F64 != nil:
 		x := b.F64
@@ -85,7 +89,7 @@ func narrowBlock(b Block, room int64, canceled func() bool) (nb Block, ok bool) 
 				return Block{}, false
 			}
 		}
-		if 4*n > room || !inChunks(x[i:], canceled, func(c []float64, _ int) bool { return notFloat32(c) == len(c) }) {
+		if !f32 || 4*n > room || !inChunks(x[i:], canceled, func(c []float64, _ int) bool { return notFloat32(c) == len(c) }) {
 			return Block{}, false
 		}
 		out := make([]float32, len(x))

@@ -31,7 +31,7 @@ func TestNarrowBlock(t *testing.T) {
 		{[]float64{1, inf}, Float64},
 		{[]float64{1, -inf}, Float64},
 	} {
-		got, ok := narrowBlock(Block{F64: c.x}, math.MaxInt64, nil)
+		got, ok := narrowBlock(Block{F64: c.x}, math.MaxInt64, true, nil)
 		if !ok {
 			if c.want != Float64 {
 				t.Errorf("%v: not narrowed, want %v", c.x, c.want)
@@ -49,38 +49,45 @@ func TestNarrowBlock(t *testing.T) {
 		}
 	}
 	// float32 samples narrow to uint8 only.
-	if got, ok := narrowBlock(Block{F32: []float32{0, 9, 255}}, math.MaxInt64, nil); !ok || got.U8 == nil || got.U8[1] != 9 {
+	if got, ok := narrowBlock(Block{F32: []float32{0, 9, 255}}, math.MaxInt64, true, nil); !ok || got.U8 == nil || got.U8[1] != 9 {
 		t.Errorf("float32 0, 9, 255: %v %v, want uint8", got, ok)
 	}
 	for _, x := range [][]float32{{0, 9.5}, {float32(negZero)}, {300}, {float32(math.NaN())}} {
-		if got, ok := narrowBlock(Block{F32: x}, math.MaxInt64, nil); ok {
+		if got, ok := narrowBlock(Block{F32: x}, math.MaxInt64, true, nil); ok {
 			t.Errorf("float32 %v narrowed to %v", x, got.elem())
 		}
 	}
 	// uint8 samples stay as they are.
-	if _, ok := narrowBlock(Block{U8: []uint8{1, 2}}, math.MaxInt64, nil); ok {
+	if _, ok := narrowBlock(Block{U8: []uint8{1, 2}}, math.MaxInt64, true, nil); ok {
 		t.Error("uint8 samples narrowed")
+	}
+	// Without float32 (the Go kernels: narrowingExact), uint8 only.
+	if b, ok := narrowBlock(Block{F64: []float64{0, 1, 255}}, math.MaxInt64, false, nil); !ok || b.U8 == nil {
+		t.Error("0, 1, 255 not narrowed to uint8 without float32")
+	}
+	if b, ok := narrowBlock(Block{F64: []float64{0.5, 2}}, math.MaxInt64, false, nil); ok {
+		t.Errorf("0.5, 2 narrowed to %v without float32", b.elem())
 	}
 	// Room: 1 byte per uint8 copy, 4 per float32.
 	x := []float64{1, 2, 3, 4}
-	if _, ok := narrowBlock(Block{F64: x}, 3, nil); ok {
+	if _, ok := narrowBlock(Block{F64: x}, 3, true, nil); ok {
 		t.Error("a 4-byte uint8 copy made in 3 bytes of room")
 	}
-	if b, ok := narrowBlock(Block{F64: x}, 4, nil); !ok || b.U8 == nil {
+	if b, ok := narrowBlock(Block{F64: x}, 4, true, nil); !ok || b.U8 == nil {
 		t.Error("no uint8 copy in 4 bytes of room")
 	}
-	if _, ok := narrowBlock(Block{F64: []float64{1, 2.5}}, 7, nil); ok {
+	if _, ok := narrowBlock(Block{F64: []float64{1, 2.5}}, 7, true, nil); ok {
 		t.Error("an 8-byte float32 copy made in 7 bytes of room")
 	}
 	// Canceled: no copy.
 	yes := func() bool { return true }
-	if _, ok := narrowBlock(Block{F64: make([]float64, 1000)}, math.MaxInt64, yes); ok {
+	if _, ok := narrowBlock(Block{F64: make([]float64, 1000)}, math.MaxInt64, true, yes); ok {
 		t.Error("uint8 copy made although canceled")
 	}
-	if _, ok := narrowBlock(Block{F64: make([]float64, 1000)}, math.MaxInt64, func() bool { return false }); !ok {
+	if _, ok := narrowBlock(Block{F64: make([]float64, 1000)}, math.MaxInt64, true, func() bool { return false }); !ok {
 		t.Error("no uint8 copy when not canceled")
 	}
-	if _, ok := narrowBlock(Block{F64: []float64{0.5, 1}}, math.MaxInt64, yes); ok {
+	if _, ok := narrowBlock(Block{F64: []float64{0.5, 1}}, math.MaxInt64, true, yes); ok {
 		t.Error("float32 copy made although canceled")
 	}
 	// The first value that does not narrow may be anywhere.
@@ -152,10 +159,12 @@ func notUint8(x []float64) int {
 // FMA chains for uint8, float32 and float64 elements of equal values, bit
 // for bit, at every row length and its tails (short rows in fours, pairs
 // and ones; long rows by 16 and their groups of 4; axpyRows' masked last
-// columns). This is what makes narrowing exact (narrowingExact).
+// columns). This is what makes narrowing to float32 exact
+// (narrowingExact); samples of uint8 values take the exact kernels
+// whatever their type (TestSampleBytesRule).
 func TestKernelsSameBitsEveryElem(t *testing.T) {
 	if !useAVX2 {
-		t.Skip("no AVX2: narrowing is off without the assembly kernels")
+		t.Skip("no AVX2: narrowing to float32 is off without the assembly kernels")
 	}
 	rng := rand.New(rand.NewPCG(4, 4))
 	for rows := 1; rows <= 9; rows++ {
@@ -256,16 +265,14 @@ func sameModelBits(t *testing.T, got, want *Model, what string) {
 }
 
 // TestNarrowedFitIsFit: fits of float64 samples that are all uint8 values
-// (or float32 values), and of float32 samples that are uint8 values, read
-// a narrower copy by default and give the model of the fit without
-// narrowing bit for bit, for every method, thread count and mode update,
-// on shapes whose contractions take every kernel path (order 1: no
-// kernel; rows of 4..7 and of 18; the cache of partial contractions at
-// order 3).
+// (or float32 values, or some samples of each), and of float32 samples
+// that are uint8 values, read a narrower copy by default and give the
+// model of the fit without narrowing bit for bit, for every method,
+// thread count and mode update, on shapes whose contractions take every
+// kernel path (order 1: no kernel; rows of 4..7 and of 18; the cache of
+// partial contractions at order 3). Without the assembly kernels only
+// the narrowing to uint8 is on (narrowingExact).
 func TestNarrowedFitIsFit(t *testing.T) {
-	if !useAVX2 {
-		t.Skip("no AVX2: narrowing is off without the assembly kernels")
-	}
 	const M = 150
 	cases := append(tvpCases, methodCase{PCA, false}, methodCase{MPCA, false}, methodCase{CSA, false})
 	for si, shape := range [][]int{{6, 5, 4}, {7, 18}, {11}} {
@@ -278,13 +285,30 @@ func TestNarrowedFitIsFit(t *testing.T) {
 		for i, v := range u8 {
 			u8f32[i] = float32(v)
 		}
-		sources := []struct {
+		// Every other sample of uint8 values, the rest float32 values:
+		// narrowed to float32, whose samples of uint8 values take the
+		// exact kernels as the float64 ones do without narrowing.
+		size := prod(shape)
+		mixed := append([]float64(nil), f32...)
+		for i := 0; i < M; i += 2 {
+			copy(mixed[i*size:(i+1)*size], u8[i*size:(i+1)*size])
+		}
+		var sources []struct {
+			src  Source
+			elem Elem
+		}
+		for _, s := range []struct {
 			src  Source
 			elem Elem
 		}{
 			{must(NewSliceSource(u8, M, shape)), Uint8},
 			{must(NewSliceSource(f32, M, shape)), Float32},
 			{must(NewSliceSource(u8f32, M, shape)), Uint8},
+			{must(NewSliceSource(mixed, M, shape)), Float32},
+		} {
+			if narrowingExact(s.elem) { // float32: with the assembly kernels
+				sources = append(sources, s)
+			}
 		}
 		for _, c := range cases {
 			if len(shape) == 1 && c.method == UMPCA {
@@ -325,9 +349,6 @@ func TestNarrowedFitIsFit(t *testing.T) {
 // it beside the workspaces (and the contraction cache that fits without
 // it), and a fit without room for it is the same model.
 func TestNarrowingMemory(t *testing.T) {
-	if !useAVX2 {
-		t.Skip("no AVX2: narrowing is off without the assembly kernels")
-	}
 	const M = 200
 	shape := []int{6, 5, 4}
 	data := byteTensors(3, M, shape)
@@ -377,7 +398,7 @@ func (s *mixedSource) Read(start, n int) (Block, error) {
 	if err != nil || s.reads%2 == 0 {
 		return b, err
 	}
-	nb, ok := narrowBlock(b, math.MaxInt64, nil)
+	nb, ok := narrowBlock(b, math.MaxInt64, true, nil)
 	if !ok || nb.U8 == nil {
 		panic("mixedSource: samples that do not narrow to uint8")
 	}
@@ -388,9 +409,6 @@ func (s *mixedSource) Read(start, n int) (Block, error) {
 // were narrowed to uint8 and others not gives the model of a local fit
 // without narrowing, bit for bit.
 func TestSessionMixedBlocks(t *testing.T) {
-	if !useAVX2 {
-		t.Skip("no AVX2: narrowing is off without the assembly kernels")
-	}
 	const M = 3*BlockMultiple + 17
 	cases := append(tvpCases, methodCase{PCA, false}, methodCase{MPCA, false}, methodCase{CSA, false})
 	shape := []int{4, 7, 3}
@@ -432,7 +450,7 @@ func BenchmarkNarrow(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(8 * n))
 			for range b.N {
-				narrowBlock(Block{F64: c.x}, math.MaxInt64, nil)
+				narrowBlock(Block{F64: c.x}, math.MaxInt64, true, nil)
 			}
 		})
 	}

@@ -206,6 +206,9 @@ type Workspace struct {
 	wa, wb    []float64   // a grain of rows of the cache, contracted (finishCache)
 	rows, g   []float64
 	x, y, tmp []float64
+	u8        []uint8 // OpTransform: a leaf's float samples of uint8 values
+	xs        []Block // and its samples so held, at
+	at        []int   // these indices
 	shapeOf   []int
 	sc        scratch      // transposes of the mode products
 	x2        []float64    // a leaf contracted with complements
@@ -243,6 +246,8 @@ func (ws *Workspace) ready(p *Pass) {
 	case OpTransform:
 		if p.Index != nil {
 			ws.x, ws.y, ws.tmp = grow(ws.x, size), grow(ws.y, size), grow(ws.tmp, size)
+		} else if cap(ws.u8) < g*size {
+			ws.u8 = make([]uint8, g*size)
 		}
 	case OpModeScatters, OpCoreMoments:
 		// OpModeScatters projects a whole leaf at once.
@@ -357,15 +362,41 @@ func (p *Pass) leaf(ws *Workspace, dst []float64, start int, x Block, in input, 
 			}
 			break
 		}
-		for i := range cnt {
-			xi := x.slice(i*size, (i+1)*size)
-			row := dst[i*P : (i+1)*P]
-			for f := range P {
-				row[f] = ws.c.full(xi, p.Features[f]) - p.Offset[f]
-			}
-		}
+		p.transformLeaf(ws, dst, x, cnt, size)
 	default:
 		panic(fmt.Sprintf("solver: unknown pass %v", p.Op))
+	}
+}
+
+// transformLeaf computes OpTransform's rows by P full contractions of
+// each sample, a grain of samples at a time (a rows pass may be handed
+// any number). The samples whose values are uint8 values (bytesOf: all
+// of a uint8 block) are taken feature after feature, so that each
+// feature's vectors are put in fixed point (contractor.dotSample) once a
+// grain rather than once a sample (a float one's values converted once,
+// into ws.u8); the others sample after sample, as before. Either way each
+// row is the same function of its sample's values.
+func (p *Pass) transformLeaf(ws *Workspace, dst []float64, x Block, cnt, size int) {
+	P, g := len(p.Features), p.grain()
+	c := ws.c
+	for lo := 0; lo < cnt; lo += g {
+		ws.xs, ws.at = ws.xs[:0], ws.at[:0]
+		for i := lo; i < min(lo+g, cnt); i++ {
+			xi := x.slice(i*size, (i+1)*size)
+			if u, ok := bytesOf(ws.u8[(i-lo)*size:(i-lo+1)*size], xi); ok {
+				ws.xs, ws.at = append(ws.xs, Block{U8: u}), append(ws.at, i)
+				continue
+			}
+			row := dst[i*P : (i+1)*P]
+			for f := range P {
+				row[f] = c.full(xi, p.Features[f]) - p.Offset[f]
+			}
+		}
+		for f := range P {
+			for j, xi := range ws.xs {
+				dst[ws.at[j]*P+f] = c.full(xi, p.Features[f]) - p.Offset[f]
+			}
+		}
 	}
 }
 
@@ -465,8 +496,10 @@ func (p *Pass) modeScatterLeaf(ws *Workspace, dst []float64, start int, x Block,
 // modeRows writes the partial projections y_m of OpModeScatter of the
 // samples [start, start+cnt) to rows (cnt x Shape[Mode]), with the
 // operations of contractor.partial on each sample whatever the input:
-// the mode-0 contraction by the Kronecker vector is one dotRows over all
-// the samples' rows, and the cache's rows are contracted a grain of
+// the mode-0 contraction of order 2 or by the Kronecker vector is one
+// dotRows (or dotRowsFixed) over all the samples' rows of a uint8 block
+// (contractor.rows0), the cache is filled by partial's first step
+// (contractor.mode0), and the cache's rows are contracted a grain of
 // samples at a time (contractor.finishCache).
 func (p *Pass) modeRows(ws *Workspace, rows []float64, start int, x Block, cnt int, in input, z []float64) {
 	n := p.Mode
@@ -474,8 +507,10 @@ func (p *Pass) modeRows(ws *Workspace, rows []float64, start int, x Block, cnt i
 	size := p.size()
 	c := ws.c
 	switch {
-	case in == fromX && n == 0 && c.byKron():
-		dotRows(rows, x, cnt*In, size/In, c.kronecker(p.Vectors))
+	case in == fromX && n == 0 && c.oneDot():
+		c.rows0(rows, x, cnt, p.Vectors)
+	case in == fromX && len(p.Shape) == 2:
+		c.mode0(rows, x, cnt, p.Vectors[0]) // n = 1: partial's one step
 	case in == fromX:
 		for i := range cnt {
 			c.partial(rows[i*In:(i+1)*In], x.slice(i*size, (i+1)*size), n, p.Vectors)
@@ -488,9 +523,7 @@ func (p *Pass) modeRows(ws *Workspace, rows []float64, start int, x Block, cnt i
 			if in == fromXFillZ {
 				// X_m x_1 u^(1), kept in the cache: the first step of
 				// contractor.partial for n >= 1.
-				for i := lo; i < hi; i++ {
-					axpyRows(z[i*zs:(i+1)*zs], x.slice(i*size, (i+1)*size), p.Shape[0], zs, p.Vectors[0])
-				}
+				c.mode0(zl, x.slice(lo*size, hi*size), hi-lo, p.Vectors[0])
 			}
 			c.finishCache(rows[lo*In:hi*In], zl, hi-lo, n, p.Vectors, ws.wa, ws.wb)
 		}
