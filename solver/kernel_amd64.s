@@ -109,8 +109,19 @@ GLOBL magic52<>(SB), RODATA|NOPTR, $8
 // fit; 128 x 128 float32 images 4-11%; gait the same). Every row's value
 // is (l0 + l1) + (l2 + l3), l the sum of its two accumulators; rows left
 // over go one at a time the same way (midOne).
-// TestDotRowsAVX2LongExactOrder models both orders.
+//
+// Rows of more than midQuadRowBytes bytes (float64 rows of 33 columns and
+// more, such as the faces' 60; float32 of 65 and more) all go one at a
+// time (midOne), reading x strictly in address order, as AXPY_ROWS does
+// past quadRowBytes: four rows read side by side are four streams, which
+// the hardware prefetcher does not keep up with (BenchmarkKernelsStream,
+// 721 x 80 x 60 float64, min of 3 runs interleaved under chrt on the
+// loaded machine: 2.66 -> 1.46 ms a pass; 300 x 128 x 128 float32 2.29
+// -> 1.21 ms). Only the grouping changes, not the order of any row's
+// sums, so the path is chosen by bytes while the order (midRowCols) is
+// chosen by columns. TestDotRowsAVX2LongExactOrder models both orders.
 #define midRowCols 256
+#define midQuadRowBytes 256
 
 // ROWS4(LOAD4, off, ix, v, t0, t1, t2, t3, a0, a1, a2, a3) is one step
 // of four rows (SI, BX, AX, R13: quad and midQuad): the 4 elements at
@@ -215,6 +226,10 @@ mid: \
 	V_TAIL; \
 	MOVQ         R9, R10; \
 	ANDQ         $-8, R10; \
+	MOVQ         R9, R12; \
+	IMULQ        $size, R12; \
+	CMPQ         R12, $midQuadRowBytes; \
+	JGT          midOne; \
 	CMPQ         R8, $4; \
 	JLT          midOne; \
 midQuad: \
