@@ -599,6 +599,11 @@
 //     G elements/s, float32 8.9-10.0 -> 9.2-13.9, 32 x 220 uint8 6.5-7.7
 //     -> 8.3-9.0; the faces uint8 fit 9% less time, 300 x 128 x 128
 //     float32 4-11% (bench/run.py, 3 interleaved repeats, chrt -f 10).
+//     Rows of more than 256 bytes (float64 rows of 33 columns and more,
+//     the faces' 60) go one at a time again, in the same order: from
+//     memory, four rows side by side are four streams the prefetcher
+//     does not keep up with (BenchmarkKernelsStream, 721 x 80 x 60
+//     float64, dotRows 2.66 -> 1.46 ms a pass).
 //     axpyRows streams x row by row, loading and
 //     storing dst once per row (per 4 rows when a row is at most 256
 //     bytes), so on long rows it is bound by the loads and stores of dst
@@ -676,7 +681,13 @@
 // operations instead of three; byte l of 4 lands in lane l scaled by
 // 2^(8l), which the accumulators undo exactly by powers of two unless v
 // is near under- or overflow), and software prefetch (PREFETCHT0 1-2 KB
-// ahead: float64 30% slower).
+// ahead: float64 30% slower, then). Since dotRows reads float64 rows of
+// 60 one at a time, the one-row paths of both kernels prefetch float64
+// rows 8 KiB ahead into L2 (PREFETCHT1; kernel_amd64.s, PREFETCH_L2):
+// one core streams about 11-13 GB/s from memory, the hardware prefetcher
+// alone keeping too few lines in flight, and the faces float64+frac fit
+// at 2 threads took 1.92-2.05 s against 2.78-2.98 (min of 5-6, bench/gofit
+// interleaved, chrt -f 10), 1-4 KiB ahead gaining less.
 //
 // # Narrowing
 //
