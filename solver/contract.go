@@ -44,6 +44,9 @@ type fixedCache struct {
 func newFixedCache(n int, keyed bool) fixedCache {
 	ld := (n + fixedPad - 1) / fixedPad * fixedPad
 	fc := fixedCache{keyed: keyed, f: fixedVec{limbs: make([]int16, 0, fixedLimbs*ld)}}
+	if n <= fixedQuadMax {
+		fc.f.tab = make([]int16, 0, fixedTabLen(n))
+	}
 	if keyed {
 		fc.of = make([]float64, 0, n)
 	}
@@ -156,11 +159,13 @@ func (c *contractor) mode0(dst []float64, x Block, cnt int, v []float64) {
 }
 
 // fixedDotMin is the shortest row dotSample contracts by dotRowsFixed:
-// shorter rows are bound by the fixed kernel's per-row sums of 4 limbs'
-// lanes (BenchmarkKernels, fixed against the float64 kernel for uint8:
-// 80 x 60 1.0x, 704 x 10 0.54x, 128 x 128 1.15x), so they take the
-// float64 kernel for uint8, whatever the sample's type, as well.
-const fixedDotMin = 64
+// shorter rows take the float64 kernel for uint8, whatever the sample's
+// type, as well. The fixed kernel rounds rows up to whole blocks of 16
+// columns, four rows at a time up to fixedQuadMax columns (fixed_amd64.go):
+// against the float64 kernel for uint8 it gains from 32 columns
+// (BenchmarkKernels, fixed/float64; see fixed_amd64.go), and rows of
+// 8-24 columns lose or gain nothing to speak of.
+const fixedDotMin = 32
 
 // rows0 writes to out (cnt x dims[0]) the mode-0 partial projections of
 // the cnt samples in x when they are one dotRows a sample (oneDot): of

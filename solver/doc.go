@@ -540,9 +540,10 @@
 // into the contractor's uint8 scratch and contracted so too; a vector
 // with no fixed point (a NaN or infinity, or max |v| below 2^-961) sends
 // such samples, of every type alike, to the float64 kernels for uint8, and
-// so do dot products over rows shorter than 64 values (fixedDotMin: there
-// the fixed kernel's per-row sums cost more than the float64 kernel's
-// widening); the choice is a function of the shape and the values only.
+// so do dot products over rows shorter than 32 values (fixedDotMin: there
+// the fixed kernel's whole blocks of 16 columns cost more than the float64
+// kernel's widening); the choice is a function of the shape and the
+// values only.
 // Hence a sample's features and partial projections are the same bits
 // whether it came as uint8, float32 or float64: narrowed or not (see
 // Narrowing; TestNarrowedFitIsFit), handed to a session as uint8 or as
@@ -617,15 +618,20 @@
 // 8 vector operations per 16 elements against the float64 kernels' 16,
 // and sums
 // that are exact, so that no order or blocking changes a bit. Their loop
-// bodies run at 13-16 G elements/s, about twice the float64 ones; per row
-// (dotRows: summing 4 limbs x 8 lanes and converting, and the cols mod 16
-// tail as a whole step) and per 16 columns (axpyRows: converting 4 limbs)
-// they have more to do. BenchmarkKernels, one sample in cache, min ns/op
-// of 15 interleaved runs under chrt, fixed against float64 uint8: 512 x
-// 512 dotRows 1.65x, axpyRows 1.38x; 128 x 128 1.15x, 1.44x; the gait's
-// 32 x 220 1.23x, 1.15x; the faces' 80 x 60 1.0x, 1.42x; rows of 10 (704
-// x 10) dotRows 0.54x. axpyRows with fewer than 16 columns and dotRows
-// on fewer than 16 elements are the Go loops.
+// bodies run at 12-16 G elements/s, about twice the float64 ones; per row
+// and per 16 columns they have more to do: axpyRows converts 4 limbs
+// each 16 columns, and dotRows on rows of more than 240 values sums 4
+// limbs x 8 lanes a row and converts them, while shorter rows go four at
+// a time, their bytes transposed so that each lane sums one row's
+// products, against limbs laid out to match (fixedVec.tab), with no sums
+// across lanes, and every row is a whole number of 16-column steps.
+// BenchmarkKernels, one sample in cache, min ns/op of 9-15 interleaved
+// runs under chrt, fixed against float64 uint8 (see fixed_amd64.go):
+// dotRows 512 x 512 1.41-1.65x, 128 x 128 1.49x, the gait's 32 x 220
+// 1.13x, the faces' 80 x 60 1.19x (1.28x in passes over the 721 faces),
+// rows of 10 (704 x 10) 0.92x; axpyRows 512 x 512 1.38x, 128 x 128 1.44x,
+// 32 x 220 1.15x, 80 x 60 1.42x. axpyRows with fewer than 16 columns is
+// the Go loop.
 //
 // A TVP mode update that forms its scatter S = Y^T Y (topGram, when the
 // previous update of the mode needed more than gramBudget Krylov

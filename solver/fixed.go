@@ -42,6 +42,19 @@ type fixedVec struct {
 	// small that scale would be subnormal. Callers then use the float64
 	// kernels, for every element type alike.
 	ok bool
+	// tab holds, for n <= fixedQuadMax, the limbs in the order the short
+	// rows' dotRows kernel multiplies them (see setTab); else it is empty.
+	tab []int16
+}
+
+// fixedQuadMax is the longest row that dotRowsFixed contracts four rows
+// at a time, by the limb pairs of fixedVec.tab (dotShort in the assembly).
+const fixedQuadMax = 240
+
+// fixedTabLen is the length of fixedVec.tab for vectors of n <= fixedQuadMax
+// entries: 4 x 4 x 16 limbs for each 16 entries.
+func fixedTabLen(n int) int {
+	return (n + fixedPad - 1) / fixedPad * 256
 }
 
 // set makes f hold v, reusing f's storage when it is large enough.
@@ -63,7 +76,8 @@ func (f *fixedVec) set(v []float64) {
 	}
 	f.ok = true
 	if top == 0 {
-		return // every q[i] is 0
+		f.setTab() // every q[i] is 0
+		return
 	}
 	_, e := math.Frexp(top) // top in [2^(e-1), 2^e)
 	if e-60 < -1021 {
@@ -79,6 +93,39 @@ func (f *fixedVec) set(v []float64) {
 		f.limbs[ld+i] = int16((q >> 30) & 0x7fff)
 		f.limbs[2*ld+i] = int16((q >> 15) & 0x7fff)
 		f.limbs[3*ld+i] = int16(q & 0x7fff)
+	}
+	f.setTab()
+}
+
+// setTab sets f.tab from the limbs when f.n <= fixedQuadMax: for each
+// block of 16 entries b, pair j < 4 and limb l, 16 words
+// ((l_2j, l_2j+1) four times, (l_2j+8, l_2j+9) four times) of limb row l
+// at entries 16b.., at tab[((4b+j)4+l)16:]: one column pair of four rows
+// in the low half of a vector, the pair four further in the high half,
+// as the short rows' kernel holds them (fixed_amd64.s).
+func (f *fixedVec) setTab() {
+	f.tab = f.tab[:0]
+	if f.n > fixedQuadMax {
+		return
+	}
+	need := fixedTabLen(f.n)
+	if cap(f.tab) < need {
+		f.tab = make([]int16, need)
+	}
+	f.tab = f.tab[:need]
+	ld := f.ld
+	for b := range ld / fixedPad {
+		for j := range 4 {
+			for l := range fixedLimbs {
+				t := f.tab[((4*b+j)*4+l)*16:][:16]
+				lo := f.limbs[l*ld+16*b+2*j:][:2]
+				hi := f.limbs[l*ld+16*b+8+2*j:][:2]
+				for i := 0; i < 8; i += 2 {
+					t[i], t[i+1] = lo[0], lo[1]
+					t[8+i], t[9+i] = hi[0], hi[1]
+				}
+			}
+		}
 	}
 }
 
@@ -151,7 +198,7 @@ func axpyRowsFixedGo(dst []float64, x []uint8, rows, cols int, f *fixedVec, sums
 // (f.n == cols, f.ok): dotRowsFixedGo's bits, in assembly when there is
 // some.
 func dotRowsFixed(dst []float64, x []uint8, rows, cols int, f *fixedVec) {
-	if useAVX2 && rows*cols >= fixedPad {
+	if useAVX2 && rows >= 1 && cols >= 1 {
 		dotRowsFixedAsm(dst, x, rows, cols, f)
 		return
 	}

@@ -10,36 +10,82 @@ package solver
 // and take one VPMADDWD and one VPADDD per limb, 8 vector operations per
 // 16 elements (axpyRows adds 2 unpacks per 16 columns of a row pair),
 // where the float64 uint8 kernels take 4 per 4 elements. Zen 3 issues 2
-// VPMADDWD a cycle, so the loop bodies alone run at 13-16 G elements/s
-// (2 rows x 16 columns every 2.0-2.4 ns; C with inline assembly under
-// the lock), against 7.4-7.9 for the float64 kernels' widen-and-FMA body.
-// The rest is per row and per block: dotRows sums each row's 4 x 8 int32
-// lanes by limb (18 unpacks and adds a row pair; VPHADDD is slower) and
-// converts them (about 8 operations a row pair, four rows at a time), and
-// its cols mod 16 tail is a whole step; axpyRows converts and combines
-// each 16 columns (about 60 operations) once per block of rows. Hence
-// BenchmarkKernels on one sample in cache (min ns/op over 15 interleaved
-// runs, chrt; fixed vs float64 uint8 kernel): 512 x 512 dotRows 1.65x,
-// axpyRows 1.38x; 128 x 128 1.15x, 1.44x; gait 32 x 220 1.23x, 1.15x;
-// faces 80 x 60 1.0x, 1.42x; rows of 10 (704 x 10) dotRows 0.54x, where
-// the per-row sums dominate.
+// VPMADDWD a cycle, but they and the VPADDDs that accumulate them share
+// three pipes: 16 of each take 10.7 cycles (C with inline assembly under
+// the lock, 2.9 GHz), 16 columns of 4 rows. The rest is per row and per
+// block. Rows of more than fixedQuadMax columns go two at a time, and
+// dotRows sums each row's 4 x 8 int32 lanes by limb (18 unpacks and adds
+// a row pair) and converts them. Shorter rows, where those sums cost
+// about as much as the multiply-adds, go four at a time with no sums
+// across lanes: each 16 bytes of the four rows are transposed by dwords
+// (8 unpacks), so that lane i of a limb's accumulator sums row i mod 4's
+// products against the limb pairs of fixedVec.tab, laid out to match;
+// that loop takes 15.6 cycles each 16 columns of 4 rows (C, as above),
+// and the four rows' sums are converted together. axpyRows converts and
+// combines each 16 columns (about 60 operations) once per block of rows.
+// Hence BenchmarkKernels on one sample in cache (min ns/op of 9
+// interleaved runs, chrt, on the loaded machine; fixed vs float64 uint8
+// kernel): dotRows 128 x 128 1.49x, gait 32 x 220 1.13x, faces 80 x 60
+// 1.19x, 32 x 32 1.33x, rows of 10 (704 x 10) 0.92x (the rows of 16
+// bytes are 6 columns longer); 512 x 512 (two rows at a time) 1.41-1.65x;
+// axpyRows 512 x 512 1.38x, 128 x 128 1.44x, 32 x 220 1.15x, 80 x 60
+// 1.42x. In passes over the 721 faces (57680 rows of 60 from memory) the
+// fixed dotRows takes 443 against 569 ns a sample (1.28x).
 
 //go:noescape
 func dotRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64)
 
 //go:noescape
+func dotRowsFixedQuadAVX2(dst *float64, x *uint8, tab *int16, rows, cols int, scale float64)
+
+//go:noescape
 func axpyRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64)
 
-// dotRowsFixedAsm is dotRowsFixedGo in assembly, for rows*cols >= 16
-// (useAVX2 only).
+// dotRowsFixedAsm is dotRowsFixedGo in assembly, for rows, cols >= 1
+// (useAVX2 only): rows of up to fixedQuadMax columns four at a time
+// (dotRowsFixedQuad), longer ones two at a time.
 func dotRowsFixedAsm(dst []float64, x []uint8, rows, cols int, f *fixedVec) {
-	// The assembly reads x[:rows*cols] and the limb rows to cols rounded
-	// up to fixedPad (zero past cols), and writes dst[:rows].
-	if f.n != cols || rows*cols < fixedPad {
+	if f.n != cols || rows < 1 || cols < 1 {
 		panic("solver: dotRowsFixedAsm: bad shape")
 	}
+	if cols <= fixedQuadMax {
+		dotRowsFixedQuad(dst, x, rows, cols, f)
+		return
+	}
+	// The assembly reads x[:rows*cols] and the limb rows to cols rounded
+	// up to fixedPad (zero past cols), and writes dst[:rows].
 	_, _, _ = dst[rows-1], x[rows*cols-1], f.limbs[fixedLimbs*f.ld-1]
 	dotRowsFixedAVX2(&dst[0], &x[0], &f.limbs[0], f.ld, rows, cols, f.scale)
+}
+
+// dotRowsFixedQuad is dotRowsFixedAsm for cols <= fixedQuadMax, four rows
+// at a time by dotRowsFixedQuadAVX2, which reads each row's blocks of 16
+// bytes whole (f.tab's limbs are zero past cols): the rows whose blocks
+// end inside x in place, the last few (fewer than 4 + 16/cols) copied
+// four at a time to a buffer with zeros after them. Each row's result is
+// its own, so the rows a call groups together cannot change a bit.
+func dotRowsFixedQuad(dst []float64, x []uint8, rows, cols int, f *fixedVec) {
+	span := (cols + fixedPad - 1) / fixedPad * fixedPad
+	_ = f.tab[span*16-1] // fixedTabLen(cols)
+	// Row r's blocks end inside x when r*cols + span <= rows*cols.
+	inside := 0
+	if n := rows * cols; n >= span {
+		inside = min((n-span)/cols+1, rows)
+	}
+	quads := inside &^ 3
+	if quads > 0 {
+		_, _ = dst[quads-1], x[quads*cols-1]
+		dotRowsFixedQuadAVX2(&dst[0], &x[0], &f.tab[0], quads, cols, f.scale)
+	}
+	var buf [3*fixedQuadMax + 256]uint8 // 3 cols + span
+	var out [4]float64
+	for r := quads; r < rows; r += 4 {
+		k := min(4, rows-r)
+		m := copy(buf[:], x[r*cols:(r+k)*cols])
+		clear(buf[m : 3*cols+span])
+		dotRowsFixedQuadAVX2(&out[0], &buf[0], &f.tab[0], 4, cols, f.scale)
+		copy(dst[r:r+k], out[:k])
+	}
 }
 
 // axpyRowsFixedAsm is axpyRowsFixedGo in assembly, for cols >= 16 and

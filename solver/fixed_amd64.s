@@ -48,7 +48,6 @@ DATA pow30one<>+16(SB)/8, $0x41d0000000000000
 DATA pow30one<>+24(SB)/8, $0x3ff0000000000000
 GLOBL pow30one<>(SB), RODATA|NOPTR, $32
 
-CONST4(pow15x4, $0x40e0000000000000)
 CONST4(pow30, $0x41d0000000000000)
 
 DATA pow15<>+0(SB)/8, $0x40e0000000000000
@@ -118,22 +117,6 @@ GLOBL pow15<>(SB), RODATA|NOPTR, $8
 	VPADDQ       a0, Y10, Y10 \
 	VMOVDQU      Y10, s(SP)
 
-// DOT_T12(s, xs, u, r) converts the int32 sums s = (s0, s1, s2, s3 of a
-// row | of the next) to float64 (exact) and sets r = (t1, t1', t2, t2'),
-// t1 = s0 2^15 + s1 and t2 = s2 2^15 + s3 of the two rows, exact (below
-// 2^53, so the FMA does not round); s and u are scratch.
-#define DOT_T12(s, xs, u, r) \
-	VCVTDQ2PD    xs, r \
-	VEXTRACTI128 $1, s, xs \
-	VCVTDQ2PD    xs, s \
-	VUNPCKLPD    s, r, u \
-	VUNPCKHPD    s, r, r \
-	VFMADD231PD  pow15x4<>(SB), u, r
-
-// dotShort is the longest row whose sums are taken in int32 to the end:
-// 15 steps of 16 columns.
-#define dotShort 240
-
 // dotChunk is the number of columns of a chunk, 31 vectors of 16: with a
 // tail vector 32 VPMADDWD steps a lane at most (DOT_FOLD).
 #define dotChunk 496
@@ -148,15 +131,14 @@ GLOBL pow15<>(SB), RODATA|NOPTR, $8
 // from there are inside x (bytes past the row meet the limbs' zero
 // padding), else as the 16 bytes ending at the end of x, shifted down
 // (shiftTab), so nothing outside x is read. The caller guarantees
-// rows*cols >= 16, cols <= ld, ld a multiple of 16 and limbs zero past
-// cols.
+// rows >= 1, fixedQuadMax < cols <= ld (shorter rows take
+// dotRowsFixedQuadAVX2), ld a multiple of 16 and limbs zero past cols.
 //
 // Registers: DI dst, SI/BX rows A/B, DX/AX/R12/R13 limb rows 0-3, CX
 // column, R8 chunk end, R9 cols &^ 15, R10 cols, R11 end of x; Y12-Y15
 // the limbs of a step; on the stack 0(SP) rows left, 8(SP) and 40(SP)
-// the int64 sums of A and B, 72(SP) scale in 4 lanes, 104(SP) the int32
-// sums of a pair of short rows waiting for the next (136(SP) set).
-TEXT ·dotRowsFixedAVX2(SB), NOSPLIT, $144-56
+// the int64 sums of A and B, 72(SP) scale in 4 lanes.
+TEXT ·dotRowsFixedAVX2(SB), NOSPLIT, $104-56
 	MOVQ dst+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ limbs+16(FP), DX
@@ -174,7 +156,6 @@ TEXT ·dotRowsFixedAVX2(SB), NOSPLIT, $144-56
 	ANDQ $-16, R9
 	VBROADCASTSD scale+48(FP), Y10
 	VMOVUPD Y10, 72(SP)
-	MOVQ $0, 136(SP)
 
 dpair:
 	LEAQ (SI)(R10*1), BX
@@ -252,8 +233,6 @@ dtailstep:
 	MOVQ R10, CX
 
 dfold:
-	CMPQ R10, $dotShort
-	JLE  dshort
 	DOT_FOLD(Y0, Y1, Y2, Y3, X0, 8)
 	DOT_FOLD(Y4, Y5, Y6, Y7, X4, 40)
 	CMPQ CX, R9
@@ -289,71 +268,6 @@ dfold:
 	JGT  dpair
 
 ddone:
-	VZEROUPPER
-	RET
-
-dshort:
-	// Rows of at most dotShort columns, at most 15 steps a lane: the 8
-	// lanes of a limb sum to less than 8 x 15 x 16711680 < 2^31, so the
-	// sums are taken in int32, (s0, s1, s2, s3) of A and of B in the
-	// halves of Y0, and converted to float64 exactly; there
-	// t1 = s0 2^15 + s1 and t2 = s2 2^15 + s3 are exact (below 2^53),
-	// then t1 2^30 + t2 is rounded once (an FMA: the product is exact),
-	// times scale. The conversion's chain of dependent operations is long
-	// and left the next rows waiting, so pairs go two at a time: the
-	// first one's sums wait at 104(SP) (136(SP) set) and both pairs are
-	// converted together.
-	DOT_RED(Y0, Y1, Y2, Y3, Y10)
-	DOT_RED(Y4, Y5, Y6, Y7, Y11)
-	VPERM2I128 $0x20, Y4, Y0, Y1
-	VPERM2I128 $0x31, Y4, Y0, Y2
-	VPADDD Y2, Y1, Y0
-	CMPQ 136(SP), $0
-	JNE  dshortquad
-	CMPQ 0(SP), $4
-	JLT  dshortpair
-	VMOVDQU Y0, 104(SP)
-	MOVQ $1, 136(SP)
-	LEAQ (BX)(R10*1), SI
-	SUBQ $2, 0(SP)
-	JMP  dpair
-
-dshortquad:
-	// 104(SP) holds the sums of rows DI[0] and DI[1], Y0 those of DI[2]
-	// and DI[3]; each pair becomes (t1, t1', t2, t2') by DOT_T12.
-	MOVQ $0, 136(SP)
-	VMOVDQU 104(SP), Y1
-	DOT_T12(Y1, X1, Y2, Y3)
-	DOT_T12(Y0, X0, Y4, Y5)
-	VPERM2F128 $0x20, Y5, Y3, Y0
-	VPERM2F128 $0x31, Y5, Y3, Y1
-	VFMADD231PD pow30<>(SB), Y0, Y1
-	VMULPD 72(SP), Y1, Y1
-	VMOVUPD Y1, (DI)
-	ADDQ $32, DI
-	LEAQ (BX)(R10*1), SI
-	SUBQ $2, 0(SP)
-	JGT  dpair
-	VZEROUPPER
-	RET
-
-dshortpair:
-	DOT_T12(Y0, X0, Y1, Y2)
-	VEXTRACTF128 $1, Y2, X1
-	VFMADD231PD pow30<>(SB), X2, X1
-	VMULPD 72(SP), X1, X1
-	CMPQ 0(SP), $1
-	JEQ  dshortlast
-	VMOVUPD X1, (DI)
-	ADDQ $16, DI
-	LEAQ (BX)(R10*1), SI
-	SUBQ $2, 0(SP)
-	JGT  dpair
-	VZEROUPPER
-	RET
-
-dshortlast:
-	VMOVSD X1, (DI)
 	VZEROUPPER
 	RET
 
@@ -571,5 +485,113 @@ anext:
 	JMP  ablock
 
 adone:
+	VZEROUPPER
+	RET
+
+// QUAD_MADD(t, off) multiplies the words of t (rows 0-3 of the quad at
+// one column pair | at the pair four further) by the table's limb pairs
+// for them, limbs 0-3 at off(R9) .. off+96(R9), and adds the products to
+// the int32 accumulators Y0-Y3 (one a limb, lane i row i mod 4).
+#define QUAD_MADD(t, off) \
+	VPMADDWD off(R9), t, Y8 \
+	VPADDD   Y8, Y0, Y0 \
+	VPMADDWD off+32(R9), t, Y9 \
+	VPADDD   Y9, Y1, Y1 \
+	VPMADDWD off+64(R9), t, Y10 \
+	VPADDD   Y10, Y2, Y2 \
+	VPMADDWD off+96(R9), t, Y11 \
+	VPADDD   Y11, Y3, Y3
+
+// func dotRowsFixedQuadAVX2(dst *float64, x *uint8, tab *int16, rows, cols int, scale float64)
+//
+// Short rows (cols <= fixedQuadMax, 240) four at a time, with no sums across lanes:
+// each 16 bytes of the four rows are widened (VPMOVZXBW: the 8 column
+// pairs of a row as dwords) and transposed by dwords (8 unpacks), so that
+// a vector holds one column pair of the four rows in its low half and the
+// pair four further in its high half; multiplied by the table's limb
+// pairs for those columns (fixedVec.tab) and added, lane i of
+// accumulator l sums limb l's products of row i mod 4. The halves are
+// added at the end and the four rows' sums converted together as
+// fixedVec.combine does. Bounds: a lane takes 4 VPMADDWD results each 16
+// columns, at most 60 for 240 columns, 120 with the other half: less
+// than 2^31 (see the top of this file).
+//
+// The caller guarantees rows a positive multiple of 4, 1 <= cols <=
+// fixedQuadMax and that the 16-byte blocks of every row, (cols + 15) &^ 15
+// bytes from its start, are inside x (bytes past a row meet the table's
+// zero limbs).
+//
+// Registers: DI dst, SI row 0 of the quad, BX/R12/R13 rows 1-3, DX table,
+// R9 table at the block, CX column, R8 (cols + 15) &^ 15, R10 cols,
+// R11 3 cols, AX rows left; Y14 2^15 x 4, Y15 scale x 4.
+TEXT ·dotRowsFixedQuadAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ tab+16(FP), DX
+	MOVQ rows+24(FP), AX
+	MOVQ cols+32(FP), R10
+	VBROADCASTSD scale+40(FP), Y15
+	VBROADCASTSD pow15<>(SB), Y14
+	LEAQ 15(R10), R8
+	ANDQ $-16, R8
+	LEAQ (R10)(R10*2), R11
+
+qquad:
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	LEAQ  (SI)(R10*1), BX
+	LEAQ  (SI)(R10*2), R12
+	LEAQ  (SI)(R11*1), R13
+	MOVQ  DX, R9
+	XORQ  CX, CX
+
+qblock:
+	VPMOVZXBW   (SI)(CX*1), Y4
+	VPMOVZXBW   (BX)(CX*1), Y5
+	VPMOVZXBW   (R12)(CX*1), Y6
+	VPMOVZXBW   (R13)(CX*1), Y7
+	VPUNPCKLDQ  Y5, Y4, Y8
+	VPUNPCKHDQ  Y5, Y4, Y9
+	VPUNPCKLDQ  Y7, Y6, Y10
+	VPUNPCKHDQ  Y7, Y6, Y11
+	VPUNPCKLQDQ Y10, Y8, Y4
+	VPUNPCKHQDQ Y10, Y8, Y5
+	VPUNPCKLQDQ Y11, Y9, Y6
+	VPUNPCKHQDQ Y11, Y9, Y7
+	QUAD_MADD(Y4, 0)
+	QUAD_MADD(Y5, 128)
+	QUAD_MADD(Y6, 256)
+	QUAD_MADD(Y7, 384)
+	ADDQ $512, R9
+	ADDQ $16, CX
+	CMPQ CX, R8
+	JLT  qblock
+
+	// s_l of the four rows: the halves added, converted exactly; then
+	// t1 = s0 2^15 + s1 and t2 = s2 2^15 + s3 (exact, below 2^53),
+	// t1 2^30 + t2 rounded once (the product is exact), times scale.
+	VEXTRACTI128 $1, Y0, X4
+	VEXTRACTI128 $1, Y1, X5
+	VEXTRACTI128 $1, Y2, X6
+	VEXTRACTI128 $1, Y3, X7
+	VPADDD       X4, X0, X0
+	VPADDD       X5, X1, X1
+	VPADDD       X6, X2, X2
+	VPADDD       X7, X3, X3
+	VCVTDQ2PD    X0, Y0
+	VCVTDQ2PD    X1, Y1
+	VCVTDQ2PD    X2, Y2
+	VCVTDQ2PD    X3, Y3
+	VFMADD231PD  Y14, Y0, Y1
+	VFMADD231PD  Y14, Y2, Y3
+	VFMADD231PD  pow30<>(SB), Y1, Y3
+	VMULPD       Y15, Y3, Y3
+	VMOVUPD      Y3, (DI)
+	ADDQ $32, DI
+	LEAQ (SI)(R10*4), SI
+	SUBQ $4, AX
+	JGT  qquad
 	VZEROUPPER
 	RET

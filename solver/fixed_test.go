@@ -49,7 +49,7 @@ func exactDot(q []*big.Int, x []uint8, scale float64) float64 {
 
 func TestFixedVecSet(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{1, 7, 16, 60, 220} {
+	for _, n := range []int{1, 7, 16, 60, 220, 240, 241} {
 		v := fixedTestVec(rng, n)
 		v[n/2] = -1 // the largest magnitude, negative: the top limb's low end
 		var f fixedVec
@@ -81,6 +81,7 @@ func TestFixedVecSet(t *testing.T) {
 				}
 			}
 		}
+		checkFixedTab(t, &f)
 	}
 	var f fixedVec
 	for _, v := range [][]float64{{1, math.NaN()}, {math.Inf(-1)}, {math.Ldexp(1, -1000)}} {
@@ -89,9 +90,37 @@ func TestFixedVecSet(t *testing.T) {
 			t.Errorf("set(%v): ok, want not ok", v)
 		}
 	}
-	f.set([]float64{0, 0, 0})
+	f.set(fixedTestVec(rand.New(rand.NewPCG(1, 3)), 3))
+	f.set([]float64{0, 0, 0}) // over a vector's limbs and tab
 	if !f.ok || f.q(0) != 0 || f.q(2) != 0 {
 		t.Errorf("set(zeros): ok %v, q %d %d; want ok and zeros", f.ok, f.q(0), f.q(2))
+	}
+	checkFixedTab(t, &f)
+}
+
+// checkFixedTab checks f.tab against its definition (setTab): word w of
+// entry ((4b+j)4+l)16 is limb l of entry 16b + 2j + w mod 2, plus 8 in
+// the high half (w >= 8); empty past fixedQuadMax entries.
+func checkFixedTab(t *testing.T, f *fixedVec) {
+	t.Helper()
+	if f.n > fixedQuadMax {
+		if len(f.tab) != 0 {
+			t.Fatalf("n=%d: tab of %d words past fixedQuadMax", f.n, len(f.tab))
+		}
+		return
+	}
+	if len(f.tab) != f.ld*16 {
+		t.Fatalf("n=%d: tab of %d words, want %d", f.n, len(f.tab), f.ld*16)
+	}
+	for i, got := range f.tab {
+		w, l, j, b := i%16, i/16%4, i/64%4, i/256
+		e := 16*b + 2*j + w%2
+		if w >= 8 {
+			e += 8
+		}
+		if want := f.limbs[l*f.ld+e]; got != want {
+			t.Fatalf("n=%d: tab[%d] = %d, want limb %d of entry %d, %d", f.n, i, got, l, e, want)
+		}
 	}
 }
 
