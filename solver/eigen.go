@@ -201,17 +201,16 @@ func (e *eigenSolver) formS(Y []float64, m, n int) error {
 	// Block u computes rows [4u, min(4u+4, n)) from column i = min(4u,
 	// n-4) on: ceil((n-i)/8) 4 x 8 kernel calls. Runs of equal calls.
 	units := (n + 3) / 4
-	cost := func(u int) int { return (n - min(4*u, n-4) + 7) / 8 }
 	total := 0
 	for u := range units {
-		total += cost(u)
+		total += bandCost(n, u)
 	}
 	f.deal.reset(units, crew.size)
 	u, acc := 0, 0
 	for w := range crew.size {
 		lo := u
-		for u < units && (w == crew.size-1 || (acc+cost(u))*crew.size <= (w+1)*total) {
-			acc += cost(u)
+		for u < units && (w == crew.size-1 || (acc+bandCost(n, u))*crew.size <= (w+1)*total) {
+			acc += bandCost(n, u)
 			u++
 		}
 		f.deal.set(w, lo, u)
@@ -233,12 +232,20 @@ type formOp struct {
 	m, n          int
 	cancel        func() bool
 	stopped       atomic.Bool
-	deal          deal                     // the 4-row blocks, by member
-	share, mirror func(w int)              // e.formShare, e.formMirror, made once
-	rows          func(w int)              // e.formRowsShare, made once
-	sums          func(w int)              // e.formRowsSums, made once
-	fold          func(w int)              // e.formRowsFold, made once
-	add           func(dst, src []float64) // e.formAdd, made once
+	deal          deal        // formS: the 4-row blocks; formRows: the chunks' parts; by member
+	share, mirror func(w int) // e.formShare, e.formMirror, made once
+	rows, fold    func(w int) // e.formRowsShare, e.formRowsFold, made once
+	// formRows: a chunk's scatter is computed in parts, each the 4-row
+	// bands [bands[q], bands[q+1]) of its upper triangle; left[c] counts
+	// chunk c's parts not yet done, top[c] is the level of the span
+	// (gramOp.spans) that holds chunk c, met[k] says whether one of the
+	// two children of node k of the tree (levels 1 up, at offsets
+	// levelAt) is done.
+	bands   []int
+	left    []atomic.Int32
+	top     []int
+	met     []atomic.Bool
+	levelAt []int
 }
 
 // formRowsMax bounds the storage (float64s) of formRows's chunk
@@ -249,10 +256,19 @@ const formRowsMax = 1 << 18
 // scatter of each chunk of gramChunk rows (gramCols), summed by the
 // products' fixed tree over the same chunks, dealt to the same members
 // (gramOp.layout). The bits do not depend on the number of threads; each
-// member reads only the rows of Y it wrote in the pass, where splitting S
-// by columns would make both cores read all of Y and the next pass's
-// writes to it invalidate the other core's copies (on a virtual machine,
-// that cost as much as the formation).
+// member reads the rows of Y it wrote in the pass, where splitting S by
+// columns would make both cores read all of Y and the next pass's writes
+// to it invalidate the other core's copies (on a virtual machine, that
+// cost as much as the formation). Two tasks of the team: first the
+// chunks, each in up to formParts parts (bands of its rows of S) of
+// about equal work, so that a member that has run out of chunks takes
+// the last parts of the other's rather than waiting for a whole chunk
+// (the end of a task left one member idle for 3-9 us of a 70-100 us
+// formation at faces' 721 x 80); the member that completes a chunk adds
+// it up its span's tree as far as the other child of each node is done
+// (formClimb), so the spans are summed within the same task; then each
+// member adds the spans' values for its share of S's rows and fills
+// their mirror images in the lower triangle (formRowsFold).
 func (e *eigenSolver) formRows(Y []float64, m, n, chunks int) error {
 	g, f := &e.gram, &e.form
 	crew := e.crew()
@@ -260,29 +276,165 @@ func (e *eigenSolver) formRows(Y []float64, m, n, chunks int) error {
 	f.y, f.m, f.n, f.cancel = Y, m, n, e.kr.cancel
 	f.stopped.Store(false)
 	e.chunkS = grow(e.chunkS, chunks*n*n)
+	f.bands = formBands(f.bands[:0], n)
+	parts := len(f.bands) - 1
+	f.deal.reset(0, g.size)
 	for w := range g.size {
-		g.deal.set(w, g.chunkRuns[w], g.chunkRuns[w+1])
+		f.deal.set(w, g.chunkRuns[w]*parts, g.chunkRuns[w+1]*parts)
+	}
+	if len(f.left) < chunks {
+		f.left = make([]atomic.Int32, chunks)
+	}
+	for c := range chunks {
+		f.left[c].Store(int32(parts))
+	}
+	if cap(f.top) < chunks {
+		f.top = make([]int, chunks)
+	}
+	f.top = f.top[:chunks]
+	f.levelAt = f.levelAt[:0]
+	nodes := 0
+	for _, sp := range g.spans {
+		for c := sp.First; c < sp.First+1<<sp.Level; c++ {
+			f.top[c] = sp.Level
+		}
+		for len(f.levelAt) < sp.Level {
+			f.levelAt = append(f.levelAt, 0)
+		}
+	}
+	for k := 1; k <= len(f.levelAt); k++ {
+		f.levelAt[k-1] = nodes
+		nodes += (chunks + 1<<k - 1) >> k
+	}
+	if len(f.met) < nodes {
+		f.met = make([]atomic.Bool, nodes)
+	}
+	for i := range nodes {
+		f.met[i].Store(false)
 	}
 	if f.rows == nil {
-		f.rows, f.sums, f.fold, f.add = e.formRowsShare, e.formRowsSums, e.formRowsFold, e.formAdd
+		f.rows, f.fold = e.formRowsShare, e.formRowsFold
 	}
-	// The chunks, dealt one by one (a late member leaves at most one
-	// chunk's wait), then each member sums its spans, then each adds the
-	// spans' values for its share of S's rows and fills their mirror
-	// images in the lower triangle.
 	crew.run(f.rows)
 	if f.stopped.Load() {
 		return ErrCanceled
 	}
-	crew.run(f.sums)
 	crew.run(f.fold)
 	return nil
 }
 
-// formRowsFold adds, as member w, the spans' chunk scatters (each in its
-// first chunk's place) for its share of the rows of S's upper triangle by
-// the tree's additions, in order (gramOp.foldPairs), so every entry is
-// the same sum whatever the number of members; it writes those rows of S and
+// formParts bounds the parts of a chunk's scatter in formRows.
+const formParts = 4
+
+// formBands returns the bounds of the parts of an n x n chunk scatter:
+// up to formParts runs of its 4-row bands (ceil(n/4) of them, bandCost)
+// of about equal cost, one part for every 16 columns, so that a part is worth
+// more than the handing out (one part without the AVX2 kernel).
+func formBands(dst []int, n int) []int {
+	units := (n + 3) / 4
+	total := 0
+	for u := range units {
+		total += bandCost(n, u)
+	}
+	parts := min(formParts, max(1, n/16), units)
+	if !useAVX2 || n < 8 {
+		parts = 1 // gramCols makes the whole chunk
+	}
+	dst = append(dst, 0)
+	acc := 0
+	for u := range units {
+		acc += bandCost(n, u)
+		if q := len(dst); q < parts && acc*parts >= q*total {
+			dst = append(dst, u+1)
+		}
+	}
+	return append(dst, units)
+}
+
+// formRowsShare computes, as member w, parts of chunk scatters in
+// formRows until none is left, adding each chunk it completes up the
+// tree.
+func (e *eigenSolver) formRowsShare(w int) {
+	g, f := &e.gram, &e.form
+	Y, m, n := f.y, f.m, f.n
+	nn, parts := n*n, len(f.bands)-1
+	for {
+		i, ok := f.deal.take(w)
+		if !ok || f.stopped.Load() {
+			return
+		}
+		if f.cancel != nil && f.cancel() {
+			f.stopped.Store(true)
+			return
+		}
+		c, q := g.chunkOrder[i/parts], i%parts
+		lo, hi := c*gramChunk, min(m, (c+1)*gramChunk)
+		Sc, Yc := e.chunkS[c*nn:(c+1)*nn], Y[lo*n:hi*n]
+		if !useAVX2 || n < 8 {
+			gramCols(Sc, Yc, hi-lo, n) // in one part (formBands)
+		} else {
+			gramBands(Sc, Yc, hi-lo, n, f.bands[q], f.bands[q+1])
+		}
+		if f.left[c].Add(-1) == 0 {
+			e.formClimb(c)
+		}
+	}
+}
+
+// bandCost returns the 4 x 8 kernel calls of 4-row band u of the upper
+// triangle of an n x n scatter (gramBands): from column min(4u, n-4) on.
+func bandCost(n, u int) int { return (n - min(4*u, n-4) + 7) / 8 }
+
+// gramBands writes the 4-row bands [u0, u1) of the upper triangle of the
+// scatter S (n x n, n >= 8) of the rows of Y (rows x n) by gramCols's
+// 4 x 8 blocks, stored straight into S's rows (with some entries of the
+// lower triangle near the diagonal); the last band, moved back to rows
+// n-4.. when 4 does not divide n, writes only its own rows, so that
+// bands computed at once by different members never write the same
+// entry.
+func gramBands(S, Y []float64, rows, n, u0, u1 int) {
+	var t [32]float64
+	for u := u0; u < u1; u++ {
+		i := min(4*u, n-4)
+		r0, r1 := 4*u, min(4*u+4, n)
+		for j0 := i; j0 < n; j0 += 8 {
+			j := min(j0, n-8)
+			if i == r0 {
+				gramCols4x8(S[i*n+j:], n, Y[i:], Y[j:], n, rows)
+				continue
+			}
+			gramCols4x8(t[:], 8, Y[i:], Y[j:], n, rows)
+			for r := r0; r < r1; r++ {
+				copy(S[r*n+j:r*n+j+8], t[8*(r-i):8*(r-i)+8])
+			}
+		}
+	}
+}
+
+// formClimb adds the scatter of chunk c, just completed, up the tree of
+// its span (gramOp.spans): at each node the first child done leaves, the
+// second adds the right child's value (in its first chunk's place) to the
+// left's. The span's value ends in its first chunk's place, for
+// formRowsFold.
+func (e *eigenSolver) formClimb(c int) {
+	f := &e.form
+	nn := f.n * f.n
+	node := c
+	for k := 1; k <= f.top[c]; k++ {
+		parent := node >> 1
+		if f.met[f.levelAt[k-1]+parent].CompareAndSwap(false, true) {
+			return // the sibling is not done: it goes on
+		}
+		left, right := parent<<k, (2*parent+1)<<(k-1)
+		e.formAdd(e.chunkS[left*nn:(left+1)*nn], e.chunkS[right*nn:(right+1)*nn])
+		node = parent
+	}
+}
+
+// formRowsFold adds, as member w, the spans' values (each in its first
+// chunk's place) for its share of the rows of S's upper triangle by the
+// tree's additions, in order (gramOp.foldPairs), so every entry is the
+// same sum whatever the number of members; it writes those rows of S and
 // their transposes, the columns below the diagonal. The rows are split so
 // that the shares hold about as many entries.
 func (e *eigenSolver) formRowsFold(w int) {
@@ -305,49 +457,6 @@ func (e *eigenSolver) formRowsFold(w int) {
 	}
 }
 
-// formRowsShare computes, as member w, chunks of formRows until none is
-// left: the upper triangle (and some entries of the lower near the
-// diagonal) of each chunk's scatter.
-func (e *eigenSolver) formRowsShare(w int) {
-	g, f := &e.gram, &e.form
-	Y, m, n := f.y, f.m, f.n
-	nn := n * n
-	for {
-		i, ok := g.deal.take(w)
-		if !ok || f.stopped.Load() {
-			return
-		}
-		if f.cancel != nil && f.cancel() {
-			f.stopped.Store(true)
-			return
-		}
-		c := g.chunkOrder[i]
-		lo, hi := c*gramChunk, min(m, (c+1)*gramChunk)
-		Sc, Yc := e.chunkS[c*nn:(c+1)*nn], Y[lo*n:hi*n]
-		if !useAVX2 || n < 8 {
-			gramCols(Sc, Yc, hi-lo, n)
-			continue
-		}
-		// gramCols's blocks, stored straight into the upper triangle's rows.
-		for i0 := 0; i0 < n; i0 += 4 {
-			i := min(i0, n-4)
-			for j0 := i; j0 < n; j0 += 8 {
-				j := min(j0, n-8)
-				gramCols4x8(Sc[i*n+j:], n, Yc[i:], Yc[j:], n, hi-lo)
-			}
-		}
-	}
-}
-
-// formRowsSums sums, as member w, the chunk scatters of the spans it
-// owns up their trees.
-func (e *eigenSolver) formRowsSums(w int) {
-	g, f := &e.gram, &e.form
-	for _, i := range g.order[g.runs[w]:g.runs[w+1]] {
-		spanSum(e.chunkS, f.n*f.n, g.spans[i], f.add)
-	}
-}
-
 // formAdd adds the upper triangle of the n x n src to dst's (formRows's
 // combination of two chunks' scatters).
 func (e *eigenSolver) formAdd(dst, src []float64) {
@@ -362,7 +471,6 @@ func (e *eigenSolver) formAdd(dst, src []float64) {
 func (e *eigenSolver) formShare(w int) {
 	f := &e.form
 	Y, S, m, n := f.y, e.s, f.m, f.n
-	var t [32]float64
 	for {
 		u, ok := f.deal.take(w)
 		if !ok || f.stopped.Load() {
@@ -372,22 +480,7 @@ func (e *eigenSolver) formShare(w int) {
 			f.stopped.Store(true)
 			return
 		}
-		i := min(4*u, n-4)
-		r0, r1 := 4*u, min(4*u+4, n)
-		for j0 := i; j0 < n; j0 += 8 {
-			j := min(j0, n-8)
-			if i == r0 {
-				// The block's rows are this unit's: stored straight.
-				gramCols4x8(S[i*n+j:], n, Y[i:], Y[j:], n, m)
-				continue
-			}
-			// The last unit, moved back: only its own rows are written.
-			gramCols4x8(t[:], 8, Y[i:], Y[j:], n, m)
-			for r := r0; r < r1; r++ {
-				a := r - i
-				copy(S[r*n+j:r*n+j+8], t[8*a:8*a+8])
-			}
-		}
+		gramBands(S, Y, m, n, u, u+1)
 	}
 }
 

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"errors"
+	"math/rand/v2"
 	"reflect"
 	"sync/atomic"
 	"testing"
@@ -152,5 +153,73 @@ func TestCancel(t *testing.T) {
 	p := &Pass{Op: OpSum, Shape: shape, Samples: M}
 	if err := r.Run(p, make([]float64, p.PartialLen())); !errors.Is(err, ErrCanceled) {
 		t.Errorf("pass on a canceled runner: %v", err)
+	}
+}
+
+// TestRowsPieces: each row of a rows pass is a function of its sample
+// alone, so the runner may cut a read into pieces of any length
+// (deal.takeRange): cut at random, the rows (and the cache of X x_1
+// u^(1) filled on the way) come out bit for bit as when made a sample
+// at a time, for uint8 samples (the exact fixed-point kernels) and
+// float64 ones, of order 2 and 3, with and without the Kronecker dot.
+func TestRowsPieces(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const M = 53
+	for _, shape := range [][]int{{80, 60}, {32, 22, 10}, {5, 4, 3}, {7, 6}, {12, 70, 3}} {
+		size := prod(shape)
+		u8, f64 := make([]uint8, M*size), make([]float64, M*size)
+		for i := range u8 {
+			u8[i] = uint8(rng.IntN(256))
+			f64[i] = float64(u8[i]) + rng.Float64()
+		}
+		for _, x := range []Block{{U8: u8}, {F64: f64}} {
+			for n := range shape {
+				vs := make([][]float64, len(shape))
+				for k, d := range shape {
+					vs[k] = make([]float64, d)
+					for i := range vs[k] {
+						vs[k][i] = rng.NormFloat64()
+					}
+				}
+				p := &Pass{Op: OpModeRows, Shape: shape, Samples: M, Mode: n, Vectors: vs}
+				ins := []input{fromX}
+				if p.usesCache() {
+					ins = []input{fromXFillZ, fromZ}
+				}
+				zs := cacheRow(shape)
+				zWant, zGot := make([]float64, M*zs), make([]float64, M*zs)
+				for _, in := range ins {
+					want, got := make([]float64, M*shape[n]), make([]float64, M*shape[n])
+					ws := NewWorkspace()
+					ws.ready(p)
+					piece := func(dst, z []float64, lo, hi int) {
+						var zl []float64
+						if in != fromX {
+							zl = z[lo*zs : hi*zs]
+						}
+						p.leaf(ws, dst[lo*shape[n]:hi*shape[n]], lo, x.slice(lo*size, hi*size), in, zl)
+					}
+					for i := range M {
+						piece(want, zWant, i, i+1)
+					}
+					for lo := 0; lo < M; {
+						hi := min(M, lo+1+rng.IntN(2*grain))
+						piece(got, zGot, lo, hi)
+						lo = hi
+					}
+					for i := range want {
+						if got[i] != want[i] {
+							t.Fatalf("%v %v mode %d input %d: row %d entry %d %v in pieces, %v a sample at a time",
+								shape, x.elem(), n, in, i/shape[n], i%shape[n], got[i], want[i])
+						}
+					}
+					for i := range zWant {
+						if zGot[i] != zWant[i] {
+							t.Fatalf("%v %v mode %d input %d: cache entry %d differs", shape, x.elem(), n, in, i)
+						}
+					}
+				}
+			}
+		}
 	}
 }

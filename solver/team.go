@@ -202,26 +202,35 @@ func (t *team) close() {
 }
 
 // deal hands out the items of a task to the members of a team: member w
-// owns a contiguous run of positions, takes them in order, then helps the
-// others by taking from their runs. The same member thus gets the same
+// owns a contiguous run of positions and takes them from its front, in
+// order; a member whose run is empty takes from the back of the run of
+// the member with the most left. The same member thus gets the same
 // items in every task of the same layout (the samples it read and the
-// rows it wrote last time stay in its core's cache), and a member that
-// starts late (parked, or preempted by the OS) is covered by the others.
+// rows it wrote last time stay in its core's cache), a member that
+// starts late (parked, or preempted by the OS) is covered by the others,
+// and the owner's order is not disturbed until its run's last items.
 // Every item is taken exactly once.
 type deal struct {
-	next []dealCounter // per member: its next position
-	end  []int64       // per member: the end of its run
+	runs []dealRun // per member: its run's remaining positions
 }
 
-type dealCounter struct {
-	atomic.Int64
-	_ [56]byte // own cache line: members take from their own counter
+// dealRun is a member's remaining positions [lo, hi), packed as lo<<32 |
+// hi so that its owner (from the front) and the others (from the back)
+// take them by one compare-and-swap; padded to its own cache line, as
+// members take from their own run.
+type dealRun struct {
+	atomic.Uint64
+	_ [56]byte
 }
+
+func packRun(lo, hi int) uint64       { return uint64(lo)<<32 | uint64(uint32(hi)) }
+func unpackRun(v uint64) (int, int)   { return int(v >> 32), int(uint32(v)) }
+func (d *deal) left(w int) (int, int) { return unpackRun(d.runs[w].Load()) }
 
 // reset splits positions [0, n) into size runs of (about) equal length.
 func (d *deal) reset(n, size int) {
-	if len(d.next) != size {
-		d.next, d.end = make([]dealCounter, size), make([]int64, size)
+	if len(d.runs) != size {
+		d.runs = make([]dealRun, size)
 	}
 	for w := range size {
 		lo, hi := share(n, w, size)
@@ -230,28 +239,66 @@ func (d *deal) reset(n, size int) {
 }
 
 // set makes [lo, hi) member w's run (for layouts reset does not make).
-func (d *deal) set(w, lo, hi int) {
-	d.next[w].Store(int64(lo))
-	d.end[w] = int64(hi)
-}
+func (d *deal) set(w, lo, hi int) { d.runs[w].Store(packRun(lo, hi)) }
 
 // take returns the next position for member w, and false when every
 // position has been taken.
 func (d *deal) take(w int) (int, bool) {
-	size := len(d.next)
-	for k := range size {
-		v := w + k
-		if v >= size {
-			v -= size
+	lo, _, ok := d.takeRange(w, 1, 1)
+	return lo, ok
+}
+
+// takeRange returns the next piece [lo, hi) of positions for member w, and
+// false when every position has been taken: from the front of its own
+// run, most positions while more than twice as many are left, then half
+// of what is left (at least least), so that its last pieces are small;
+// when its own run is empty, the back half (at least least, at most
+// most) of the run of the member with the most positions left. The
+// pieces of a task end close together: the member that finishes first
+// splits the other's last positions with it.
+func (d *deal) takeRange(w, most, least int) (int, int, bool) {
+	r := &d.runs[w]
+	for {
+		v := r.Load()
+		lo, hi := unpackRun(v)
+		if lo >= hi {
+			break
 		}
-		if d.next[v].Load() >= d.end[v] {
-			continue
-		}
-		if i := d.next[v].Add(1) - 1; i < d.end[v] {
-			return int(i), true
+		c := piece(hi-lo, most, least)
+		if r.CompareAndSwap(v, packRun(lo+c, hi)) {
+			return lo, lo + c, true
 		}
 	}
-	return 0, false
+	for {
+		victim, most0 := -1, 0
+		for k := range d.runs {
+			if lo, hi := d.left(k); hi-lo > most0 {
+				victim, most0 = k, hi-lo
+			}
+		}
+		if victim < 0 {
+			return 0, 0, false
+		}
+		r := &d.runs[victim]
+		v := r.Load()
+		lo, hi := unpackRun(v)
+		if lo >= hi {
+			continue
+		}
+		c := piece(hi-lo, most, least)
+		if r.CompareAndSwap(v, packRun(lo, hi-c)) {
+			return hi - c, hi, true
+		}
+	}
+}
+
+// piece returns how many of n positions left to take: most while n >=
+// 2*most, else half of them (rounded up), at least least (and at most n).
+func piece(n, most, least int) int {
+	if n >= 2*most {
+		return most
+	}
+	return min(n, max((n+1)/2, least))
 }
 
 // share returns member w's run [lo, hi) of n items split into size runs.

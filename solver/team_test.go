@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -258,5 +260,62 @@ func TestFormS(t *testing.T) {
 			}
 			e.close()
 		}
+	}
+}
+
+// TestDealPieces: deal.takeRange hands out every position exactly once,
+// in pieces of at most most positions (at least least, but for a run's
+// last ones), owners from the front of their runs and thieves from the
+// back, whatever the members' speeds; and piece's sizes shrink to least
+// at the end of a run.
+func TestDealPieces(t *testing.T) {
+	for _, c := range []struct{ n, size, most, least int }{{731, 2, 16, 4}, {721, 3, 16, 4}, {5, 4, 16, 4}, {100, 2, 1, 1}, {0, 2, 16, 4}, {33, 1, 8, 2}} {
+		var d deal
+		d.reset(c.n, c.size)
+		seen := make([]atomic.Int32, c.n)
+		var wg sync.WaitGroup
+		for w := range c.size {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				own0, own1 := share(c.n, w, c.size)
+				for k := 0; ; k++ {
+					lo, hi, ok := d.takeRange(w, c.most, c.least)
+					if !ok {
+						return
+					}
+					if hi <= lo || hi-lo > c.most {
+						t.Errorf("%+v: member %d got piece [%d, %d)", c, w, lo, hi)
+						return
+					}
+					if lo >= own0 && hi <= own1 && k%(w+1) == 0 {
+						runtime.Gosched() // members of different speeds
+					}
+					for i := lo; i < hi; i++ {
+						seen[i].Add(1)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for i := range seen {
+			if v := seen[i].Load(); v != 1 {
+				t.Fatalf("%+v: position %d taken %d times", c, i, v)
+			}
+		}
+	}
+	// One member alone: grains, then halves down to least.
+	var d deal
+	d.reset(40, 1)
+	var got []int
+	for {
+		lo, hi, ok := d.takeRange(0, 16, 4)
+		if !ok {
+			break
+		}
+		got = append(got, hi-lo)
+	}
+	if want := []int{16, 12, 6, 4, 2}; !slices.Equal(got, want) {
+		t.Errorf("pieces of 40 positions (16, 4): %v, want %v", got, want)
 	}
 }
