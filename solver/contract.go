@@ -123,7 +123,8 @@ func bytesOf(buf []uint8, x Block) ([]uint8, bool) {
 // several): when its values are uint8 values (sampleBytes), the exact
 // dotRowsFixed with v in fixed point (fc's), or the float64 kernel for
 // uint8 when v has no fixed point (fixedVec.ok) or the rows are shorter
-// than fixedDotMin; else the float64 kernel for x's type.
+// than fixedDotMin; else the float64 kernel for x's type (dotRowsStream:
+// the samples come from memory).
 func (c *contractor) dotSample(dst []float64, x Block, rows, cols int, v []float64, fc *fixedCache) {
 	if u, ok := c.sampleBytes(x); ok {
 		if f := fc.get(v); f.ok && cols >= fixedDotMin {
@@ -132,7 +133,7 @@ func (c *contractor) dotSample(dst []float64, x Block, rows, cols int, v []float
 		}
 		x = Block{U8: u}
 	}
-	dotRows(dst, x, rows, cols, v)
+	dotRowsStream(dst, x, rows, cols, v)
 }
 
 // mode0 sets dst (cnt x prod_{k>0} dims[k]) to the cnt samples in x
@@ -154,7 +155,7 @@ func (c *contractor) mode0(dst []float64, x Block, cnt int, v []float64) {
 			}
 			xi = Block{U8: u}
 		}
-		axpyRows(di, xi, c.dims[0], cols, v)
+		axpyRowsStream(di, xi, c.dims[0], cols, v)
 	}
 }
 

@@ -600,11 +600,14 @@
 //     G elements/s, float32 8.9-10.0 -> 9.2-13.9, 32 x 220 uint8 6.5-7.7
 //     -> 8.3-9.0; the faces uint8 fit 9% less time, 300 x 128 x 128
 //     float32 4-11% (bench/run.py, 3 interleaved repeats, chrt -f 10).
-//     Rows of more than 256 bytes (float64 rows of 33 columns and more,
-//     the faces' 60) go one at a time again, in the same order: from
-//     memory, four rows side by side are four streams the prefetcher
-//     does not keep up with (BenchmarkKernelsStream, 721 x 80 x 60
-//     float64, dotRows 2.66 -> 1.46 ms a pass).
+//     A pass's float64 samples go through stream variants of the kernels
+//     (dotRowsStream, axpyRowsStream), which take rows of more than 256
+//     bytes (33 columns and more, the faces' 60) one at a time, in the
+//     same order: from memory, four rows side by side are four streams
+//     the prefetcher does not keep up with (BenchmarkKernelsStream, 721 x
+//     80 x 60 float64, dotRows 2.66 -> 1.46 ms a pass), while in cache
+//     (the Krylov steps, Y v) four at a time stays faster (the faces
+//     uint8 fit took 10% longer with those one at a time).
 //     axpyRows streams x row by row, loading and
 //     storing dst once per row (per 4 rows when a row is at most 256
 //     bytes), so on long rows it is bound by the loads and stores of dst
@@ -687,8 +690,8 @@
 // operations instead of three; byte l of 4 lands in lane l scaled by
 // 2^(8l), which the accumulators undo exactly by powers of two unless v
 // is near under- or overflow), and software prefetch (PREFETCHT0 1-2 KB
-// ahead: float64 30% slower, then). Since dotRows reads float64 rows of
-// 60 one at a time, the one-row paths of both kernels prefetch float64
+// ahead: float64 30% slower, then). Since the stream kernels read
+// float64 rows of 60 one at a time, their one-row paths prefetch the
 // rows 8 KiB ahead into L2 (PREFETCHT1; kernel_amd64.s, PREFETCH_L2):
 // one core streams about 11-13 GB/s from memory, the hardware prefetcher
 // alone keeping too few lines in flight, and the faces float64+frac fit

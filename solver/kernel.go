@@ -13,9 +13,19 @@ import (
 // dotRows sets dst[r] = sum_c x[r*cols+c] v[c] for r < rows: the
 // contraction of a row-major tensor's last mode.
 func dotRows(dst []float64, x Block, rows, cols int, v []float64) {
+	dotRowsOf(dst, x, rows, cols, v, false)
+}
+
+// dotRowsStream is dotRows on a pass's samples, read from memory once
+// (see dotRowsAsm): the same results, bit for bit.
+func dotRowsStream(dst []float64, x Block, rows, cols int, v []float64) {
+	dotRowsOf(dst, x, rows, cols, v, true)
+}
+
+func dotRowsOf(dst []float64, x Block, rows, cols int, v []float64, stream bool) {
 	switch {
 	case x.F64 != nil && useAVX2:
-		dotRowsAsm(dst, x.F64, rows, cols, v)
+		dotRowsAsm(dst, x.F64, rows, cols, v, stream)
 	case x.F64 != nil && cols >= shortRow:
 		for r := range rows {
 			dst[r] = floats.Dot(x.F64[r*cols:(r+1)*cols], v)
@@ -23,9 +33,9 @@ func dotRows(dst []float64, x Block, rows, cols int, v []float64) {
 	case x.F64 != nil:
 		dotRowsT(dst, x.F64, rows, cols, v)
 	case x.F32 != nil:
-		dotRowsAsm(dst, x.F32, rows, cols, v)
+		dotRowsAsm(dst, x.F32, rows, cols, v, stream)
 	default:
-		dotRowsAsm(dst, x.U8, rows, cols, v)
+		dotRowsAsm(dst, x.U8, rows, cols, v, stream)
 	}
 }
 
@@ -55,11 +65,21 @@ func dotRowsT[E float64 | float32 | uint8](dst []float64, x []E, rows, cols int,
 // axpyRows sets dst[c] = sum_r v[r] x[r*cols+c] for c < cols: the
 // contraction of a row-major tensor's first mode.
 func axpyRows(dst []float64, x Block, rows, cols int, v []float64) {
+	axpyRowsOf(dst, x, rows, cols, v, false)
+}
+
+// axpyRowsStream is axpyRows on a pass's samples, read from memory once
+// (see axpyRowsAsm): the same results, bit for bit.
+func axpyRowsStream(dst []float64, x Block, rows, cols int, v []float64) {
+	axpyRowsOf(dst, x, rows, cols, v, true)
+}
+
+func axpyRowsOf(dst []float64, x Block, rows, cols int, v []float64, stream bool) {
 	dst = dst[:cols]
 	clear(dst)
 	switch {
 	case x.F64 != nil && useAVX2:
-		axpyRowsAsm(dst, x.F64, rows, cols, v)
+		axpyRowsAsm(dst, x.F64, rows, cols, v, stream)
 	case x.F64 != nil && cols >= shortRow:
 		for r := range rows {
 			floats.AddScaled(dst, v[r], x.F64[r*cols:(r+1)*cols])
@@ -67,9 +87,9 @@ func axpyRows(dst []float64, x Block, rows, cols int, v []float64) {
 	case x.F64 != nil:
 		axpyRowsT(dst, x.F64, rows, cols, v)
 	case x.F32 != nil:
-		axpyRowsAsm(dst, x.F32, rows, cols, v)
+		axpyRowsAsm(dst, x.F32, rows, cols, v, stream)
 	default:
-		axpyRowsAsm(dst, x.U8, rows, cols, v)
+		axpyRowsAsm(dst, x.U8, rows, cols, v, stream)
 	}
 }
 

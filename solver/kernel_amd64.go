@@ -30,6 +30,9 @@ func dotRowsF32AVX2(dst *float64, x *float32, v *float64, rows, cols int)
 func dotRowsF64AVX2(dst *float64, x *float64, v *float64, rows, cols int)
 
 //go:noescape
+func dotRowsF64StreamAVX2(dst *float64, x *float64, v *float64, rows, cols int)
+
+//go:noescape
 func axpyRowsU8AVX2(dst *float64, x *uint8, v *float64, rows, cols int)
 
 //go:noescape
@@ -38,8 +41,14 @@ func axpyRowsF32AVX2(dst *float64, x *float32, v *float64, rows, cols int)
 //go:noescape
 func axpyRowsF64AVX2(dst *float64, x *float64, v *float64, rows, cols int)
 
-// dotRowsAsm is dotRowsT, in assembly when useAVX2.
-func dotRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64) {
+//go:noescape
+func axpyRowsF64StreamAVX2(dst *float64, x *float64, v *float64, rows, cols int)
+
+// dotRowsAsm is dotRowsT, in assembly when useAVX2. With stream, float64
+// rows are read as a pass's samples, from memory (dotRowsF64StreamAVX2:
+// rows of more than 256 bytes one at a time, prefetched; see
+// kernel_amd64.s); the results are the same bit for bit either way.
+func dotRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64, stream bool) {
 	if !useAVX2 || rows == 0 || cols == 0 {
 		dotRowsT(dst, x, rows, cols, v)
 		return
@@ -53,12 +62,17 @@ func dotRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols in
 	case []float32:
 		dotRowsF32AVX2(&dst[0], &x[0], &v[0], rows, cols)
 	case []float64:
+		if stream {
+			dotRowsF64StreamAVX2(&dst[0], &x[0], &v[0], rows, cols)
+			return
+		}
 		dotRowsF64AVX2(&dst[0], &x[0], &v[0], rows, cols)
 	}
 }
 
-// axpyRowsAsm is axpyRowsT, in assembly when useAVX2.
-func axpyRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64) {
+// axpyRowsAsm is axpyRowsT, in assembly when useAVX2; stream as for
+// dotRowsAsm (axpyRowsF64StreamAVX2: rows read one at a time prefetched).
+func axpyRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64, stream bool) {
 	if !useAVX2 || rows == 0 || cols == 0 {
 		axpyRowsT(dst, x, rows, cols, v)
 		return
@@ -71,6 +85,10 @@ func axpyRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols i
 	case []float32:
 		axpyRowsF32AVX2(&dst[0], &x[0], &v[0], rows, cols)
 	case []float64:
+		if stream {
+			axpyRowsF64StreamAVX2(&dst[0], &x[0], &v[0], rows, cols)
+			return
+		}
 		axpyRowsF64AVX2(&dst[0], &x[0], &v[0], rows, cols)
 	}
 }

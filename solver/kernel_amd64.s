@@ -44,19 +44,21 @@
 #define LOAD1_F64(mem, xreg) VMOVSD mem, xreg
 
 // PREFETCH_L2(mem) asks for the cache line at mem in L2 (PREFETCHT1);
-// PREFETCH_NONE(mem) does nothing. The one-row paths of DOT_ROWS (midOne)
-// and AXPY_ROWS (one), which stream the samples in address order, ask
-// for float64 elements prefetchAhead bytes (8 KiB: 17 of the faces' rows
-// of 60) ahead of their loads, one request per 64-byte line (two in
-// AXPY_ROWS' steps of 4 columns).
-// Float64 passes are bound by the memory (about 11-13 GB/s on one core
-// here, against 40 for data that stays in L3), and the hardware
+// PREFETCH_NONE(mem) does nothing. The float64 stream kernels
+// (dotRowsF64StreamAVX2, axpyRowsF64StreamAVX2: a pass's samples, read
+// from memory once each) ask, in their one-row paths (DOT_ROWS' midOne,
+// AXPY_ROWS' one), which read in address order, for the elements
+// prefetchAhead bytes (8 KiB: 17 of the faces' rows of 60) ahead of their
+// loads, one request per 64-byte line (two in AXPY_ROWS' steps of 4
+// columns). Float64 passes are bound by the memory (about 11-13 GB/s on
+// one core here, against 40 for data that stays in L3), and the hardware
 // prefetcher alone keeps too few lines in flight: the faces 721 x 80 x 60
 // float64+frac fit, 2 threads, 2.78-2.98 -> 1.92-2.05 s (min of 5-6,
 // bench/gofit interleaved under chrt); nearer (PREFETCHT0 or T1 at 1-4
 // KiB) gained less, 16 KiB no more. Reads past the end are harmless: a
-// prefetch never faults. uint8 and float32 elements (narrowed or not
-// measured in a fit) prefetch nothing.
+// prefetch never faults. The other kernels (vectors and matrices in
+// cache: the Krylov steps, Y v; uint8 and float32 samples, narrowed or
+// not measured in a fit) prefetch nothing.
 #define PREFETCH_L2(mem) PREFETCHT1 mem
 #define PREFETCH_NONE(mem)
 #define prefetchAhead 8192
@@ -129,18 +131,22 @@ GLOBL magic52<>(SB), RODATA|NOPTR, $8
 // is (l0 + l1) + (l2 + l3), l the sum of its two accumulators; rows left
 // over go one at a time the same way (midOne).
 //
-// Rows of more than midQuadRowBytes bytes (float64 rows of 33 columns and
-// more, such as the faces' 60; float32 of 65 and more) all go one at a
-// time (midOne), reading x strictly in address order, as AXPY_ROWS does
-// past quadRowBytes: four rows read side by side are four streams, which
-// the hardware prefetcher does not keep up with (BenchmarkKernelsStream,
-// 721 x 80 x 60 float64, min of 3 runs interleaved under chrt on the
-// loaded machine: 2.66 -> 1.46 ms a pass; 300 x 128 x 128 float32 2.29
-// -> 1.21 ms). Only the grouping changes, not the order of any row's
-// sums, so the path is chosen by bytes while the order (midRowCols) is
-// chosen by columns. TestDotRowsAVX2LongExactOrder models both orders.
+// In the float64 stream kernel (quadBytes = midQuadRowBytes), rows of
+// more than 256 bytes (33 columns and more, such as the faces' 60) all go
+// one at a time (midOne), reading x strictly in address order, as
+// AXPY_ROWS does past quadRowBytes: from memory, four rows read side by
+// side are four streams, which the hardware prefetcher does not keep up
+// with (BenchmarkKernelsStream, 721 x 80 x 60 float64, min of 3 runs
+// interleaved under chrt on the loaded machine: 2.66 -> 1.46 ms a pass).
+// In cache (the other kernels: quadBytes = allQuadRowBytes) four at a
+// time is faster: the faces uint8 fit, whose Krylov steps and products
+// Y v take float64 rows of 60 and 80 from cache, took 10% longer with
+// them one at a time. Only the grouping changes, not the order of any
+// row's sums, so the path is chosen by bytes while the order (midRowCols)
+// is chosen by columns. TestDotRowsAVX2LongExactOrder models both orders.
 #define midRowCols 256
 #define midQuadRowBytes 256
+#define allQuadRowBytes 0x7fffffff
 
 // ROWS4(LOAD4, off, ix, v, t0, t1, t2, t3, a0, a1, a2, a3) is one step
 // of four rows (SI, BX, AX, R13: quad and midQuad): the 4 elements at
@@ -166,7 +172,7 @@ GLOBL magic52<>(SB), RODATA|NOPTR, $8
 	VMOVUPD (AX)(R12*1), Y15; \
 	VANDPD  -32(DX)(R9*8), Y15, Y15
 
-#define DOT_ROWS(LOAD4, LOAD1, PREFETCH, size, o4, o8, o12) \
+#define DOT_ROWS(LOAD4, LOAD1, PREFETCH, quadBytes, size, o4, o8, o12) \
 	MOVQ   dst+0(FP), DI; \
 	MOVQ   x+8(FP), SI; \
 	MOVQ   v+16(FP), DX; \
@@ -247,7 +253,7 @@ mid: \
 	ANDQ         $-8, R10; \
 	MOVQ         R9, R12; \
 	IMULQ        $size, R12; \
-	CMPQ         R12, $midQuadRowBytes; \
+	CMPQ         R12, $quadBytes; \
 	JGT          midOne; \
 	CMPQ         R8, $4; \
 	JLT          midOne; \
@@ -686,15 +692,19 @@ done: \
 
 // func dotRowsU8AVX2(dst *float64, x *uint8, v *float64, rows, cols int)
 TEXT ·dotRowsU8AVX2(SB), NOSPLIT, $0-40
-	DOT_ROWS(LOAD4_U8, LOAD1_U8, PREFETCH_NONE, 1, 4, 8, 12)
+	DOT_ROWS(LOAD4_U8, LOAD1_U8, PREFETCH_NONE, allQuadRowBytes, 1, 4, 8, 12)
 
 // func dotRowsF32AVX2(dst *float64, x *float32, v *float64, rows, cols int)
 TEXT ·dotRowsF32AVX2(SB), NOSPLIT, $0-40
-	DOT_ROWS(LOAD4_F32, LOAD1_F32, PREFETCH_NONE, 4, 16, 32, 48)
+	DOT_ROWS(LOAD4_F32, LOAD1_F32, PREFETCH_NONE, allQuadRowBytes, 4, 16, 32, 48)
 
 // func dotRowsF64AVX2(dst *float64, x *float64, v *float64, rows, cols int)
 TEXT ·dotRowsF64AVX2(SB), NOSPLIT, $0-40
-	DOT_ROWS(LOAD4_F64, LOAD1_F64, PREFETCH_L2, 8, 32, 64, 96)
+	DOT_ROWS(LOAD4_F64, LOAD1_F64, PREFETCH_NONE, allQuadRowBytes, 8, 32, 64, 96)
+
+// func dotRowsF64StreamAVX2(dst *float64, x *float64, v *float64, rows, cols int)
+TEXT ·dotRowsF64StreamAVX2(SB), NOSPLIT, $0-40
+	DOT_ROWS(LOAD4_F64, LOAD1_F64, PREFETCH_L2, midQuadRowBytes, 8, 32, 64, 96)
 
 // func axpyRowsU8AVX2(dst *float64, x *uint8, v *float64, rows, cols int)
 TEXT ·axpyRowsU8AVX2(SB), NOSPLIT, $0-40
@@ -706,6 +716,10 @@ TEXT ·axpyRowsF32AVX2(SB), NOSPLIT, $0-40
 
 // func axpyRowsF64AVX2(dst *float64, x *float64, v *float64, rows, cols int)
 TEXT ·axpyRowsF64AVX2(SB), NOSPLIT, $0-40
+	AXPY_ROWS(LOAD4_F64, LOAD1_F64, PREFETCH_NONE, 8, 32, 64, 96)
+
+// func axpyRowsF64StreamAVX2(dst *float64, x *float64, v *float64, rows, cols int)
+TEXT ·axpyRowsF64StreamAVX2(SB), NOSPLIT, $0-40
 	AXPY_ROWS(LOAD4_F64, LOAD1_F64, PREFETCH_L2, 8, 32, 64, 96)
 
 // func gram3x4AVX2(out *float64, a *float64, lda int, b *float64, ldb int, k int)

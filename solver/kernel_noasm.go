@@ -14,12 +14,12 @@ const haveAVX2 = false
 var useAVX2 = false
 
 // dotRowsAsm is dotRowsT: there is no assembly here.
-func dotRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64) {
+func dotRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64, _ bool) {
 	dotRowsT(dst, x, rows, cols, v)
 }
 
 // axpyRowsAsm is axpyRowsT: there is no assembly here.
-func axpyRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64) {
+func axpyRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64, _ bool) {
 	axpyRowsT(dst, x, rows, cols, v)
 }
 

@@ -45,8 +45,8 @@ func elemBytes(x Block) int {
 }
 
 // dotRowsTBlock, axpyRowsTBlock (the Go loops) and dotRowsAsmBlock,
-// axpyRowsAsmBlock (the assembly kernels, switched on) call the kernel
-// for x's element type.
+// axpyRowsAsmBlock (the assembly kernels, switched on; stream: the
+// float64 stream kernels) call the kernel for x's element type.
 func dotRowsTBlock(dst []float64, x Block, rows, cols int, v []float64) {
 	switch {
 	case x.U8 != nil:
@@ -69,28 +69,28 @@ func axpyRowsTBlock(dst []float64, x Block, rows, cols int, v []float64) {
 	}
 }
 
-func dotRowsAsmBlock(dst []float64, x Block, rows, cols int, v []float64) {
+func dotRowsAsmBlock(dst []float64, x Block, rows, cols int, v []float64, stream bool) {
 	withAVX2(true, func() {
 		switch {
 		case x.U8 != nil:
-			dotRowsAsm(dst, x.U8, rows, cols, v)
+			dotRowsAsm(dst, x.U8, rows, cols, v, stream)
 		case x.F32 != nil:
-			dotRowsAsm(dst, x.F32, rows, cols, v)
+			dotRowsAsm(dst, x.F32, rows, cols, v, stream)
 		default:
-			dotRowsAsm(dst, x.F64, rows, cols, v)
+			dotRowsAsm(dst, x.F64, rows, cols, v, stream)
 		}
 	})
 }
 
-func axpyRowsAsmBlock(dst []float64, x Block, rows, cols int, v []float64) {
+func axpyRowsAsmBlock(dst []float64, x Block, rows, cols int, v []float64, stream bool) {
 	withAVX2(true, func() {
 		switch {
 		case x.U8 != nil:
-			axpyRowsAsm(dst, x.U8, rows, cols, v)
+			axpyRowsAsm(dst, x.U8, rows, cols, v, stream)
 		case x.F32 != nil:
-			axpyRowsAsm(dst, x.F32, rows, cols, v)
+			axpyRowsAsm(dst, x.F32, rows, cols, v, stream)
 		default:
-			axpyRowsAsm(dst, x.F64, rows, cols, v)
+			axpyRowsAsm(dst, x.F64, rows, cols, v, stream)
 		}
 	})
 }
@@ -248,7 +248,7 @@ func TestAxpyRowsAVX2MatchesGo(t *testing.T) {
 					}
 					got := append(append([]float64(nil), start...), -1, -1, -1)
 					axpyRowsTBlock(want, x, rows, cols, kc.vCol)
-					axpyRowsAsmBlock(got[:cols], x, rows, cols, kc.vCol)
+					axpyRowsAsmBlock(got[:cols], x, rows, cols, kc.vCol, false)
 					for c := range cols {
 						if !closeSums(got[c], want[c], scale[c], exact) {
 							t.Errorf("%s: dst[%d] = %v, Go loop %v (diff %.3g, scale %.3g)",
@@ -435,11 +435,13 @@ func TestAxpyRowsAVX2ExactOrder(t *testing.T) {
 		for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}, {F64: kc.f64}} {
 			want := append([]float64(nil), start...)
 			axpyRowsFMA(want, x, rows, cols, kc.vCol)
-			got := append([]float64(nil), start...)
-			axpyRowsAsmBlock(got, x, rows, cols, kc.vCol)
-			for c := range cols {
-				if math.Float64bits(got[c]) != math.Float64bits(want[c]) {
-					t.Fatalf("%dx%d/%s: dst[%d] = %v, fma chain in row order %v", rows, cols, elemName(x), c, got[c], want[c])
+			for _, stream := range []bool{false, true} {
+				got := append([]float64(nil), start...)
+				axpyRowsAsmBlock(got, x, rows, cols, kc.vCol, stream)
+				for c := range cols {
+					if math.Float64bits(got[c]) != math.Float64bits(want[c]) {
+						t.Fatalf("%dx%d/%s/stream=%v: dst[%d] = %v, fma chain in row order %v", rows, cols, elemName(x), stream, c, got[c], want[c])
+					}
 				}
 			}
 		}
@@ -477,7 +479,7 @@ func BenchmarkKernelsStream(b *testing.B) {
 				defer reportPeak(b, m*n)()
 				for range b.N {
 					for i := range m {
-						dotRows(dst, sample(i), rows, cols, vRow)
+						dotRowsStream(dst, sample(i), rows, cols, vRow)
 					}
 				}
 			})
@@ -487,7 +489,7 @@ func BenchmarkKernelsStream(b *testing.B) {
 				defer reportPeak(b, m*n)()
 				for range b.N {
 					for i := range m {
-						axpyRows(dst, sample(i), rows, cols, vCol)
+						axpyRowsStream(dst, sample(i), rows, cols, vCol)
 					}
 				}
 			})
@@ -666,6 +668,22 @@ func dotRowsShortFMA(dst []float64, x Block, rows, cols int, v []float64) {
 	}
 }
 
+// checkDotRowsAsm checks both assembly dotRows kernels for x's type (for
+// float64, the stream kernel as well) bit for bit against want, the
+// model of their order.
+func checkDotRowsAsm(t *testing.T, want []float64, x Block, rows, cols int, v []float64) {
+	t.Helper()
+	for _, stream := range []bool{false, true} {
+		got := make([]float64, rows)
+		dotRowsAsmBlock(got, x, rows, cols, v, stream)
+		for r := range rows {
+			if math.Float64bits(got[r]) != math.Float64bits(want[r]) {
+				t.Fatalf("%dx%d/%s/stream=%v: dst[%d] = %v, fma chains in the kernel's order %v", rows, cols, elemName(x), stream, r, got[r], want[r])
+			}
+		}
+	}
+}
+
 // TestDotRowsAVX2ShortExactOrder checks the assembly dotRows bit for bit
 // against dotRowsShortFMA on rows of 1 to 15 columns and 1 to 13 rows
 // (every grouping of rows the kernel makes, and every tail).
@@ -680,13 +698,7 @@ func TestDotRowsAVX2ShortExactOrder(t *testing.T) {
 			for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}, {F64: kc.f64}} {
 				want := make([]float64, rows)
 				dotRowsShortFMA(want, x, rows, cols, kc.vRow)
-				got := make([]float64, rows)
-				dotRowsAsmBlock(got, x, rows, cols, kc.vRow)
-				for r := range rows {
-					if math.Float64bits(got[r]) != math.Float64bits(want[r]) {
-						t.Fatalf("%dx%d/%s: dst[%d] = %v, fma chains in the kernel's order %v", rows, cols, elemName(x), r, got[r], want[r])
-					}
-				}
+				checkDotRowsAsm(t, want, x, rows, cols, kc.vRow)
 			}
 		}
 	}
@@ -833,13 +845,7 @@ func TestDotRowsAVX2LongExactOrder(t *testing.T) {
 			} else {
 				dotRowsLongFMA(want, x, rows, cols, kc.vRow)
 			}
-			got := make([]float64, rows)
-			dotRowsAsmBlock(got, x, rows, cols, kc.vRow)
-			for r := range rows {
-				if math.Float64bits(got[r]) != math.Float64bits(want[r]) {
-					t.Fatalf("%dx%d/%s: dst[%d] = %v, fma chains in the kernel's order %v", rows, cols, elemName(x), r, got[r], want[r])
-				}
-			}
+			checkDotRowsAsm(t, want, x, rows, cols, kc.vRow)
 		}
 	}
 }

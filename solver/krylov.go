@@ -217,7 +217,7 @@ func (k *krylov) reorth(j int) float64 {
 	for range 2 {
 		dotRows(h, Q, j+1, n, w)
 		floats.Scale(-1, h)
-		axpyRowsAsm(w, Q.F64, j+1, n, h) // w += Q^T h, adding to w
+		axpyRowsAsm(w, Q.F64, j+1, n, h, false) // w += Q^T h, adding to w
 		b := norm2(w)
 		if b > eta/math.Sqrt2 {
 			return b
