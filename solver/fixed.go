@@ -97,12 +97,14 @@ func (f *fixedVec) set(v []float64) {
 	f.setTab()
 }
 
-// setTab sets f.tab from the limbs when f.n <= fixedQuadMax: for each
-// block of 16 entries b, pair j < 4 and limb l, 16 words
-// ((l_2j, l_2j+1) four times, (l_2j+8, l_2j+9) four times) of limb row l
-// at entries 16b.., at tab[((4b+j)4+l)16:]: one column pair of four rows
-// in the low half of a vector, the pair four further in the high half,
-// as the short rows' kernel holds them (fixed_amd64.s).
+// setTab sets f.tab from the limbs when f.n <= fixedQuadMax, in the order
+// the short rows' kernel (fixed_amd64.s) takes a row's columns: by units
+// of w = 32 columns while more than 16 are left, then one of 16; unit at
+// c holds, for each i < w/4 and limb l, 16 words: (l_c+2i, l_c+2i+1)
+// four times, then (l_c+2i+w/2, l_c+2i+w/2+1) four times, where l_k is
+// entry k of limb row l (zero past n). That is the column pair i of four
+// rows in the low half of a vector and pair i + w/4 in the high half, as
+// the kernel holds them.
 func (f *fixedVec) setTab() {
 	f.tab = f.tab[:0]
 	if f.n > fixedQuadMax {
@@ -113,19 +115,25 @@ func (f *fixedVec) setTab() {
 		f.tab = make([]int16, need)
 	}
 	f.tab = f.tab[:need]
-	ld := f.ld
-	for b := range ld / fixedPad {
-		for j := range 4 {
+	ld, k := f.ld, 0
+	for c := 0; c < f.n; {
+		w := 16
+		if f.n-c > 16 {
+			w = 32
+		}
+		for i := range w / 4 {
 			for l := range fixedLimbs {
-				t := f.tab[((4*b+j)*4+l)*16:][:16]
-				lo := f.limbs[l*ld+16*b+2*j:][:2]
-				hi := f.limbs[l*ld+16*b+8+2*j:][:2]
-				for i := 0; i < 8; i += 2 {
-					t[i], t[i+1] = lo[0], lo[1]
-					t[8+i], t[9+i] = hi[0], hi[1]
+				row := f.limbs[l*ld : (l+1)*ld]
+				lo, hi := row[c+2*i:][:2], row[c+2*i+w/2:][:2]
+				t := f.tab[k : k+16]
+				for j := 0; j < 8; j += 2 {
+					t[j], t[j+1] = lo[0], lo[1]
+					t[8+j], t[9+j] = hi[0], hi[1]
 				}
+				k += 16
 			}
 		}
+		c += w
 	}
 }
 

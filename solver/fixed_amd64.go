@@ -17,11 +17,13 @@ package solver
 // dotRows sums each row's 4 x 8 int32 lanes by limb (18 unpacks and adds
 // a row pair) and converts them. Shorter rows, where those sums cost
 // about as much as the multiply-adds, go four at a time with no sums
-// across lanes: each 16 bytes of the four rows are transposed by dwords
-// (8 unpacks), so that lane i of a limb's accumulator sums row i mod 4's
-// products against the limb pairs of fixedVec.tab, laid out to match;
-// that loop takes 15.6 cycles each 16 columns of 4 rows (C, as above),
-// and the four rows' sums are converted together. axpyRows converts and
+// across lanes: the four rows' bytes are transposed so that lane i of a
+// limb's accumulator sums row i mod 4's products against the limb pairs
+// of fixedVec.tab, laid out to match, and the four rows' sums are
+// converted together. 32 columns at a time (16 unpacks for the
+// transposition and the widening) take 12.2-13.1 cycles each 16 columns
+// of 4 rows, 16 at a time (4 VPMOVZXBW and 8 unpacks) 13.6 (C, as above);
+// so rows take 32 columns at a time while more than 16 are left. axpyRows converts and
 // combines each 16 columns (about 60 operations) once per block of rows.
 // Hence BenchmarkKernels on one sample in cache (min ns/op of 9
 // interleaved runs, chrt, on the loaded machine; fixed vs float64 uint8
@@ -30,7 +32,10 @@ package solver
 // bytes are 6 columns longer); 512 x 512 (two rows at a time) 1.41-1.65x;
 // axpyRows 512 x 512 1.38x, 128 x 128 1.44x, 32 x 220 1.15x, 80 x 60
 // 1.42x. In passes over the 721 faces (57680 rows of 60 from memory) the
-// fixed dotRows takes 443 against 569 ns a sample (1.28x).
+// fixed dotRows takes 443 against 569 ns a sample (1.28x) by 16 columns
+// at a time, and by 32 at a time 4-7% less again (min of 7, interleaved:
+// 304 against 325 us a pass; 80 x 60 in cache 456 against 480 ns,
+// 128-column rows 251 against 268 us a pass).
 
 //go:noescape
 func dotRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64)

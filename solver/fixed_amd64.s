@@ -502,28 +502,40 @@ adone:
 	VPMADDWD off+96(R9), t, Y11 \
 	VPADDD   Y11, Y3, Y3
 
+// QUAD_WIDEN(v, off) widens the low and the high 8 bytes of each half of
+// v (rows 0-3 at two column pairs) to words against Y12 (zero) and takes
+// each by QUAD_MADD, against the table's entries at off and off+128.
+#define QUAD_WIDEN(v, off) \
+	VPUNPCKLBW Y12, v, Y13 \
+	QUAD_MADD(Y13, off) \
+	VPUNPCKHBW Y12, v, Y13 \
+	QUAD_MADD(Y13, off+128)
+
 // func dotRowsFixedQuadAVX2(dst *float64, x *uint8, tab *int16, rows, cols int, scale float64)
 //
-// Short rows (cols <= fixedQuadMax, 240) four at a time, with no sums across lanes:
-// each 16 bytes of the four rows are widened (VPMOVZXBW: the 8 column
-// pairs of a row as dwords) and transposed by dwords (8 unpacks), so that
-// a vector holds one column pair of the four rows in its low half and the
-// pair four further in its high half; multiplied by the table's limb
-// pairs for those columns (fixedVec.tab) and added, lane i of
-// accumulator l sums limb l's products of row i mod 4. The halves are
-// added at the end and the four rows' sums converted together as
+// Short rows (cols <= fixedQuadMax, 240) four at a time, with no sums
+// across lanes: the four rows' bytes are transposed so that a vector
+// holds one column pair of the four rows (as words) in its low half and
+// another pair in its high half, multiplied by the table's limb pairs for
+// those columns (fixedVec.tab) and added, so that lane i of accumulator l
+// sums limb l's products of row i mod 4. While more than 16 columns are
+// left, 32 at a time: 32 bytes of each row, interleaved by words and then
+// by dwords (8 unpacks), then widened (8 unpacks against zero), pairs i
+// and i+8 of the 16 in a vector; the last 16 or fewer columns as one
+// block of 16: each row's 16 bytes widened (VPMOVZXBW) and transposed by
+// dwords (8 unpacks), pairs j and j+4 of the 8 in a vector. The halves
+// are added at the end and the four rows' sums converted together as
 // fixedVec.combine does. Bounds: a lane takes 4 VPMADDWD results each 16
 // columns, at most 60 for 240 columns, 120 with the other half: less
 // than 2^31 (see the top of this file).
 //
 // The caller guarantees rows a positive multiple of 4, 1 <= cols <=
-// fixedQuadMax and that the 16-byte blocks of every row, (cols + 15) &^ 15
-// bytes from its start, are inside x (bytes past a row meet the table's
-// zero limbs).
+// fixedQuadMax and that the first (cols + 15) &^ 15 bytes of every row
+// are inside x (bytes past a row meet the table's zero limbs).
 //
 // Registers: DI dst, SI row 0 of the quad, BX/R12/R13 rows 1-3, DX table,
-// R9 table at the block, CX column, R8 (cols + 15) &^ 15, R10 cols,
-// R11 3 cols, AX rows left; Y14 2^15 x 4, Y15 scale x 4.
+// R9 table at the block, CX column, R8 cols - 16, R10 cols, R11 3 cols,
+// AX rows left; Y12 zero, Y14 2^15 x 4, Y15 scale x 4.
 TEXT ·dotRowsFixedQuadAVX2(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), DI
 	MOVQ x+8(FP), SI
@@ -532,8 +544,8 @@ TEXT ·dotRowsFixedQuadAVX2(SB), NOSPLIT, $0-48
 	MOVQ cols+32(FP), R10
 	VBROADCASTSD scale+40(FP), Y15
 	VBROADCASTSD pow15<>(SB), Y14
-	LEAQ 15(R10), R8
-	ANDQ $-16, R8
+	VPXOR Y12, Y12, Y12
+	LEAQ -16(R10), R8
 	LEAQ (R10)(R10*2), R11
 
 qquad:
@@ -547,7 +559,32 @@ qquad:
 	MOVQ  DX, R9
 	XORQ  CX, CX
 
-qblock:
+qdouble:
+	CMPQ CX, R8
+	JGE  qsingle
+	VMOVDQU     (SI)(CX*1), Y4
+	VMOVDQU     (BX)(CX*1), Y5
+	VMOVDQU     (R12)(CX*1), Y6
+	VMOVDQU     (R13)(CX*1), Y7
+	VPUNPCKLWD  Y5, Y4, Y8
+	VPUNPCKHWD  Y5, Y4, Y9
+	VPUNPCKLWD  Y7, Y6, Y10
+	VPUNPCKHWD  Y7, Y6, Y11
+	VPUNPCKLDQ  Y10, Y8, Y4
+	VPUNPCKHDQ  Y10, Y8, Y5
+	VPUNPCKLDQ  Y11, Y9, Y6
+	VPUNPCKHDQ  Y11, Y9, Y7
+	QUAD_WIDEN(Y4, 0)
+	QUAD_WIDEN(Y5, 256)
+	QUAD_WIDEN(Y6, 512)
+	QUAD_WIDEN(Y7, 768)
+	ADDQ $1024, R9
+	ADDQ $32, CX
+	JMP  qdouble
+
+qsingle:
+	CMPQ CX, R10
+	JGE  qsums
 	VPMOVZXBW   (SI)(CX*1), Y4
 	VPMOVZXBW   (BX)(CX*1), Y5
 	VPMOVZXBW   (R12)(CX*1), Y6
@@ -564,11 +601,8 @@ qblock:
 	QUAD_MADD(Y5, 128)
 	QUAD_MADD(Y6, 256)
 	QUAD_MADD(Y7, 384)
-	ADDQ $512, R9
-	ADDQ $16, CX
-	CMPQ CX, R8
-	JLT  qblock
 
+qsums:
 	// s_l of the four rows: the halves added, converted exactly; then
 	// t1 = s0 2^15 + s1 and t2 = s2 2^15 + s3 (exact, below 2^53),
 	// t1 2^30 + t2 rounded once (the product is exact), times scale.

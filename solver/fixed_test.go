@@ -98,9 +98,11 @@ func TestFixedVecSet(t *testing.T) {
 	checkFixedTab(t, &f)
 }
 
-// checkFixedTab checks f.tab against its definition (setTab): word w of
-// entry ((4b+j)4+l)16 is limb l of entry 16b + 2j + w mod 2, plus 8 in
-// the high half (w >= 8); empty past fixedQuadMax entries.
+// checkFixedTab checks f.tab against its definition (setTab): column
+// units of 32 while more than 16 columns are left, then 16; in the unit
+// at c of w columns, words 16(4i+l) .. +7 are limb l of entries c+2i and
+// c+2i+1 (four times), the next 8 those of entries c+2i+w/2 and
+// c+2i+w/2+1; empty past fixedQuadMax entries.
 func checkFixedTab(t *testing.T, f *fixedVec) {
 	t.Helper()
 	if f.n > fixedQuadMax {
@@ -112,14 +114,26 @@ func checkFixedTab(t *testing.T, f *fixedVec) {
 	if len(f.tab) != f.ld*16 {
 		t.Fatalf("n=%d: tab of %d words, want %d", f.n, len(f.tab), f.ld*16)
 	}
-	for i, got := range f.tab {
-		w, l, j, b := i%16, i/16%4, i/64%4, i/256
-		e := 16*b + 2*j + w%2
-		if w >= 8 {
-			e += 8
+	var want []int16
+	for c := 0; c < f.n; {
+		w := 16
+		if f.n-c > 16 {
+			w = 32
 		}
-		if want := f.limbs[l*f.ld+e]; got != want {
-			t.Fatalf("n=%d: tab[%d] = %d, want limb %d of entry %d, %d", f.n, i, got, l, e, want)
+		for i := range w / 4 {
+			for l := range fixedLimbs {
+				for _, e := range []int{c + 2*i, c + 2*i + w/2} {
+					for range 4 {
+						want = append(want, f.limbs[l*f.ld+e], f.limbs[l*f.ld+e+1])
+					}
+				}
+			}
+		}
+		c += w
+	}
+	for i, got := range f.tab {
+		if got != want[i] {
+			t.Fatalf("n=%d: tab[%d] = %d, want %d", f.n, i, got, want[i])
 		}
 	}
 }
