@@ -3,6 +3,7 @@ package solver
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -20,6 +21,11 @@ func allocsPerFit(t *testing.T, m int, shape []int, opts Options) (least, most f
 	src := must(NewSliceSource(randomTensors(5, m, shape), m, shape))
 	least, most = math.Inf(1), math.Inf(-1)
 	for range 3 {
+		// A collection during the measured fit empties the pools above:
+		// collect before the warm-up fit, whose allocations refill them, so
+		// that the fit measured meets one rarely (a 2-thread CSA fit that
+		// met one counted 359 against the usual 342-354).
+		runtime.GC()
 		n := testing.AllocsPerRun(1, func() {
 			var model Model
 			if err := model.Fit(src, opts); err != nil {
@@ -44,9 +50,9 @@ func allocsPerFit(t *testing.T, m int, shape []int, opts Options) (least, most f
 // slack is larger: their passes are of two kinds (mode scatters of the
 // whole samples, then of projected ones), and each worker of the pool
 // sizes its leaf workspace for a kind on its first leaf of that kind,
-// which a short fit does not give every worker. With 2 threads that is up
-// to ~10 allocations more in a longer fit, then none (K = 32 and K = 64
-// allocate the same; with 1 thread K = 2 does too).
+// which depends on which worker meets which leaf first. With 2 threads a
+// CSA fit of [6 5 4] allocated 342 or 351 (then up to 355) times in 400
+// fits, alike at K = 2, 8 and 32; with 1 thread 318 (up to 321).
 func TestAllocations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits 128 small models")
@@ -58,13 +64,14 @@ func TestAllocations(t *testing.T) {
 			}
 			slack := 6.0
 			if c.method == MPCA || c.method == CSA {
-				slack = 14
+				slack = 20
 			}
 			// The larger fits' fewest allocations are compared with the
 			// small fit's most, so that the scheduling noise above cannot
 			// make a fit that does not grow look as if it did; growth
 			// with K, P or M (at least one allocation per sweep, feature
-			// or leaf) still exceeds the slack.
+			// or leaf: 30 sweeps more, 2 features more on the shapes
+			// where P matters, 8 times the leaves) still exceeds the slack.
 			_, base := allocsPerFit(t, 300, shape, opts(2, 2))
 			if base > 400 {
 				t.Errorf("%v %v: %v allocations per fit", shape, c, base)
@@ -73,7 +80,7 @@ func TestAllocations(t *testing.T) {
 				what string
 				m    int
 				o    Options
-			}{{"K = 8", 300, opts(8, 2)}, {"P = 4", 300, opts(2, 4)}, {"M = 2400", 2400, opts(2, 2)}} {
+			}{{"K = 32", 300, opts(32, 2)}, {"P = 4", 300, opts(2, 4)}, {"M = 2400", 2400, opts(2, 2)}} {
 				if got, _ := allocsPerFit(t, v.m, shape, v.o); got > base+slack {
 					t.Errorf("%v %v: %v allocations with %s, %v with K = 2, P = 2, M = 300", shape, c, got, v.what, base)
 				}

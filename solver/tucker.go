@@ -70,12 +70,13 @@ func (f *fitter) fitTucker() (*Model, error) {
 	// I_k - P_k complementary eigenvectors (see Pass.Complements).
 	comp := make([]*mat.Dense, N)
 	compBuf := make([]*mat.Dense, N) // comp's storage, reused by the sweeps
+	none := new(mat.Dense)           // the empty complement, read only
 	setComp := func(n int) {
 		comp[n] = nil
 		switch {
 		case !useComplements:
 		case ranks[n] == f.shape[n]:
-			comp[n] = new(mat.Dense) // U U^T = I: the full-projection shortcut
+			comp[n] = none // U U^T = I: the full-projection shortcut
 		case 2*ranks[n] > f.shape[n]:
 			if compBuf[n] == nil {
 				compBuf[n] = mat.NewDense(f.shape[n], f.shape[n]-ranks[n], nil)
