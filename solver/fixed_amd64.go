@@ -36,6 +36,10 @@ package solver
 // at a time, and by 32 at a time 4-7% less again (min of 7, interleaved:
 // 304 against 325 us a pass; 80 x 60 in cache 456 against 480 ns,
 // 128-column rows 251 against 268 us a pass).
+// In a fit axpyRows was bound by reading the sample from L3 down its
+// rows, 16 columns at a time; it now prefetches the next sample as it
+// goes and takes two row pairs an iteration (see axpyRowsFixedAVX2),
+// which took 21% off its time in the gait fit (solver/doc.go, "Kernels").
 
 //go:noescape
 func dotRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64)

@@ -271,29 +271,29 @@ ddone:
 	VZEROUPPER
 	RET
 
-// AXPY_PAIR(xb) adds the products of the 16 words of Y8 (a row r) and xb
-// (row r+1, or zero) at the current column block with the limb pairs
-// (limb[r], limb[r+1]) at DX to the int32 accumulators: Y(2l) holds
+// AXPY_PAIR(xb, off) adds the products of the 16 words of Y8 (a row r) and
+// xb (row r+1, or zero) at the current column block with the limb pairs
+// (limb[r], limb[r+1]) at off(DX) to the int32 accumulators: Y(2l) holds
 // columns 0-3 and 8-11 of limb l, Y(2l+1) columns 4-7 and 12-15.
-#define AXPY_PAIR(xb) \
+#define AXPY_PAIR(xb, off) \
 	VPUNPCKLWD xb, Y8, Y10 \
 	VPUNPCKHWD xb, Y8, Y11 \
-	VPBROADCASTD (DX), Y12 \
+	VPBROADCASTD off(DX), Y12 \
 	VPMADDWD Y12, Y10, Y13 \
 	VPADDD   Y13, Y0, Y0 \
 	VPMADDWD Y12, Y11, Y13 \
 	VPADDD   Y13, Y1, Y1 \
-	VPBROADCASTD (DX)(R8*1), Y12 \
+	VPBROADCASTD off(DX)(R8*1), Y12 \
 	VPMADDWD Y12, Y10, Y13 \
 	VPADDD   Y13, Y2, Y2 \
 	VPMADDWD Y12, Y11, Y13 \
 	VPADDD   Y13, Y3, Y3 \
-	VPBROADCASTD (DX)(R8*2), Y12 \
+	VPBROADCASTD off(DX)(R8*2), Y12 \
 	VPMADDWD Y12, Y10, Y13 \
 	VPADDD   Y13, Y4, Y4 \
 	VPMADDWD Y12, Y11, Y13 \
 	VPADDD   Y13, Y5, Y5 \
-	VPBROADCASTD (DX)(R9*1), Y12 \
+	VPBROADCASTD off(DX)(R9*1), Y12 \
 	VPMADDWD Y12, Y10, Y13 \
 	VPADDD   Y13, Y6, Y6 \
 	VPMADDWD Y12, Y11, Y13 \
@@ -344,15 +344,24 @@ ddone:
 // may overlap the one before: its columns are computed again to the same
 // bits), each over all rows with the block's int32 sums in Y0-Y7, rows
 // two at a time (their words interleaved, against the broadcast pair of
-// limbs), in chunks of axpyPairs pairs. A block of one chunk (rows <= 255)
-// converts its sums straight to float64; longer ones add each chunk's
-// sums as float64 (exact: integers below 2^53) to 512 bytes on the stack.
-// The caller guarantees cols >= 16, 1 <= rows <= 2^15, rows <= ld, ld a
-// multiple of 16 and the limbs zero past rows.
+// limbs), two pairs an iteration, in chunks of axpyPairs pairs. A block of
+// one chunk (rows <= 255) converts its sums straight to float64; longer
+// ones add each chunk's sums as float64 (exact: integers below 2^53) to
+// 512 bytes on the stack. The caller guarantees cols >= 16,
+// 1 <= rows <= 2^15, rows <= ld, ld a multiple of 16 and the limbs zero
+// past rows.
 //
-// Registers: DI dst, SI row r at the block, DX limb pairs of r,
-// R8 the limb rows' stride, R9 3 strides, R10 cols, R11 2 cols, AX pairs
-// left, CX pairs left in the chunk, R12 block column, R13 flushed.
+// Each iteration (4 rows x 16 columns, 64 bytes of x) prefetches the next
+// 64 bytes after x, so a call brings the rows*cols bytes that follow x
+// (the next sample, when a pass contracts sample after sample) into L1
+// while it works: x is read by 16 columns down all rows, as many strided
+// streams as rows, which the hardware prefetchers do not follow, and in a
+// fit the samples come from L3. A prefetch never faults, past x or not.
+//
+// Registers: DI dst, SI row r at the block, DX limb pairs of r, R8 the
+// limb rows' stride, R9 3 strides, R10 cols, R11 2 cols, BX 3 cols, R14
+// the next line to prefetch, AX pairs left, CX pairs left in the chunk,
+// R12 block column, R13 flushed.
 TEXT ·axpyRowsFixedAVX2(SB), 0, $512-56
 	MOVQ dst+0(FP), DI
 	MOVQ ld+24(FP), R8
@@ -360,6 +369,10 @@ TEXT ·axpyRowsFixedAVX2(SB), 0, $512-56
 	LEAQ (R8)(R8*2), R9
 	MOVQ cols+40(FP), R10
 	LEAQ (R10)(R10*1), R11
+	LEAQ (R10)(R11*1), BX
+	MOVQ rows+32(FP), R14
+	IMULQ R10, R14
+	ADDQ x+8(FP), R14
 	VBROADCASTSD scale+48(FP), Y15
 	VBROADCASTSD pow15<>(SB), Y14
 	XORQ R12, R12
@@ -381,14 +394,30 @@ achunk:
 	TESTQ CX, CX
 	JZ    apairsdone
 
-apair:
+	// An odd pair first, then two pairs (rows r..r+3) an iteration.
+	TESTQ $1, CX
+	JZ    apair2
 	VPMOVZXBW (SI), Y8
 	VPMOVZXBW (SI)(R10*1), Y9
-	AXPY_PAIR(Y9)
+	AXPY_PAIR(Y9, 0)
 	ADDQ R11, SI
 	ADDQ $4, DX
 	DECQ CX
-	JNZ  apair
+	JZ   apairsdone
+
+apair2:
+	VPMOVZXBW (SI), Y8
+	VPMOVZXBW (SI)(R10*1), Y9
+	AXPY_PAIR(Y9, 0)
+	PREFETCHT0 (R14)
+	VPMOVZXBW (SI)(R11*1), Y8
+	VPMOVZXBW (SI)(BX*1), Y9
+	AXPY_PAIR(Y9, 4)
+	LEAQ (SI)(R11*2), SI
+	ADDQ $64, R14
+	ADDQ $8, DX
+	SUBQ $2, CX
+	JNZ  apair2
 
 apairsdone:
 	TESTQ AX, AX
@@ -417,7 +446,7 @@ alast:
 	JZ    aout
 	VPMOVZXBW (SI), Y8
 	VPXOR Y9, Y9, Y9
-	AXPY_PAIR(Y9)
+	AXPY_PAIR(Y9, 0)
 
 aout:
 	TESTQ R13, R13
