@@ -498,6 +498,14 @@ done: \
 // (one). The FMA chains are 4 long and the blocks independent, so they
 // overlap; dst is loaded and stored once per 4 rows.
 //
+// Rows of 4 to 16 columns (narrow) keep dst in Y0-Y3 through all the rows
+// instead, as 4 blocks of 4 columns at 0, 4, 8 and 12, each moved back to
+// end at cols at the latest (blocks that overlap compute their shared
+// columns in the same order, to the same bits), loaded once and stored
+// once: then a column's chain is not held up by a store and a reload (a
+// masked one at that) every 4 rows. The finish of a gait partial
+// projection is such a contraction, 22 rows of 10 columns a sample.
+//
 // Rows longer than quadRowBytes all go the one-row way, reading x strictly
 // in address order: then the hardware prefetcher keeps up, which it does
 // not when 4 rows are read side by side and the group jumps ahead by 4 rows
@@ -554,6 +562,11 @@ done: \
 	SHLQ    $5, AX; \
 	LEAQ    tailMask<>(SB), R12; \
 	VMOVUPD (R12)(AX*1), Y10; \
+	CMPQ    R9, $4; \
+	JLT     wide; \
+	CMPQ    R9, $16; \
+	JLE     narrow; \
+wide: \
 	CMPQ    R13, $quadRowBytes; \
 	JGT     one; \
 	CMPQ    R8, $4; \
@@ -686,6 +699,43 @@ oneNext: \
 	ADDQ R13, SI; \
 	DECQ R8; \
 	JMP  one; \
+narrow: \
+	TESTQ   R8, R8; \
+	JZ      done; \
+	LEAQ    -4(R9), AX; \
+	MOVQ    $4, CX; \
+	CMPQ    CX, AX; \
+	CMOVQGT AX, CX; \
+	MOVQ    $8, R12; \
+	CMPQ    R12, AX; \
+	CMOVQGT AX, R12; \
+	MOVQ    $12, R14; \
+	CMPQ    R14, AX; \
+	CMOVQGT AX, R14; \
+	VMOVUPD (DI), Y0; \
+	VMOVUPD (DI)(CX*8), Y1; \
+	VMOVUPD (DI)(R12*8), Y2; \
+	VMOVUPD (DI)(R14*8), Y3; \
+narrowRow: \
+	PREFETCH(prefetchAhead(SI)); \
+	PREFETCH(prefetchAhead+64(SI)); \
+	VBROADCASTSD (DX), Y12; \
+	LOAD4((SI), Y4); \
+	LOAD4((SI)(CX*size), Y5); \
+	LOAD4((SI)(R12*size), Y6); \
+	LOAD4((SI)(R14*size), Y7); \
+	VFMADD231PD Y12, Y4, Y0; \
+	VFMADD231PD Y12, Y5, Y1; \
+	VFMADD231PD Y12, Y6, Y2; \
+	VFMADD231PD Y12, Y7, Y3; \
+	ADDQ $8, DX; \
+	ADDQ R13, SI; \
+	DECQ R8; \
+	JNZ  narrowRow; \
+	VMOVUPD Y3, (DI)(R14*8); \
+	VMOVUPD Y2, (DI)(R12*8); \
+	VMOVUPD Y1, (DI)(CX*8); \
+	VMOVUPD Y0, (DI); \
 done: \
 	VZEROUPPER; \
 	RET

@@ -339,14 +339,16 @@ func TestKernelsAllocateNothing(t *testing.T) {
 
 // BenchmarkKernels times the contractions at the shapes the fit benchmarks
 // use them: 32 x 32 images, the gait data's 32 x 22 x 10 sequences as
-// 704 rows of 10 (dotRows) and 32 rows of 220 (axpyRows), and the faces
+// 704 rows of 10 (dotRows) and 32 rows of 220 (axpyRows), the 22 x 10
+// left of one by the cache of X x_1 u^(1) (axpyRows, the mode-3 partial
+// projection's last contraction, in float64), and the faces
 // (80 x 60) and image (128 x 128, 512 x 512) shapes of bench/run.py, on one
 // sample held in cache, and the exact uint8 kernels (fixed.go) on the same
 // bytes as uint8fixed; it reports elements/s and the fraction of the FMA
 // peak (reportPeak).
 func BenchmarkKernels(b *testing.B) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	for _, shape := range [][2]int{{32, 32}, {704, 10}, {32, 220}, {80, 60}, {128, 128}, {512, 512}} {
+	for _, shape := range [][2]int{{32, 32}, {704, 10}, {32, 220}, {22, 10}, {80, 60}, {128, 128}, {512, 512}} {
 		rows, cols := shape[0], shape[1]
 		kc := newKernelCase(rng, rows, cols, 0, false)
 		dst := make([]float64, max(rows, cols))
@@ -413,13 +415,14 @@ func axpyRowsFMA(dst []float64, x Block, rows, cols int, v []float64) {
 // TestAxpyRowsAVX2ExactOrder checks the assembly axpyRows bit for bit
 // against axpyRowsFMA, at shapes that exercise every path of the kernel:
 // rows in groups of 4 and the rows left over, columns by 16, by 4, the
-// masked last 4 and single columns (cols < 4).
+// masked last 4 and single columns (cols < 4), and rows of 4 to 16
+// columns held in registers through many rows (22 x 10, 300 x 16, 257 x 5).
 func TestAxpyRowsAVX2ExactOrder(t *testing.T) {
 	if !haveAVX2 {
 		t.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(18, 1))
-	shapes := [][2]int{{80, 60}, {128, 128}, {33, 35}, {5, 100}}
+	shapes := [][2]int{{80, 60}, {128, 128}, {33, 35}, {5, 100}, {22, 10}, {300, 16}, {257, 5}}
 	for rows := 1; rows <= 9; rows++ {
 		for cols := 1; cols <= 37; cols++ {
 			shapes = append(shapes, [2]int{rows, cols})
