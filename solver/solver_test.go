@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -616,5 +617,35 @@ func TestDefaults(t *testing.T) {
 	model, _ = fitOrFatal(t, randomTensors(3, M, shape), M, shape, DefaultOptions(FOMPCA))
 	if model.Mode != -1 {
 		t.Errorf("fo-mpca model has mode %d, want -1", model.Mode)
+	}
+}
+
+// TestUniformStartKept: the mode-1 partial projections at the uniform
+// start, made by the first EMP that sweeps and copied by the later ones
+// (tvpFit.start), give the fit that makes them anew in every EMP, bit for
+// bit, for every TVP method (TROD keeps none), order and thread count.
+// Three EMPs, so that with relaxed start (whose first EMP does not sweep)
+// one EMP copies them.
+func TestUniformStartKept(t *testing.T) {
+	const M = 40
+	for i, shape := range testShapes {
+		data := randomTensors(uint64(30+i), M, shape)
+		for _, c := range tvpCases {
+			for _, threads := range []int{1, 2} {
+				opts := Options{Method: c.method, RelaxedStart: c.rs, Components: 3, MaxIter: 3, Threads: threads, ModeUpdates: ModeUpdatesRows}
+				if slices.Min(shape) < 3 && (c.method == FOMPCA || c.method == UMPCA) {
+					opts.Components = 2 // their bound
+				}
+				kept, src := fitOrFatal(t, data, M, shape, opts)
+				keepStart = false
+				var anew Model
+				err := anew.Fit(src, opts)
+				keepStart = true
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameModelBits(t, kept, &anew, fmt.Sprintf("%v %v threads %d", shape, c, threads))
+			}
+		}
 	}
 }

@@ -56,7 +56,22 @@ type tvpFit struct {
 	S    []*mat.SymDense // per mode: the scatter of the last scatter pass
 	acc  []float64       // that pass's folded partial
 	hint []int           // per mode: Krylov products of its last update (see topGram)
+
+	// start holds the partial projections for the first mode (n = 0) at
+	// the uniform start (M x I_1), once startSet: every EMP's first pass
+	// (its first sweep's n = 0) contracts the data with the same uniform
+	// vectors in every other mode and subtracts the same offset, so the
+	// fit makes them once and the later EMPs copy them (see partials).
+	// Nil with scatter updates and for TROD, whose deflation changes them
+	// from EMP to EMP.
+	start    []float64
+	startSet bool
 }
+
+// keepStart lets fitTVP keep the partial projections at the uniform start
+// for the later EMPs (tvpFit.start); the tests turn it off to check that
+// the fit is the same, bit for bit, without.
+var keepStart = true
 
 func (f *fitter) fitTVP() (*Model, error) {
 	bound, def, why := f.spec.bound(f)
@@ -78,6 +93,9 @@ func (f *fitter) fitTVP() (*Model, error) {
 		t.S = make([]*mat.SymDense, f.n)
 	} else {
 		t.ys = make([]float64, f.m*slices.Max(f.shape)) // counted in workspaceBytes
+		if keepStart && !f.spec.deflate {
+			t.start = make([]float64, f.m*f.shape[0]) // counted in workspaceBytes
+		}
 	}
 	t.hint = make([]int, f.n)
 	// The cache of Z_m = X_m x_1 u^(1) (M x prod_{n>=2} I_n) for N >= 3,
@@ -184,7 +202,7 @@ func (t *tvpFit) emp(p int) error {
 	h := t.hist[p]
 	for k := 0; k < t.opts.MaxIter; k++ {
 		for n := range t.n {
-			A, err := t.partials(p, n, vs)
+			A, err := t.partials(p, n, vs, k == 0 && n == 0)
 			if err != nil {
 				return err
 			}
@@ -265,8 +283,10 @@ func (t *tvpFit) quad(v []float64) float64 {
 // scatter (eq. 11) the mode update maximises, or with scatter updates that
 // scatter itself to t.S[n], and returns for UMPCA the cross term Y~ G with
 // the previous EMPs' features. The partial projections are of the centred
-// data (of the residual, uncentred, for TROD).
-func (t *tvpFit) partials(p, n int, vs [][]float64) (*mat.Dense, error) {
+// data (of the residual, uncentred, for TROD). start says that vs are the
+// uniform start (n = 0 in an EMP's first sweep): then the projections are
+// t.start's when it holds them, and are kept there when it does not yet.
+func (t *tvpFit) partials(p, n int, vs [][]float64, start bool) (*mat.Dense, error) {
 	In := t.shape[n]
 	ps := &t.pass
 	*ps = Pass{Op: OpModeScatter, Shape: t.shape, Samples: t.m, Mode: n, Vectors: vs}
@@ -311,8 +331,17 @@ func (t *tvpFit) partials(p, n int, vs [][]float64) (*mat.Dense, error) {
 	// The rows themselves (OpModeRows); their scatter is left to topGram.
 	ps.Op = OpModeRows
 	Y := t.ys[:t.m*In]
-	if err := t.fitter.pass(ps, Y); err != nil {
-		return nil, err
+	start = start && t.start != nil
+	if start && t.startSet {
+		copy(Y, t.start)
+	} else {
+		if err := t.fitter.pass(ps, Y); err != nil {
+			return nil, err
+		}
+		if start {
+			copy(t.start, Y)
+			t.startSet = true
+		}
 	}
 	if !umpca {
 		return nil, nil
