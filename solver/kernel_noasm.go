@@ -32,3 +32,6 @@ func gram3x4(out *[12]float64, a []float64, lda int, b []float64, ldb int, k int
 func gramCols4x8(out []float64, ldo int, a, b []float64, ld, m int) {
 	panic("solver: gramCols4x8 without assembly")
 }
+
+// centreU8Asm writes nothing: there is no assembly here.
+func centreU8Asm(dst []float64, x []uint8, mean []float64) int { return 0 }

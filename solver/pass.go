@@ -331,18 +331,12 @@ func (p *Pass) leaf(ws *Workspace, dst []float64, start int, x Block, in input, 
 		}
 	case OpCentred:
 		for i := range cnt {
-			row := dst[i*size : (i+1)*size]
-			toFloat64(row, x.slice(i*size, (i+1)*size))
-			if p.Mean != nil {
-				floats.Sub(row, p.Mean)
-			}
+			centreInto(dst[i*size:(i+1)*size], x.slice(i*size, (i+1)*size), p.Mean)
 		}
 	case OpScatter:
 		rows := ws.rows[:cnt*size]
 		for i := range cnt {
-			row := rows[i*size : (i+1)*size]
-			toFloat64(row, x.slice(i*size, (i+1)*size))
-			floats.Sub(row, p.Mean)
+			centreInto(rows[i*size:(i+1)*size], x.slice(i*size, (i+1)*size), p.Mean)
 		}
 		newSymAcc(size, dst).setGram(rows, cnt)
 	case OpModeScatters:
@@ -458,6 +452,23 @@ func squaresAbout(x Block, mean []float64) float64 {
 	return t
 }
 
+// centreInto writes the elements of x, minus mean when mean is not nil
+// (len x.elems()), into dst: uint8 elements by the AVX2 kernels where
+// there are (centreU8Asm), the same bits as toFloat64 and floats.Sub,
+// which take 8 instructions an element in the conversion alone.
+func centreInto(dst []float64, x Block, mean []float64) {
+	n := x.elems()
+	k := 0
+	if x.F64 == nil && x.F32 == nil {
+		k = centreU8Asm(dst[:n], x.U8, mean)
+		x = x.slice(k, n)
+	}
+	toFloat64(dst[k:n], x)
+	if mean != nil {
+		floats.Sub(dst[k:n], mean[k:n])
+	}
+}
+
 // toFloat64 converts the elements of x into dst (len x.elems()).
 func toFloat64(dst []float64, x Block) {
 	switch {
@@ -547,10 +558,7 @@ func (p *Pass) modeRows(ws *Workspace, rows []float64, start int, x Block, cnt i
 
 // centredSample writes sample i of x, minus Mean when set, to dst.
 func (p *Pass) centredSample(dst []float64, x Block, i, size int) {
-	toFloat64(dst[:size], x.slice(i*size, (i+1)*size))
-	if p.Mean != nil {
-		floats.Sub(dst[:size], p.Mean)
-	}
+	centreInto(dst[:size], x.slice(i*size, (i+1)*size), p.Mean)
 }
 
 // modeScattersLeaf treats the leaf's samples as one tensor of order N+1,

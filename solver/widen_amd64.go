@@ -1,0 +1,29 @@
+//go:build amd64 && !purego
+
+package solver
+
+//go:noescape
+func widenU8AVX2(dst *float64, x *uint8, n int)
+
+//go:noescape
+func centreU8AVX2(dst *float64, x *uint8, mean *float64, n int)
+
+// centreU8Asm writes float64(x[i]) - mean[i] (mean nil: float64(x[i]))
+// to dst[i] for the first len(x) rounded down to 16 elements by the AVX2
+// kernels (widen_amd64.s), when useAVX2, and returns how many it wrote.
+// The bits are those of the Go loops: the conversion is exact and the
+// subtraction one rounding.
+func centreU8Asm(dst []float64, x []uint8, mean []float64) int {
+	n := len(x) &^ 15
+	if !useAVX2 || n == 0 {
+		return 0
+	}
+	_ = dst[n-1]
+	if mean == nil {
+		widenU8AVX2(&dst[0], &x[0], n)
+		return n
+	}
+	_ = mean[n-1]
+	centreU8AVX2(&dst[0], &x[0], &mean[0], n)
+	return n
+}
