@@ -305,6 +305,55 @@ func TestTuckerComplements(t *testing.T) {
 	}
 }
 
+// readCounter counts the Reads of a source: each pass of a fit on fewer
+// than readUnit samples reads once.
+type readCounter struct {
+	Source
+	n int
+}
+
+func (c *readCounter) Read(start, n int) (Block, error) {
+	c.n++
+	return c.Source.Read(start, n)
+}
+
+// TestTuckerSkipsWholeModes: an MPCA mode update whose other modes are all
+// kept at full rank (U U^T = I) makes no pass, and the fit is the one that
+// makes it, bit for bit: the pass would give a zero scatter, to which the
+// full mode scatter is added. Q = 1 keeps every mode whole on these data,
+// so the fit reads them 4 times (the mean, the total variance, the full
+// scatters, the core moments) instead of 4 + K N times; at Q = 0.97 (TestTuckerComplements' ranks) no
+// mode update has every other mode whole, and no pass is skipped.
+func TestTuckerSkipsWholeModes(t *testing.T) {
+	const M, K = 90, 4
+	shape := []int{9, 7, 3}
+	data := randomTensors(31, M, shape)
+	for _, c := range []struct {
+		q           float64
+		passes, all int
+	}{{1, 4, 4 + K*len(shape)}, {0.97, 4 + K*len(shape), 4 + K*len(shape)}} {
+		opts := Options{Method: MPCA, Q: c.q, MaxIter: K}
+		fit := func() (*Model, int) {
+			src := &readCounter{Source: must(NewSliceSource(data, M, shape))}
+			var m Model
+			if err := m.Fit(src, opts); err != nil {
+				t.Fatal(err)
+			}
+			return &m, src.n
+		}
+		got, passes := fit()
+		skipWholeModes = false
+		want, all := fit()
+		skipWholeModes = true
+		if passes != c.passes || all != c.all {
+			t.Errorf("Q %v: %d passes, %d without skipping; want %d, %d", c.q, passes, all, c.passes, c.all)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("Q %v (ranks %v): the fit differs from the one that makes every pass", c.q, got.Ranks)
+		}
+	}
+}
+
 // TestModeRowsPass: the rows of an OpModeRows pass (offset and TROD-style
 // deflation included) have as Gram matrix the partial of the same
 // OpModeScatter pass, and as cross term its Cross part (one leaf).

@@ -99,17 +99,32 @@ func (f *fitter) fitTucker() (*Model, error) {
 			for k := range N {
 				noFull = noFull && (k == n || comp[k] != nil)
 			}
-			copy(pc, comp)
-			pc[n] = nil
-			phi, err := f.modeScatters(&tw, proj, pc, noFull)
-			if err != nil {
-				return nil, err
+			// When every other mode is kept whole (U U^T = I), the
+			// pass would add nothing to it: it is skipped (MPCA on
+			// data whose every mode needs its full rank for Q, such as
+			// the gait bench's, made K N passes that only read the data).
+			skip := skipWholeModes
+			for k := range N {
+				skip = skip && (k == n || comp[k] == none)
+			}
+			var phiN *mat.SymDense
+			if skip {
+				phiN = tw.sym[n] // the pass's result: zero
+				newSymAcc(f.shape[n], phiN.RawSymmetric().Data).clear()
+			} else {
+				copy(pc, comp)
+				pc[n] = nil
+				phi, err := f.modeScatters(&tw, proj, pc, noFull)
+				if err != nil {
+					return nil, err
+				}
+				phiN = phi[n]
 			}
 			if noFull {
-				a, b := newSymAcc(f.shape[n], phi[n].RawSymmetric().Data), newSymAcc(f.shape[n], phiFull[n].RawSymmetric().Data)
+				a, b := newSymAcc(f.shape[n], phiN.RawSymmetric().Data), newSymAcc(f.shape[n], phiFull[n].RawSymmetric().Data)
 				a.add(b)
 			}
-			if err = f.topVectorsInto(&tw, U[n], phi[n]); err != nil {
+			if err = f.topVectorsInto(&tw, U[n], phiN); err != nil {
 				return nil, err
 			}
 			setComp(n)
@@ -174,6 +189,10 @@ func (f *fitter) fitTucker() (*Model, error) {
 // useComplements enables the complement projections (tests compare
 // with and without).
 var useComplements = true
+
+// skipWholeModes lets a sweep skip the pass of a mode update whose other
+// modes are all kept whole (tests compare with and without).
+var skipWholeModes = true
 
 // rankForShare returns the fewest leading values (descending) whose sum
 // reaches the fraction q of the total.
