@@ -43,3 +43,41 @@ func TestGemmSerial(t *testing.T) {
 		}
 	}
 }
+
+// TestNarrowProduct: modeProduct's path for a last mode of few columns
+// gives gemmSerial's bits (the reference: gonum's order, TestGemmSerial),
+// with zero and negative-zero entries in src, which gonum skips.
+func TestNarrowProduct(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 3))
+	for _, sh := range [][3]int{{1, 1, 1}, {37, 10, 9}, {700, 10, 1}, {50, 70, 3}, {20, 22, modeProductNarrow - 1}} {
+		rows, d, r := sh[0], sh[1], sh[2]
+		src := make([]float64, rows*d)
+		for i := range src {
+			switch rng.IntN(8) {
+			case 0:
+				src[i] = 0
+			case 1:
+				src[i] = math.Copysign(0, -1)
+			default:
+				src[i] = rng.NormFloat64()
+			}
+		}
+		U := blas64.General{Rows: d, Cols: r, Stride: r + 2, Data: make([]float64, d*(r+2))}
+		for i := range U.Data {
+			U.Data[i] = rng.NormFloat64()
+		}
+		want := blas64.General{Rows: rows, Cols: r, Stride: r, Data: make([]float64, rows*r)}
+		gemmSerial(blas.NoTrans, 1, blas64.General{Rows: rows, Cols: d, Stride: d, Data: src}, U, 0, want)
+		got := make([]float64, rows*r+1)
+		got[rows*r] = -7 // past the end: must stay
+		narrowProduct(got[:rows*r], src, rows, d, U, &scratch{})
+		for i := range want.Data {
+			if math.Float64bits(got[i]) != math.Float64bits(want.Data[i]) {
+				t.Fatalf("%dx%dx%d: element %d = %v, gemmSerial gives %v", rows, d, r, i, got[i], want.Data[i])
+			}
+		}
+		if got[rows*r] != -7 {
+			t.Fatalf("%dx%dx%d: wrote past the end", rows, d, r)
+		}
+	}
+}

@@ -272,6 +272,8 @@ func modeProduct(dst, src []float64, pre, d, post int, U *mat.Dense, sc *scratch
 	ur := U.RawMatrix()
 	Um := blas64.General{Rows: d, Cols: r, Stride: ur.Stride, Data: ur.Data}
 	switch {
+	case post == 1 && r < modeProductNarrow:
+		narrowProduct(dst[:pre*r], src[:pre*d], pre, d, Um, sc)
 	case post == 1:
 		gemmSerial(blas.NoTrans, 1, blas64.General{Rows: pre, Cols: d, Stride: d, Data: src[:pre*d]}, Um,
 			0, blas64.General{Rows: pre, Cols: r, Stride: r, Data: dst[:pre*r]})
@@ -288,6 +290,38 @@ func modeProduct(dst, src []float64, pre, d, post int, U *mat.Dense, sc *scratch
 			for j := range r {
 				copy(dst[(a*r+j)*post:(a*r+j+1)*post], sc.b[j*cols+a*post:j*cols+(a+1)*post])
 			}
+		}
+	}
+}
+
+// modeProductNarrow bounds the columns of U for which modeProduct's last
+// mode (post = 1) goes through narrowProduct rather than gonum's
+// NoTrans Dgemm, which makes one AXPY call of r elements for each of the
+// pre x d entries of src: for CSA's complements of 1-3 columns and the
+// core's last mode (gait: 10 x 10), those calls took most of the time.
+const modeProductNarrow = 16
+
+// narrowProduct sets dst (rows x r) = src (rows x d) U, U d x r, as
+// (U^T src^T)^T: src transposed into sc.a, one gemmSerial with op(A) =
+// U^T (AXPYs of rows elements, d r of them), the result transposed back
+// from sc.b. Every entry is summed over l in order, each product rounded
+// before its addition, as by the NoTrans product; that one skips the
+// zero entries of src, this one those of U, which for finite values
+// changes nothing (a zero product leaves a sum that is not -0 as it is),
+// so the bits are the same (TestNarrowProduct).
+func narrowProduct(dst, src []float64, rows, d int, U blas64.General, sc *scratch) {
+	r := U.Cols
+	sc.a, sc.b = grow(sc.a, d*rows), grow(sc.b, r*rows)
+	for i := range rows {
+		for l, v := range src[i*d : (i+1)*d] {
+			sc.a[l*rows+i] = v
+		}
+	}
+	gemmSerial(blas.Trans, 1, U, blas64.General{Rows: d, Cols: rows, Stride: rows, Data: sc.a},
+		0, blas64.General{Rows: r, Cols: rows, Stride: rows, Data: sc.b})
+	for j := range r {
+		for i, v := range sc.b[j*rows : (j+1)*rows] {
+			dst[i*r+j] = v
 		}
 	}
 }
