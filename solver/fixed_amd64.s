@@ -540,6 +540,11 @@ adone:
 	VPUNPCKHBW Y12, v, Y13 \
 	QUAD_MADD(Y13, off+128)
 
+// quadAhead is how many quads of rows ahead of the one it contracts
+// dotRowsFixedQuadAVX2 prefetches (4 x 4 x cols bytes: 3.5 KiB for the
+// gait's rows of 220).
+#define quadAhead 4
+
 // func dotRowsFixedQuadAVX2(dst *float64, x *uint8, tab *int16, rows, cols int, scale float64)
 //
 // Short rows (cols <= fixedQuadMax, 240) four at a time, with no sums
@@ -562,9 +567,19 @@ adone:
 // fixedQuadMax and that the first (cols + 15) &^ 15 bytes of every row
 // are inside x (bytes past a row meet the table's zero limbs).
 //
+// Each step of 32 columns prefetches 128 bytes (16 columns, 64 bytes)
+// quadAhead quads ahead, the quad's 4 x cols bytes by the time its
+// columns are done: in a fit the rows come from L3, and the four side by
+// side are streams the hardware prefetcher follows only in part
+// (gait uint8 fits on 1 thread, perf: the ratio of this kernel's samples
+// to axpyRowsFixedAVX2's 0.803 -> 0.773, mean of 4 interleaved runs of 6
+// fits each, lower in every pair: about 4% of the kernel, 1% of the fit).
+// A prefetch past x does not fault.
+//
 // Registers: DI dst, SI row 0 of the quad, BX/R12/R13 rows 1-3, DX table,
 // R9 table at the block, CX column, R8 cols - 16, R10 cols, R11 3 cols,
-// AX rows left; Y12 zero, Y14 2^15 x 4, Y15 scale x 4.
+// R14 the quad quadAhead ahead, AX rows left; Y12 zero, Y14 2^15 x 4,
+// Y15 scale x 4.
 TEXT ·dotRowsFixedQuadAVX2(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), DI
 	MOVQ x+8(FP), SI
@@ -576,6 +591,9 @@ TEXT ·dotRowsFixedQuadAVX2(SB), NOSPLIT, $0-48
 	VPXOR Y12, Y12, Y12
 	LEAQ -16(R10), R8
 	LEAQ (R10)(R10*2), R11
+	MOVQ R10, R14
+	IMULQ $(4*quadAhead), R14
+	ADDQ SI, R14
 
 qquad:
 	VPXOR Y0, Y0, Y0
@@ -591,6 +609,8 @@ qquad:
 qdouble:
 	CMPQ CX, R8
 	JGE  qsingle
+	PREFETCHT0  (R14)(CX*4)
+	PREFETCHT0  64(R14)(CX*4)
 	VMOVDQU     (SI)(CX*1), Y4
 	VMOVDQU     (BX)(CX*1), Y5
 	VMOVDQU     (R12)(CX*1), Y6
@@ -614,6 +634,7 @@ qdouble:
 qsingle:
 	CMPQ CX, R10
 	JGE  qsums
+	PREFETCHT0  (R14)(CX*4)
 	VPMOVZXBW   (SI)(CX*1), Y4
 	VPMOVZXBW   (BX)(CX*1), Y5
 	VPMOVZXBW   (R12)(CX*1), Y6
@@ -654,6 +675,7 @@ qsums:
 	VMOVUPD      Y3, (DI)
 	ADDQ $32, DI
 	LEAQ (SI)(R10*4), SI
+	LEAQ (R14)(R10*4), R14
 	SUBQ $4, AX
 	JGT  qquad
 	VZEROUPPER
