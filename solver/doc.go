@@ -362,9 +362,10 @@
 // Every EMP starts from the same uniform vectors, so the mode-1 pass of
 // every EMP's first sweep contracts the samples with the same vectors and
 // subtracts the same offset: the fit keeps those partial projections
-// (tvpFit.start, M x I_1 float64, counted in the workspace) and later
-// EMPs copy them, one sample pass fewer per EMP (TROD, whose deflation
-// changes them, makes them anew). With relaxed start that is P - 2 of
+// (tvpFit.start, M x I_1 float64, when they fit in what the memory limit
+// leaves beside the cache) and later EMPs copy them, one sample pass fewer
+// per EMP (TROD, whose deflation changes them, makes them anew). With
+// relaxed start that is P - 2 of
 // (P - 1) K N passes: gait P = 32, K = 20, 30 of 1860, 30 of the 620
 // mode-1 passes on rows of 220. Gait uint8, bench/gofit 1 thread, 15
 // interleaved fits under chrt: 0.861 / 0.906 -> 0.797 / 0.872 s (min /

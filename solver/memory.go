@@ -149,14 +149,11 @@ func (f *fitter) workspaceBytes(threads int) int64 {
 			p = maxI
 		}
 		// ... plus the M x max_n I_n partial projections of the mode
-		// updates (tvpFit.ys) unless they fold the scatter, and the M x
-		// I_1 of the uniform start (tvpFit.start) but for TROD.
+		// updates (tvpFit.ys) unless they fold the scatter. (The M x I_1
+		// of the uniform start, tvpFit.start, come from f.spare.)
 		floats = th*(g*(maxI+p)) + 2*m*p + maxI*maxI + 2*maxI*p
 		if !f.scatterUpdates {
 			floats += m * maxI
-			if !f.spec.deflate {
-				floats += m * int64(f.shape[0])
-			}
 		}
 		partial = max(partial, maxI*maxI+maxI*p)
 	}

@@ -649,3 +649,60 @@ func TestUniformStartKept(t *testing.T) {
 		}
 	}
 }
+
+// TestUniformStartMemory: the partial projections at the uniform start are
+// not part of the workspace a fit needs (they only save passes): SO-MPCA
+// fits under the same smallest memory limit as TROD, whose workspace is
+// the same formula without them (TROD's deflation changes its start, so it
+// keeps none). Under that limit the fit makes them anew in every EMP; with
+// room for them (M I_1 float64 more) it makes them once and reads the
+// samples P - 2 times fewer (relaxed start: the first EMP does not sweep);
+// the features are the same bits either way.
+func TestUniformStartMemory(t *testing.T) {
+	const M, P = 40, 4
+	shape := []int{6, 5} // order 2: no cache of partial contractions
+	data := randomTensors(41, M, shape)
+	src := must(NewSliceSource(data, M, shape))
+	opts := Options{RelaxedStart: true, Components: P, MaxIter: 3, Threads: 1, ModeUpdates: ModeUpdatesRows}
+	smallest := func(method Method) int64 {
+		o := opts
+		o.Method = method
+		lo, hi := int64(1), int64(1<<24) // fails at lo, fits at hi
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			var m Model
+			if err := m.Fit(src, withLimit(o, mid)); err == nil {
+				hi = mid
+			} else if errors.Is(err, ErrMemory) {
+				lo = mid
+			} else {
+				t.Fatal(err)
+			}
+		}
+		return hi
+	}
+	limit := smallest(SOMPCA)
+	if trod := smallest(TROD); limit != trod {
+		t.Fatalf("SO-MPCA needs a memory limit of %d bytes, TROD %d: the kept start is counted in the workspace", limit, trod)
+	}
+	opts.Method = SOMPCA
+	fit := func(limit int64) (*Model, int) {
+		c := &readCounter{Source: src}
+		var m Model
+		if err := m.Fit(c, withLimit(opts, limit)); err != nil {
+			t.Fatal(err)
+		}
+		return &m, c.n
+	}
+	tight, tightReads := fit(limit)
+	roomy, roomyReads := fit(limit + M*int64(shape[0])*8)
+	if tightReads-roomyReads != P-2 {
+		t.Errorf("reads: %d at the smallest limit, %d with room for the start: want %d fewer", tightReads, roomyReads, P-2)
+	}
+	sameModelBits(t, tight, roomy, "smallest limit vs room for the start")
+}
+
+func withLimit(o Options, limit int64) Options {
+	o.MemoryLimit = limit
+	return o
+}

@@ -93,9 +93,6 @@ func (f *fitter) fitTVP() (*Model, error) {
 		t.S = make([]*mat.SymDense, f.n)
 	} else {
 		t.ys = make([]float64, f.m*slices.Max(f.shape)) // counted in workspaceBytes
-		if keepStart && !f.spec.deflate {
-			t.start = make([]float64, f.m*f.shape[0]) // counted in workspaceBytes
-		}
 	}
 	t.hint = make([]int, f.n)
 	// The cache of Z_m = X_m x_1 u^(1) (M x prod_{n>=2} I_n) for N >= 3,
@@ -104,8 +101,17 @@ func (f *fitter) fitTVP() (*Model, error) {
 	// the mode-2 pass computes Z on its way and modes 3..N read Z, 1/I_1
 	// the size of X. A sweep then reads the data twice instead of N times
 	// (see runner.runCached, Pass.usesCache).
+	room := f.spare
 	if f.run != nil && f.cacheFits() {
 		f.run.z = make([]float64, f.m*cacheRow(f.shape))
+		room -= f.cacheBytes()
+	}
+	// The partial projections at the uniform start (tvpFit.start) save a
+	// pass per EMP, less than the cache does: they take what the memory
+	// limit leaves beside it, and the fit makes them anew when that is
+	// too little (the same bits either way).
+	if keepStart && !f.scatterUpdates && !f.spec.deflate && int64(f.m)*int64(f.shape[0])*8 <= room {
+		t.start = make([]float64, f.m*f.shape[0])
 	}
 	t.allocate(P)
 	defer t.eig.close()
