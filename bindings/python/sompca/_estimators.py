@@ -236,8 +236,15 @@ def as_samples(X):
 
     float64, float32 and uint8 arrays in native byte order that are already
     C-contiguous are returned as they are (no copy); other real types are
-    converted to float64.
+    converted to float64. Such an array, when it is a plain ``np.ndarray``,
+    skips ``check_array``, which would return it unchanged after the checks
+    done here too: its first call in a process took 5-20 ms (it looks for
+    dataframe plugins among the installed packages' metadata), every later
+    call about 0.3 ms.
     """
+    if type(X) is np.ndarray and X.dtype in _NATIVE_DTYPES and X.flags.c_contiguous:
+        _check_order(X.shape)
+        return _check_samples(X), _NATIVE_DTYPES[X.dtype]
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):  # scipy.sparse, without importing scipy
         raise ValueError(f"sparse input ({type(X).__name__}) is not supported: pass a dense array, e.g. X.toarray()")
     dtype = getattr(X, "dtype", None)

@@ -137,6 +137,34 @@ def test_fit_adds_no_copy(dtype, sample_shape):
     assert peak < X.nbytes / 4, f"peak {peak} bytes traced while fitting {X.nbytes} bytes"
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.uint8, np.int64, ">f8"])
+def test_plain_arrays_skip_check_array(dtype, monkeypatch):
+    # C-contiguous float64, float32 and uint8 numpy arrays in native byte order go to the
+    # library as they are, without scikit-learn's check_array (its first call costs 5-20 ms);
+    # every other input still goes through it. A check_array that raises tells which path ran.
+    if sompca._estimators._check_array is None:
+        pytest.skip("scikit-learn is not installed")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("check_array called")
+
+    monkeypatch.setattr(sompca._estimators, "_check_array", refuse)
+    X = np.ascontiguousarray(VALUES.astype(dtype))
+    native = np.dtype(dtype) in (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.uint8))
+    for candidate, plain in [(X, native), (np.asfortranarray(X), False), (X.tolist(), False)]:
+        if plain:
+            array, _ = sompca._estimators.as_samples(candidate)
+            assert array is candidate
+        else:
+            with pytest.raises(AssertionError, match="check_array called"):
+                sompca._estimators.as_samples(candidate)
+    # The checks of check_array still run on plain arrays, in scikit-learn's words.
+    with pytest.raises(ValueError, match=r"Found array with 0 sample\(s\)"):
+        sompca._estimators.as_samples(np.zeros((0, 4, 3), dtype=np.uint8))
+    with pytest.raises(ValueError, match="Expected 2D array, got 1D array instead"):
+        sompca._estimators.as_samples(np.zeros(5))
+
+
 def test_copy_detector_sees_a_conversion():
     # The control for test_fit_adds_no_copy: int16 samples are converted to float64, and the
     # measurement must see that copy (4x the int16 bytes).
