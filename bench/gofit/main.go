@@ -2,7 +2,7 @@
 // bench/run.py, so that the Go path runs on exactly the data the Python
 // path and the NumPy reference see. It prints one JSON object per fit.
 //
-//	gofit -data x.raw -dtype uint8 -shape 721,80,60 -method so-mpca-rs -p 60 -repeat 3 [-threads 1] [-k 20] [-cpuprofile f]
+//	gofit -data x.raw -dtype uint8 -shape 721,80,60 -method so-mpca-rs -p 60 -repeat 3 [-settle 1s] [-threads 1] [-k 20] [-cpuprofile f]
 //
 // Fits run with tol = 0: every one makes its K sweeps.
 package main
@@ -38,15 +38,16 @@ func main() {
 	tracefile := flag.String("trace", "", "write a runtime/trace execution trace of all fits here (go tool trace)")
 	updates := flag.String("mode-updates", "auto", "TVP mode updates: auto (by the data's shape, solver.ModeUpdates.Resolve), rows or scatter (solver.Options.ModeUpdates)")
 	hugePages := flag.Bool("hugepages", true, "hold the samples in transparent huge pages, as NumPy holds large arrays")
+	settle := flag.Duration("settle", 0, "pause before each fit (as bench/run.py --settle: lets real-time throttling and other work settle)")
 	noNarrowing := flag.Bool("no-narrowing", false, "read float samples as they are, never through an exact narrower copy (solver.Options.NoNarrowing)")
 	flag.Parse()
-	if err := run(*data, *dtype, *shapeArg, *method, *p, *q, *threads, *repeat, *k, *cpuprofile, *tracefile, *updates, *noNarrowing, *hugePages); err != nil {
+	if err := run(*data, *dtype, *shapeArg, *method, *p, *q, *threads, *repeat, *k, *cpuprofile, *tracefile, *updates, *noNarrowing, *hugePages, *settle); err != nil {
 		fmt.Fprintln(os.Stderr, "gofit:", err)
 		os.Exit(1)
 	}
 }
 
-func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat, k int, cpuprofile, tracefile, updates string, noNarrowing, hugePages bool) error {
+func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat, k int, cpuprofile, tracefile, updates string, noNarrowing, hugePages bool, settle time.Duration) error {
 	var shape []int
 	for _, s := range strings.Split(shapeArg, ",") {
 		v, err := strconv.Atoi(s)
@@ -116,6 +117,7 @@ func run(data, dtype, shapeArg, method string, p int, q float64, threads, repeat
 	var times, cpu []float64
 	var model solver.Model
 	for range repeat {
+		time.Sleep(settle)
 		t0, c0 := time.Now(), cpuSeconds()
 		if err := model.Fit(src, opts); err != nil {
 			return err
