@@ -121,7 +121,7 @@ func TestEigenWorkMatchesGonum(t *testing.T) {
 		if C == nil {
 			val, ok = w.top(got, S)
 		} else {
-			val, ok = w.topConstrained(got, S, C)
+			val, ok = w.topConstrained(got, S, mat.DenseCopyOf(C.T()))
 		}
 		if !ok {
 			t.Fatalf("n = %d, c = %d: no convergence", c.n, c.c)

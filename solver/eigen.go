@@ -36,7 +36,10 @@ func fixSign(v []float64) {
 }
 
 // eigenSolver finds the top eigenvector of a scatter matrix S restricted
-// to the orthogonal complement of span(C), for C with orthonormal columns.
+// to the orthogonal complement of span(C), for C with orthonormal columns,
+// given by its rows R = C^T (c x n, row-major): the vectors the answer
+// must be orthogonal to, each contiguous, as the projection's kernels read
+// them (krylov.project).
 //
 // Theorem 1 of the paper gives the constrained vector as the top
 // eigenvector of Gamma S with Gamma = I - C C^T; UMPCA's Psi S has the same
@@ -77,20 +80,21 @@ type eigenSolver struct {
 var errNoFreedom = errors.New("solver: no direction left outside the constraint")
 
 // top writes to u the unit top eigenvector of S restricted to the
-// complement of span(C) (C may be nil) and returns its eigenvalue
-// u^T S u. warm, if not nil, is a starting guess for the iterative path;
-// *hint is set to the number of Krylov products it used.
-func (e *eigenSolver) top(u []float64, S *mat.SymDense, C *mat.Dense, warm []float64, hint *int) (float64, error) {
-	return e.topWith(u, S, nil, C, warm, hint)
+// complement of span(C), C = R^T (R may be nil: no constraint), and
+// returns its eigenvalue u^T S u. warm, if not nil, is a starting guess
+// for the iterative path; *hint is set to the number of Krylov products
+// it used.
+func (e *eigenSolver) top(u []float64, S *mat.SymDense, R *mat.Dense, warm []float64, hint *int) (float64, error) {
+	return e.topWith(u, S, nil, R, warm, hint)
 }
 
 // topWith is top with the Krylov products by apply (nil: symApply(S),
 // from S's upper triangle).
-func (e *eigenSolver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []float64), C *mat.Dense, warm []float64, hint *int) (float64, error) {
+func (e *eigenSolver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []float64), R *mat.Dense, warm []float64, hint *int) (float64, error) {
 	n := S.SymmetricDim()
 	c := 0
-	if C != nil {
-		_, c = C.Dims()
+	if R != nil {
+		c, _ = R.Dims()
 	}
 	if c >= n {
 		return 0, errNoFreedom
@@ -98,20 +102,20 @@ func (e *eigenSolver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []
 	var val float64
 	var err error
 	if n <= denseLimit {
-		val, err = e.dense(u, S, C)
+		val, err = e.dense(u, S, R)
 	} else {
 		var ok bool
 		applies := 0
 		if apply == nil {
 			apply = e.symApply(S)
 		}
-		val, ok = e.kr.top(u, apply, constraint(C, n), warm, krylovMaxApply(n), &applies)
+		val, ok = e.kr.top(u, apply, constraint(R, n), warm, krylovMaxApply(n), &applies)
 		*hint = applies
 		if e.kr.canceled {
 			return 0, ErrCanceled
 		}
 		if !ok {
-			val, err = e.dense(u, S, C)
+			val, err = e.dense(u, S, R)
 		}
 	}
 	if err != nil {
@@ -134,18 +138,18 @@ func krylovMaxApply(n int) int { return max(4*krylovSteps, n) }
 // Y, and forms S and goes on from its best vector if the budget runs out;
 // otherwise S is formed at once. Either way the iteration is the same, so
 // the choice changes the cost, not the answer beyond rounding.
-func (e *eigenSolver) topGram(u []float64, Y []float64, C *mat.Dense, warm []float64, hint *int) (float64, error) {
+func (e *eigenSolver) topGram(u []float64, Y []float64, R *mat.Dense, warm []float64, hint *int) (float64, error) {
 	n := len(u)
 	c := 0
-	if C != nil {
-		_, c = C.Dims()
+	if R != nil {
+		c, _ = R.Dims()
 	}
 	if c >= n {
 		return 0, errNoFreedom
 	}
 	if n > denseLimit && *hint <= gramBudget(n) {
 		applies := 0
-		val, ok := e.kr.top(u, e.gramApply(Y, n), constraint(C, n), warm, gramBudget(n), &applies)
+		val, ok := e.kr.top(u, e.gramApply(Y, n), constraint(R, n), warm, gramBudget(n), &applies)
 		if e.kr.canceled {
 			return 0, ErrCanceled
 		}
@@ -162,7 +166,7 @@ func (e *eigenSolver) topGram(u []float64, Y []float64, C *mat.Dense, warm []flo
 		return 0, err
 	}
 	e.sym.SetRawSymmetric(blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: e.s[:n*n]})
-	return e.topWith(u, &e.sym, e.fullApply(n), C, warm, hint)
+	return e.topWith(u, &e.sym, e.fullApply(n), R, warm, hint)
 }
 
 // formS sets e.s (n x n, both triangles) to S = Y^T Y for Y (m x n,
@@ -748,13 +752,13 @@ func (e *eigenSolver) close() {
 	e.team, e.ownTeam = nil, false
 }
 
-func (e *eigenSolver) dense(u []float64, S *mat.SymDense, C *mat.Dense) (float64, error) {
+func (e *eigenSolver) dense(u []float64, S *mat.SymDense, R *mat.Dense) (float64, error) {
 	var val float64
 	var ok bool
-	if C == nil {
+	if R == nil {
 		val, ok = e.work.top(u, S)
 	} else {
-		val, ok = e.work.topConstrained(u, S, C)
+		val, ok = e.work.topConstrained(u, S, R)
 	}
 	if !ok {
 		return 0, errorf(ErrNumerical, "solver: symmetric eigendecomposition did not converge")
@@ -797,10 +801,15 @@ func (e *eigenSolver) symApply(S *mat.SymDense) func(dst, v []float64) {
 	return e.symFn
 }
 
-// constraint returns C's storage for krylov (no columns when C is nil).
-func constraint(C *mat.Dense, n int) blas64.General {
-	if C == nil {
-		return blas64.General{Rows: n, Cols: 0, Stride: 1}
+// constraint returns the storage of the constraint's rows R for krylov
+// (no rows when R is nil), which reads them contiguous.
+func constraint(R *mat.Dense, n int) blas64.General {
+	if R == nil {
+		return blas64.General{Rows: 0, Cols: n, Stride: n}
 	}
-	return C.RawMatrix()
+	raw := R.RawMatrix()
+	if raw.Stride != raw.Cols {
+		panic("solver: constraint rows not contiguous")
+	}
+	return raw
 }

@@ -24,6 +24,7 @@ type eigenWork struct {
 	b          []float64    // the complement basis B (n x r)
 	c, bsb, t  []float64    // S B (n x r), (S B)^T (r x n), B^T S B (r x r)
 	wv         []float64    // the top eigenvector of B^T S B (r)
+	ct         []float64    // C = R^T (n x c) for complement
 	tri        *tridiagWork // topPair's
 	query      [1]float64
 	n          int // the dimension the buffers are sized for
@@ -46,7 +47,7 @@ func (e *eigenWork) reserve(n int) {
 		return
 	}
 	e.n = n
-	for _, b := range []*[]float64{&e.a, &e.qr, &e.q, &e.b, &e.c, &e.bsb, &e.t} {
+	for _, b := range []*[]float64{&e.a, &e.qr, &e.q, &e.b, &e.c, &e.bsb, &e.t, &e.ct} {
 		*b = make([]float64, n*n)
 	}
 	e.w, e.tau, e.wv = make([]float64, n), make([]float64, n), make([]float64, n)
@@ -114,14 +115,21 @@ func (e *eigenWork) top(u []float64, S *mat.SymDense) (float64, bool) {
 	return e.topPair(u, n)
 }
 
-// topConstrained is eigenSolver.dense with a constraint C (n x c,
-// orthonormal columns): the top eigenvector of B^T S B with B an
-// orthonormal basis of the complement of span(C), mapped back by B.
-func (e *eigenWork) topConstrained(u []float64, S *mat.SymDense, C *mat.Dense) (float64, bool) {
-	n, c := C.Dims()
+// topConstrained is eigenSolver.dense with a constraint given by the
+// rows R = C^T (c x n, orthonormal rows): the top eigenvector of B^T S B
+// with B an orthonormal basis of the complement of span(C), mapped back
+// by B.
+func (e *eigenWork) topConstrained(u []float64, S *mat.SymDense, R *mat.Dense) (float64, bool) {
+	c, n := R.Dims()
 	r := n - c
 	e.reserve(n) // the buffers below are then resliced, never reallocated
-	B := e.complement(C)
+	e.ct = grow(e.ct, n*c)
+	for q := range c {
+		for i, x := range R.RawRowView(q) {
+			e.ct[i*c+q] = x
+		}
+	}
+	B := e.complement(blas64.General{Rows: n, Cols: c, Stride: c, Data: e.ct[:n*c]})
 	// B^T S B as gonum's Mul forms it: (S B)^T by Dsymm, copied, then Dgemm.
 	e.c = grow(e.c, n*r)
 	SB := blas64.General{Rows: n, Cols: r, Stride: r, Data: e.c}
@@ -157,12 +165,11 @@ func (e *eigenWork) topConstrained(u []float64, S *mat.SymDense, C *mat.Dense) (
 // the last n-c columns of the full Q of C's QR factorisation, by the
 // calls complementBasis makes through gonum's QR (the same bits). B is a
 // view of e.b, valid until e's next use.
-func (e *eigenWork) complement(C *mat.Dense) blas64.General {
-	n, c := C.Dims()
+func (e *eigenWork) complement(craw blas64.General) blas64.General {
+	n, c := craw.Rows, craw.Cols
 	r := n - c
 	e.reserve(n)
 	e.qr = grow(e.qr, n*c)
-	craw := C.RawMatrix()
 	for i := range n {
 		copy(e.qr[i*c:(i+1)*c], craw.Data[i*craw.Stride:i*craw.Stride+c])
 	}
@@ -187,7 +194,7 @@ func (e *eigenWork) complement(C *mat.Dense) blas64.General {
 // complementTo sets B (n x (n-c)) to complement(C) (complementBasis's
 // result, allocating nothing once e is sized).
 func (e *eigenWork) complementTo(B *mat.Dense, C *mat.Dense) {
-	b := e.complement(C)
+	b := e.complement(C.RawMatrix())
 	for i := range b.Rows {
 		copy(B.RawRowView(i), b.Data[i*b.Stride:i*b.Stride+b.Cols])
 	}

@@ -37,13 +37,15 @@ type tvpFit struct {
 	meanProj              [1]float64 // the projection pass's offset
 	overlap               []float64  // TROD's overlaps of the previous EMPs with the current one
 	// fixed[n] holds the previous EMPs' mode-n vectors for a constrained
-	// mode (I_n x P, used as I_n x p); constraint is the per-mode view.
+	// mode as its rows (P x I_n, used as p x I_n: eigenSolver's R);
+	// constraint is the per-mode view.
 	fixed, constraint []*mat.Dense
 	// UMPCA's cross term Y^T G (storage I_n x P), the features G (M x P)
-	// it is formed from, and the scratch of its range.
-	umpcaG, umpcaA []float64
-	umpcaCross     mat.Dense
-	svd            svdWork
+	// it is formed from, the scratch of its range, and that range as rows
+	// (storage P x I_n).
+	umpcaG, umpcaA, umpcaR []float64
+	umpcaCross, umpcaRows  mat.Dense
+	svd                    svdWork
 
 	// ys holds the mode-n partial projections of every sample (M x I_n,
 	// centred, deflated for TROD): the mode update finds its eigenvector
@@ -171,11 +173,11 @@ func (t *tvpFit) allocate(P int) {
 	t.constraint = make([]*mat.Dense, t.n)
 	for n, d := range t.shape {
 		if t.spec.orthogonalIn(n, t.nu) {
-			t.fixed[n] = mat.NewDense(d, P, nil)
+			t.fixed[n] = mat.NewDense(P, d, nil)
 		}
 	}
 	if t.spec.constraint == uncorrelated {
-		t.umpcaG, t.umpcaA = make([]float64, t.m*P), make([]float64, maxI*P)
+		t.umpcaG, t.umpcaA, t.umpcaR = make([]float64, t.m*P), make([]float64, maxI*P), make([]float64, maxI*P)
 		t.svd.reserve(t.shape, P)
 	}
 	t.offsetBuf = make([]float64, maxI)
@@ -217,7 +219,7 @@ func (t *tvpFit) emp(p int) error {
 			}
 			C := fixed[n]
 			if t.spec.constraint == uncorrelated && p > 0 {
-				C = t.svd.orthonormalRange(A.RawMatrix())
+				C = t.rows(t.svd.orthonormalRange(A.RawMatrix()))
 			}
 			if t.S != nil {
 				lambda, err = t.eig.top(vs[n], t.S[n], C, vs[n], &t.hint[n])
@@ -244,10 +246,29 @@ func (t *tvpFit) emp(p int) error {
 	return nil
 }
 
+// rows returns UMPCA's constraint C (I_n x r, orthonormal columns; nil:
+// none) as the rows R = C^T that eigenSolver takes, in storage sized once
+// per fit.
+func (t *tvpFit) rows(C *mat.Dense) *mat.Dense {
+	if C == nil {
+		return nil
+	}
+	n, r := C.Dims()
+	R := t.umpcaR[:r*n]
+	for i := range n {
+		for q, x := range C.RawRowView(i) {
+			R[q*n+i] = x
+		}
+	}
+	t.umpcaRows.SetRawMatrix(blas64.General{Rows: r, Cols: n, Stride: n, Data: R})
+	return &t.umpcaRows
+}
+
 // fixedConstraints returns, for each mode, the orthonormal vectors that
-// EMP p's mode vector must be orthogonal to: SO-MPCA's previous nu-mode
-// vectors (Theorem 1), FO-MPCA's previous vectors in every mode. The
-// previous vectors are orthonormal by construction.
+// EMP p's mode vector must be orthogonal to, as the rows of a p x I_n
+// matrix: SO-MPCA's previous nu-mode vectors (Theorem 1), FO-MPCA's
+// previous vectors in every mode. The previous vectors are orthonormal by
+// construction.
 func (t *tvpFit) fixedConstraints(p int) []*mat.Dense {
 	C := t.constraint
 	clear(C)
@@ -256,12 +277,12 @@ func (t *tvpFit) fixedConstraints(p int) []*mat.Dense {
 	}
 	for n, d := range t.shape {
 		if c := t.fixed[n]; c != nil {
-			// The d x p matrix of the previous vectors, in the storage of
-			// the d x P one allocated once per fit.
+			// The p x d matrix of the previous vectors, in the storage of
+			// the P x d one allocated once per fit.
 			c.Reset()
-			c.ReuseAs(d, p)
+			c.ReuseAs(p, d)
 			for q := range p {
-				c.SetCol(q, t.u[q][n])
+				c.SetRow(q, t.u[q][n])
 			}
 			C[n] = c
 		}
