@@ -109,6 +109,7 @@ func (e *eigenSolver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []
 		if apply == nil {
 			apply = e.symApply(S)
 		}
+		e.kr.expect = *hint
 		val, ok = e.kr.top(u, apply, constraint(R, n), warm, krylovMaxApply(n), &applies)
 		*hint = applies
 		if e.kr.canceled {
@@ -149,6 +150,7 @@ func (e *eigenSolver) topGram(u []float64, Y []float64, R *mat.Dense, warm []flo
 	}
 	if n > denseLimit && *hint <= gramBudget(n) {
 		applies := 0
+		e.kr.expect = *hint
 		val, ok := e.kr.top(u, e.gramApply(Y, n), constraint(R, n), warm, gramBudget(n), &applies)
 		if e.kr.canceled {
 			return 0, ErrCanceled

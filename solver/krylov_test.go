@@ -108,6 +108,26 @@ func TestKrylovTop(t *testing.T) {
 			if name == "warm" && applies > 20 {
 				t.Errorf("c = %d: a warm start within 1e-3 took %d products", c, applies)
 			}
+			// The Ritz estimates gated by the previous update's count
+			// (krylov.expect): fewer, as many or more products than this
+			// start needs give the same pair to the same tolerances; the
+			// first estimate comes at basis size min(expect, krylovSteps)
+			// - krylovRitzLead, so an update runs on to that size at most
+			// (plus the restart's product and one of the estimates' parity).
+			for _, expect := range []int{2, applies, applies + 10, 1000} {
+				var kg krylov
+				kg.expect = expect
+				ug := make([]float64, n)
+				ag := 0
+				valg, ok := kg.top(ug, new(eigenSolver).symApply(S), constraint(R, n), warm, 1000, &ag)
+				fixSign(ug)
+				if !ok || math.Abs(valg-wantVal) > 1e-13*wantVal || maxAbsDiff(ug, want) > 1e-11 {
+					t.Errorf("c = %d, %s start, expect %d: converged %v, eigenvalue %v (want %v), vector off by %.3g", c, name, expect, ok, valg, wantVal, maxAbsDiff(ug, want))
+				}
+				if ag > max(applies, min(expect, krylovSteps)-krylovRitzLead+1)+1 {
+					t.Errorf("c = %d, %s start, expect %d: %d products, %d without the gate", c, name, expect, ag, applies)
+				}
+			}
 		}
 	}
 	// A budget too small to converge reports so, with a unit vector.
