@@ -477,7 +477,7 @@
 // cores, about what it would save. About a third of them is the first
 // mode-0 update of each EMP, from the uniform start: 39 of the 60 use up
 // their 128 products and fall back to the dense eigendecomposition (about
-// 1.1 ms each). By Amdahl's law 0.18 s serial of a 1.85 s fit caps 2
+// 1.1 ms each; 0.6 since it finds only the top pair, below). By Amdahl's law 0.18 s serial of a 1.85 s fit caps 2
 // threads at 1.85 / (0.18 + 1.67 / 2) = 1.8x, before any loss of the
 // parallel parts. Forming S scales 1.75-2.0x when the same Y is formed
 // again and again (each core's 512 KB L2 keeps its chunks: lscpu's "1 MiB
@@ -686,7 +686,9 @@
 // v by dotRows and cost little, and the Ritz estimate of the residual is
 // taken every other product (krylovRitzEvery): 26 products per faces
 // update on average, where waiting for the previous update's count took
-// 35 and every fourth product 27. A Ritz estimate needs
+// 35 and every fourth product 27; since 2026-11-27 the first restart
+// cycle starts its estimates krylovRitzLead = 6 products before that
+// count, which leaves the products as they were. A Ritz estimate needs
 // only the top eigenpair of the Lanczos tridiagonal T: Rayleigh quotient
 // iteration (O(m) a step) from the previous estimate's vector, checked by
 // a Sturm count, with Dsterf (all eigenvalues) only when that check fails;
@@ -694,6 +696,27 @@
 // with dotRows/axpyRows, a second only when the DGKS test asks for it.
 // Together these cut the faces uint8 fit's serial Krylov time by a third
 // (1.73 -> 1.64 s at 1 thread, median of 5, bench/gofit).
+//
+// The serial eigen step, measured 2026-11-27 (faces uint8, 2 threads: the
+// caller's CPU time in topGram outside the team's tasks, go tool pprof
+// on 15 fits of bench/gofit -threads 2 under chrt -f 10): 206 ms a fit of
+// about 0.9 s at 05315d7 (the Krylov iterations 136: S v 32-44 ms, the
+// projection against the constraint 36-46, the reorthogonalisation 24,
+// the Ritz steps 28; the dense fallbacks of 38 first updates of an EMP
+// 58), 132 ms after three changes: the dense path finds only the top
+// pair (eigenWork.topPair, tridiagWork.top: 0.6 against Dsyev's 1.7 ms at
+// 80 x 80, 5.8 against 13.5 us at 10 x 10), the constraint reaches
+// krylov.project as its rows (products over c rows of I_n values, not
+// I_n rows of c), and the gated Ritz estimates (krylovRitzLead). Gait
+// uint8 (20 fits the same way): 36 -> 22 ms a fit, and 45 -> 26 ms of
+// serial work in all between the passes. Whole fits (bench/run.py -k
+// faces-u8,gait-u8 -r 5 --settle 1 --threads 2 --scaling
+// --no-sklearn-full, before = 05315d7, chrt, min / median): faces uint8
+// Go 0.646 / 0.811 s (before 0.768 / 0.925), through Python 0.781 /
+// 0.926 (0.901 / 1.042), one thread 1.417 / 1.436; gait uint8 through
+// Python 0.443 / 0.498 (0.521 / 0.550, with the gait changes of
+// 36acaab and 34ae93c), Go 0.456 / 0.508 (0.408 / 0.528: the machine's
+// noise).
 //
 // Where a SO-MPCA-RS fit's time goes (K = 20, 1 thread, go tool pprof on
 // bench/gofit): faces 721 x 80 x 60 uint8 (P = 60: 59 x 20 sweeps of 2
