@@ -364,7 +364,10 @@
 // subtracts the same offset: the fit keeps those partial projections
 // (tvpFit.start, M x I_1 float64, when they fit in what the memory limit
 // leaves beside the cache) and later EMPs copy them, one sample pass fewer
-// per EMP (TROD, whose deflation changes them, makes them anew). With
+// per EMP (TROD, whose deflation changes them, makes them anew; so do
+// samples of prod_{k>1} I_k < 128 values, startMinRest, where they would
+// be more than 1/16 of the uint8 samples' bytes: 2 MB against 16 for
+// 4000 x 64 x 64, which raised that fit's peak memory by as much). With
 // relaxed start that is P - 2 of
 // (P - 1) K N passes: gait P = 32, K = 20, 30 of 1860, 30 of the 620
 // mode-1 passes on rows of 220. Gait uint8, bench/gofit 1 thread, 15

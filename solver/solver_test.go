@@ -625,10 +625,10 @@ func TestDefaults(t *testing.T) {
 // (tvpFit.start), give the fit that makes them anew in every EMP, bit for
 // bit, for every TVP method (TROD keeps none), order and thread count.
 // Three EMPs, so that with relaxed start (whose first EMP does not sweep)
-// one EMP copies them.
+// one EMP copies them. The shapes have prod_{k>1} I_k = startMinRest.
 func TestUniformStartKept(t *testing.T) {
 	const M = 40
-	for i, shape := range testShapes {
+	for i, shape := range [][]int{{3, 128}, {4, 8, 16}, {3, 4, 4, 8}} {
 		data := randomTensors(uint64(30+i), M, shape)
 		for _, c := range tvpCases {
 			for _, threads := range []int{1, 2} {
@@ -660,7 +660,7 @@ func TestUniformStartKept(t *testing.T) {
 // the features are the same bits either way.
 func TestUniformStartMemory(t *testing.T) {
 	const M, P = 40, 4
-	shape := []int{6, 5} // order 2: no cache of partial contractions
+	shape := []int{6, startMinRest} // order 2: no cache of partial contractions
 	data := randomTensors(41, M, shape)
 	src := must(NewSliceSource(data, M, shape))
 	opts := Options{RelaxedStart: true, Components: P, MaxIter: 3, Threads: 1, ModeUpdates: ModeUpdatesRows}
@@ -700,6 +700,25 @@ func TestUniformStartMemory(t *testing.T) {
 		t.Errorf("reads: %d at the smallest limit, %d with room for the start: want %d fewer", tightReads, roomyReads, P-2)
 	}
 	sameModelBits(t, tight, roomy, "smallest limit vs room for the start")
+	// Samples of fewer than startMinRest values past the first mode keep
+	// none, whatever the room: as many reads as with keepStart off.
+	small := []int{6, startMinRest - 1}
+	smallSrc := must(NewSliceSource(randomTensors(42, M, small), M, small))
+	reads := func() int {
+		c := &readCounter{Source: smallSrc}
+		var m Model
+		if err := m.Fit(c, opts); err != nil {
+			t.Fatal(err)
+		}
+		return c.n
+	}
+	withStart := reads()
+	keepStart = false
+	without := reads()
+	keepStart = true
+	if withStart != without {
+		t.Errorf("%v: %d reads, %d without keeping the start: want as many", small, withStart, without)
+	}
 }
 
 func withLimit(o Options, limit int64) Options {
