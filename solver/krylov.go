@@ -45,9 +45,10 @@ const krylovRitzLead = 6
 // Lanczos iterations with full reorthogonalisation, started from a warm
 // vector. A is given only as a product v -> A v, so it may be a formed
 // matrix or, as in the TVP mode updates, Y^T Y applied from the partial
-// projections Y without forming it. The projector Gamma = I - C C^T is applied implicitly: every basis
-// vector is kept in range(Gamma), so the iteration works on the symmetric
-// Gamma A Gamma whose top eigenvector is Theorem 1's solution.
+// projections Y without forming it. The projector Gamma = I - C C^T is
+// applied implicitly: every basis vector is kept in range(Gamma), so the
+// iteration works on the symmetric Gamma A Gamma whose top eigenvector is
+// Theorem 1's solution.
 //
 // Every restart begins by applying A to the current vector, so the
 // acceptance test is on an explicitly computed residual, not the Lanczos

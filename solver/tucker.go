@@ -95,17 +95,17 @@ func (f *fitter) fitTucker() (*Model, error) {
 			proj[n] = nil
 			// When every other mode goes through its complement, the
 			// unprojected term is the full mode scatter found above.
-			noFull := true
+			// When every other mode is kept whole (U U^T = I, an empty
+			// complement), the pass would add nothing to it: it is
+			// skipped (MPCA on data whose every mode needs its full
+			// rank for Q, such as the gait bench's, made K N passes
+			// that only read the data).
+			noFull, skip := true, skipWholeModes
 			for k := range N {
-				noFull = noFull && (k == n || comp[k] != nil)
-			}
-			// When every other mode is kept whole (U U^T = I), the
-			// pass would add nothing to it: it is skipped (MPCA on
-			// data whose every mode needs its full rank for Q, such as
-			// the gait bench's, made K N passes that only read the data).
-			skip := skipWholeModes
-			for k := range N {
-				skip = skip && (k == n || comp[k] == none)
+				if k != n {
+					noFull = noFull && comp[k] != nil
+					skip = skip && comp[k] == none
+				}
 			}
 			var phiN *mat.SymDense
 			if skip {
