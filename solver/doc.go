@@ -617,10 +617,10 @@
 //     G elements/s, float32 8.9-10.0 -> 9.2-13.9, 32 x 220 uint8 6.5-7.7
 //     -> 8.3-9.0; the faces uint8 fit 9% less time, 300 x 128 x 128
 //     float32 4-11% (bench/run.py, 3 interleaved repeats, chrt -f 10).
-//     A pass's float64 samples go through stream variants of the kernels
-//     (dotRowsStream, axpyRowsStream), which take rows of more than 256
-//     bytes (33 columns and more, the faces' 60) one at a time, in the
-//     same order: from memory, four rows side by side are four streams
+//     A pass's float64 and float32 samples go through stream variants of
+//     the kernels (dotRowsStream, axpyRowsStream), which take rows of more
+//     than 256 bytes (float64: 33 columns and more, the faces' 60;
+//     float32: 65 and more) one at a time, in the same order: from memory, four rows side by side are four streams
 //     the prefetcher does not keep up with (BenchmarkKernelsStream, 721 x
 //     80 x 60 float64, dotRows 2.66 -> 1.46 ms a pass), while in cache
 //     (the Krylov steps, Y v) four at a time stays faster (the faces
@@ -753,7 +753,13 @@
 // one core streams about 11-13 GB/s from memory, the hardware prefetcher
 // alone keeping too few lines in flight, and the faces float64+frac fit
 // at 2 threads took 1.92-2.05 s against 2.78-2.98 (min of 5-6, bench/gofit
-// interleaved, chrt -f 10), 1-4 KiB ahead gaining less.
+// interleaved, chrt -f 10), 1-4 KiB ahead gaining less. The float32
+// samples' stream kernels do the same (the gait samples' rows of 220,
+// 880 bytes: one at a time, prefetched), where the float32 kernels for
+// data in cache had read them four rows side by side unprefetched: the
+// gait 731 x 32 x 22 x 10 float32+frac fit took 1.47/2.12 s against
+// 2.58/2.99 at 1 thread, 0.71/0.73 against 1.22/1.41 at 2 (min/median of
+// 4, bench/gofit interleaved under chrt -f 10, 2026-11-27).
 //
 // # Narrowing
 //

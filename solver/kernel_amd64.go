@@ -27,6 +27,9 @@ func dotRowsU8AVX2(dst *float64, x *uint8, v *float64, rows, cols int)
 func dotRowsF32AVX2(dst *float64, x *float32, v *float64, rows, cols int)
 
 //go:noescape
+func dotRowsF32StreamAVX2(dst *float64, x *float32, v *float64, rows, cols int)
+
+//go:noescape
 func dotRowsF64AVX2(dst *float64, x *float64, v *float64, rows, cols int)
 
 //go:noescape
@@ -39,15 +42,19 @@ func axpyRowsU8AVX2(dst *float64, x *uint8, v *float64, rows, cols int)
 func axpyRowsF32AVX2(dst *float64, x *float32, v *float64, rows, cols int)
 
 //go:noescape
+func axpyRowsF32StreamAVX2(dst *float64, x *float32, v *float64, rows, cols int)
+
+//go:noescape
 func axpyRowsF64AVX2(dst *float64, x *float64, v *float64, rows, cols int)
 
 //go:noescape
 func axpyRowsF64StreamAVX2(dst *float64, x *float64, v *float64, rows, cols int)
 
 // dotRowsAsm is dotRowsT, in assembly when useAVX2. With stream, float64
-// rows are read as a pass's samples, from memory (dotRowsF64StreamAVX2:
-// rows of more than 256 bytes one at a time, prefetched; see
-// kernel_amd64.s); the results are the same bit for bit either way.
+// and float32 rows are read as a pass's samples, from memory
+// (dotRowsF64StreamAVX2, dotRowsF32StreamAVX2: rows of more than 256
+// bytes one at a time, prefetched; see kernel_amd64.s); the results are
+// the same bit for bit either way.
 func dotRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64, stream bool) {
 	if !useAVX2 || rows == 0 || cols == 0 {
 		dotRowsT(dst, x, rows, cols, v)
@@ -60,6 +67,10 @@ func dotRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols in
 	case []uint8:
 		dotRowsU8AVX2(&dst[0], &x[0], &v[0], rows, cols)
 	case []float32:
+		if stream {
+			dotRowsF32StreamAVX2(&dst[0], &x[0], &v[0], rows, cols)
+			return
+		}
 		dotRowsF32AVX2(&dst[0], &x[0], &v[0], rows, cols)
 	case []float64:
 		if stream {
@@ -71,7 +82,8 @@ func dotRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols in
 }
 
 // axpyRowsAsm is axpyRowsT, in assembly when useAVX2; stream as for
-// dotRowsAsm (axpyRowsF64StreamAVX2: rows read one at a time prefetched).
+// dotRowsAsm (axpyRowsF64StreamAVX2, axpyRowsF32StreamAVX2: rows read
+// one at a time prefetched).
 func axpyRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64, stream bool) {
 	if !useAVX2 || rows == 0 || cols == 0 {
 		axpyRowsT(dst, x, rows, cols, v)
@@ -83,6 +95,10 @@ func axpyRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols i
 	case []uint8:
 		axpyRowsU8AVX2(&dst[0], &x[0], &v[0], rows, cols)
 	case []float32:
+		if stream {
+			axpyRowsF32StreamAVX2(&dst[0], &x[0], &v[0], rows, cols)
+			return
+		}
 		axpyRowsF32AVX2(&dst[0], &x[0], &v[0], rows, cols)
 	case []float64:
 		if stream {

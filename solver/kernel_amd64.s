@@ -44,21 +44,25 @@
 #define LOAD1_F64(mem, xreg) VMOVSD mem, xreg
 
 // PREFETCH_L2(mem) asks for the cache line at mem in L2 (PREFETCHT1);
-// PREFETCH_NONE(mem) does nothing. The float64 stream kernels
-// (dotRowsF64StreamAVX2, axpyRowsF64StreamAVX2: a pass's samples, read
-// from memory once each) ask, in their one-row paths (DOT_ROWS' midOne,
-// AXPY_ROWS' one), which read in address order, for the elements
-// prefetchAhead bytes (8 KiB: 17 of the faces' rows of 60) ahead of their
-// loads, one request per 64-byte line (two in AXPY_ROWS' steps of 4
-// columns). Float64 passes are bound by the memory (about 11-13 GB/s on
-// one core here, against 40 for data that stays in L3), and the hardware
+// PREFETCH_NONE(mem) does nothing. The float64 and float32 stream kernels
+// (dot/axpyRowsF64StreamAVX2, dot/axpyRowsF32StreamAVX2: a pass's
+// samples, read from memory once each) ask, in their one-row paths
+// (DOT_ROWS' midOne, AXPY_ROWS' one and narrow), which read in address
+// order, for the elements prefetchAhead bytes (8 KiB: 17 of the faces'
+// float64 rows of 60) ahead of their loads, at least one request per
+// 64-byte line (float32: two per line, the steps being of half as many
+// bytes). Float passes are bound by the memory (about 11-13 GB/s on one
+// core here, against 40 for data that stays in L3), and the hardware
 // prefetcher alone keeps too few lines in flight: the faces 721 x 80 x 60
 // float64+frac fit, 2 threads, 2.78-2.98 -> 1.92-2.05 s (min of 5-6,
 // bench/gofit interleaved under chrt); nearer (PREFETCHT0 or T1 at 1-4
-// KiB) gained less, 16 KiB no more. Reads past the end are harmless: a
-// prefetch never faults. The other kernels (vectors and matrices in
-// cache: the Krylov steps, Y v; uint8 and float32 samples, narrowed or
-// not measured in a fit) prefetch nothing.
+// KiB) gained less, 16 KiB no more. The gait 731 x 32 x 22 x 10
+// float32+frac fit (rows of 220: 880 bytes, one at a time), 1 thread
+// 2.58/2.99 -> 1.47/2.12 s, 2 threads 1.22/1.41 -> 0.71/0.73 (min/median
+// of 4, bench/gofit interleaved under chrt). Reads past the end are
+// harmless: a prefetch never faults. The other kernels (vectors and
+// matrices in cache: the Krylov steps, Y v; uint8 samples, narrowed or
+// not, whose passes are not bound by the memory) prefetch nothing.
 #define PREFETCH_L2(mem) PREFETCHT1 mem
 #define PREFETCH_NONE(mem)
 #define prefetchAhead 8192
@@ -131,8 +135,9 @@ GLOBL magic52<>(SB), RODATA|NOPTR, $8
 // is (l0 + l1) + (l2 + l3), l the sum of its two accumulators; rows left
 // over go one at a time the same way (midOne).
 //
-// In the float64 stream kernel (quadBytes = midQuadRowBytes), rows of
-// more than 256 bytes (33 columns and more, such as the faces' 60) all go
+// In the float64 and float32 stream kernels (quadBytes =
+// midQuadRowBytes), rows of more than 256 bytes (float64: 33 columns and
+// more, such as the faces' 60; float32: 65 and more, the gait's 220) all go
 // one at a time (midOne), reading x strictly in address order, as
 // AXPY_ROWS does past quadRowBytes: from memory, four rows read side by
 // side are four streams, which the hardware prefetcher does not keep up
@@ -748,6 +753,10 @@ TEXT ·dotRowsU8AVX2(SB), NOSPLIT, $0-40
 TEXT ·dotRowsF32AVX2(SB), NOSPLIT, $0-40
 	DOT_ROWS(LOAD4_F32, LOAD1_F32, PREFETCH_NONE, allQuadRowBytes, 4, 16, 32, 48)
 
+// func dotRowsF32StreamAVX2(dst *float64, x *float32, v *float64, rows, cols int)
+TEXT ·dotRowsF32StreamAVX2(SB), NOSPLIT, $0-40
+	DOT_ROWS(LOAD4_F32, LOAD1_F32, PREFETCH_L2, midQuadRowBytes, 4, 16, 32, 48)
+
 // func dotRowsF64AVX2(dst *float64, x *float64, v *float64, rows, cols int)
 TEXT ·dotRowsF64AVX2(SB), NOSPLIT, $0-40
 	DOT_ROWS(LOAD4_F64, LOAD1_F64, PREFETCH_NONE, allQuadRowBytes, 8, 32, 64, 96)
@@ -763,6 +772,10 @@ TEXT ·axpyRowsU8AVX2(SB), NOSPLIT, $0-40
 // func axpyRowsF32AVX2(dst *float64, x *float32, v *float64, rows, cols int)
 TEXT ·axpyRowsF32AVX2(SB), NOSPLIT, $0-40
 	AXPY_ROWS(LOAD4_F32, LOAD1_F32, PREFETCH_NONE, 4, 16, 32, 48)
+
+// func axpyRowsF32StreamAVX2(dst *float64, x *float32, v *float64, rows, cols int)
+TEXT ·axpyRowsF32StreamAVX2(SB), NOSPLIT, $0-40
+	AXPY_ROWS(LOAD4_F32, LOAD1_F32, PREFETCH_L2, 4, 16, 32, 48)
 
 // func axpyRowsF64AVX2(dst *float64, x *float64, v *float64, rows, cols int)
 TEXT ·axpyRowsF64AVX2(SB), NOSPLIT, $0-40
