@@ -515,6 +515,29 @@
 // bench/gofit, 3 interleaved) 2.30x / 2.21x and 2.47x / 2.71x, each core
 // keeping its half of the samples in its cache.
 //
+// One thread on samples that stay float (2026-11-27): the faces 721 x 80
+// x 60 float64+frac fit makes 2,360 rows passes over its 27.7 MB with
+// the same kernels, reads and mode updates at 1 and 2 threads, and
+// nothing else that counts (timers around runner.run, in a build not
+// kept): 13-18 GB/s at 1 thread, 35-42 GB/s at 2, hence 2.5-3.2x. One
+// core streams 12-16 GB/s from memory and 30-40 from cache, and keeps
+// samples of 10-14 MB in cache where two keep 20 (rows passes of modes 0
+// and 1 in turn, float64: 20 MB 11-15 GB/s on one core, 40-76 on two;
+// 10 MB 34 on one): at 27.7 MB one core finds almost nothing in cache.
+// Huge pages made no difference (the pages of the virtual machine's host
+// are likely small). So every other pass over the same data walks it
+// backward (runner.run), starting on the samples the pass before read
+// last, which the cache still holds: each member takes its run from the
+// other end (about the same samples, kept by its core), and a rows pass
+// over samples in memory takes the reads in reverse order too. Only the
+// order changes, never a sum (TestPassOrder). bench/gofit, before and
+// after interleaved under chrt -f 10, min / median of 4: faces float64
+// 1 thread 5.03 / 5.25 -> 4.50 / 4.67 s, 2 threads 1.70 / 1.88 -> 1.58
+// / 1.79; gait float64 (41 MB, two reads) 1 thread 3.71 / 4.31 -> 3.30
+// / 3.89, 2 threads 1.78 / 2.18 -> 1.76 / 1.94; gait float32 and uint8,
+// faces uint8 within the noise (min ratios 0.93-1.18, medians 0.95-1.16,
+// n = 5). A pass that ends in L3 thus serves the next one 10-12%.
+//
 // Cancellation: Options.Cancel is polled by every leaf (every 16
 // samples, about 30 us of work at the gait size) and between passes, by
 // every panel of PCA's Gram matrix and of its map and before every block

@@ -129,7 +129,8 @@ func maxSpans(n int) int { return 2*bits.Len(uint(n)) + 1 }
 // started once per fit (see team): member w takes the w-th run of the
 // read's leaves, the same samples in every pass (so its core's cache
 // keeps what it read and wrote, such as the cache z and the rows of a
-// rows pass), then helps the others. A leaf finished second of two
+// rows pass), every other pass from its end (see run), then helps the
+// others. A leaf finished second of two
 // siblings combines them, so the tree is folded in parallel; the subtrees
 // of a read are then added to a Fold in order. A rows pass has no tree:
 // its read is dealt by samples, in pieces of up to a grain that shrink
@@ -163,7 +164,17 @@ type runner struct {
 
 	j    job
 	fold Fold // reused by every pass
+
+	// back[k] is the direction of the next pass over the source (k = 0)
+	// or over the cache z (k = 1): each walks its samples the opposite
+	// way to the one before it (see run).
+	back [2]bool
 }
+
+// turnPasses makes each pass walk its samples the opposite way to the
+// pass before it over the same data (runner.run); tests clear it to show
+// that the order changes no bit.
+var turnPasses = true
 
 // job is one read's share of a pass, worked on by the whole pool. The
 // runner reuses one job for every read.
@@ -174,6 +185,7 @@ type job struct {
 	n, size int   // samples of the read, elements per sample of x
 	x       Block // the read's samples (the cache z's when in == fromZ)
 	in      input
+	back    bool      // walk the read from its end (see runner.run)
 	out     []float64 // rows pass: the read's rows
 	deal    deal      // the leaves, by member
 	leaves  int
@@ -264,6 +276,20 @@ func (r *runner) runCached(p *Pass, out []float64) error {
 	return r.run(p, out, nil, cacheRow(p.Shape), fromZ)
 }
 
+// inMemory reports whether src (or the source a scaledSource wraps)
+// holds all its samples in memory (Resident), so that a pass may read
+// them in any order.
+func inMemory(src Source) bool {
+	if s, ok := src.(*scaledSource); ok {
+		src = s.Source
+	}
+	if r, ok := src.(Resident); ok {
+		_, ok = r.Resident()
+		return ok
+	}
+	return false
+}
+
 func equalFloats(a, b []float64) bool {
 	if a == nil || len(a) != len(b) {
 		return false
@@ -292,7 +318,30 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 	}
 	fold.Pass = p
 	rows := p.Rows()
-	for bs := 0; bs < r.m; bs += r.block {
+	// Every other pass over the same data walks it backward, so that it
+	// starts on the samples the pass before it read last, still in the
+	// cache when the samples are larger than it (L3, 32 MB here, shared;
+	// a single core keeps much less of it: see doc.go, "Passes").
+	// Backward, member w takes from the back of the run it takes from the
+	// front forward (about the same samples, which its core's cache
+	// keeps), and a rows pass over samples in memory takes the reads in
+	// reverse order too; other sources are read in increasing order, as
+	// Source promises, and a sum pass adds each read's spans to the Fold
+	// in order. Only the order changes: every leaf and row is the same
+	// function of its samples, and the tree of a sum pass is fixed.
+	k := 0
+	if in == fromZ {
+		k = 1
+	}
+	back := turnPasses && r.back[k]
+	r.back[k] = !r.back[k]
+	backReads := back && rows && (in == fromZ || inMemory(src))
+	reads := (r.m + r.block - 1) / r.block
+	for b := range reads {
+		bs := b * r.block
+		if backReads {
+			bs = (reads - 1 - b) * r.block
+		}
 		bn := min(r.block, r.m-bs)
 		var x Block
 		if in == fromZ {
@@ -308,7 +357,7 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 			x = blk
 		}
 		j := &r.j
-		j.r, j.p, j.start, j.n, j.size, j.x, j.in, j.g = r, p, bs, bn, size, x, in, p.grain()
+		j.r, j.p, j.start, j.n, j.size, j.x, j.in, j.g, j.back = r, p, bs, bn, size, x, in, p.grain(), back
 		j.out, j.spans, j.panicV = nil, j.spans[:0], nil
 		if rows {
 			w := p.RowLen()
@@ -376,13 +425,26 @@ func (j *job) work(w int) {
 		zs = cacheRow(p.Shape)
 	}
 	rows := p.Rows()
+	// Backward (j.back), the positions the deal hands out are counted
+	// from the read's end, and member w takes from the run that then
+	// covers (about) the samples it takes forward.
+	run := w
+	if j.back {
+		run = len(j.deal.runs) - 1 - w
+	}
 	for {
 		var i, lo, hi int
 		var ok bool
 		if rows {
-			lo, hi, ok = j.deal.takeRange(w, j.g, rowsPieceMin)
+			lo, hi, ok = j.deal.takeRange(run, j.g, rowsPieceMin)
+			if j.back {
+				lo, hi = j.n-hi, j.n-lo
+			}
 		} else {
-			i, ok = j.deal.take(w)
+			i, ok = j.deal.take(run)
+			if j.back {
+				i = j.leaves - 1 - i
+			}
 			lo, hi = i*j.g, min((i+1)*j.g, j.n)
 		}
 		if !ok || r.isCanceled() {
