@@ -165,9 +165,8 @@ func (k *krylov) top(u []float64, apply func(dst, v []float64), R blas64.General
 			qj := k.q[j*n : (j+1)*n]
 			apply(k.w, qj)
 			*applies++
-			k.project(k.w, R)
 			k.d[j] = floats.Dot(k.w, qj)
-			b := k.reorth(j)
+			b := k.reorth(j, R)
 			m = j + 1
 			if j == 0 {
 				// The residual of x itself, computed explicitly.
@@ -210,22 +209,30 @@ func (k *krylov) top(u []float64, apply func(dst, v []float64), R blas64.General
 	return theta, false
 }
 
-// reorth orthogonalises k.w, the product A q_j (projected), against the
+// reorth orthogonalises k.w, the product A q_j, against span(C) and the
 // basis q_0..q_j and returns its norm, the Lanczos b_j. The three-term
-// recurrence's terms (d_j q_j and b_{j-1} q_{j-1}) are subtracted first;
-// then one classical Gram-Schmidt pass against the whole basis removes
+// recurrence's terms (d_j q_j and b_{j-1} q_{j-1}) are subtracted first,
+// then w is projected (krylov.project): after the subtractions, so that
+// what rounding left of span(C) in q_j and q_{j-1} goes too. Projected
+// before them (as until 2026-11-27), that remainder was multiplied by
+// about |d_j| / b_j a step, A mapping span(C) to 0: within a restart
+// cycle of the faces' first updates of an EMP it grew from 1e-16 to
+// order 1 and corrupted T, whose Ritz estimates then reported
+// convergence the true residual denied (TestKrylovColdClustered). Then
+// one classical Gram-Schmidt pass against the whole basis removes
 // what rounding left along it, and a second pass runs only when the first
 // cut the norm by more than 1/sqrt(2) (the DGKS criterion: w then held a
 // sizeable part of span(Q), so one pass may not have made it orthogonal to
 // working precision). The passes' products with the basis are dotRows and
 // axpyRows, the project's float64 kernels.
-func (k *krylov) reorth(j int) float64 {
+func (k *krylov) reorth(j int, R blas64.General) float64 {
 	n := k.n
 	w, h := k.w, k.h[:j+1]
 	floats.AddScaled(w, -k.d[j], k.q[j*n:(j+1)*n])
 	if j > 0 {
 		floats.AddScaled(w, -k.e[j-1], k.q[(j-1)*n:j*n])
 	}
+	k.project(w, R)
 	eta := norm2(w)
 	Q := Block{F64: k.q[:(j+1)*n]}
 	for range 2 {
