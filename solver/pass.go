@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -109,6 +110,50 @@ type Pass struct {
 	NoFull      bool
 	Features    [][][]float64 // OpTransform: Features[p][n], feature p's mode-n vector
 	Index       []int         // OpTransform with Factors: feature p's entry of the projected tensor
+
+	// offset, when set (OpModeScatter, OpModeRows, by the local engine),
+	// has the pass compute Offset itself: see passOffset.
+	offset *passOffset
+}
+
+// passOffset lets a mode pass run on the local engine compute its Offset,
+// the partial projection of the mean (contractor.partial, as the caller
+// would), instead of the caller before the pass: the first member to
+// start a piece computes it into Offset while the others contract their
+// samples, and every member waits for it only when it subtracts it from
+// its rows, by which time it is ready (it costs one sample's contraction,
+// a piece up to a grain of them). The caller's serial time between passes
+// shrinks by that contraction: gait 731 x 32 x 22 x 10 uint8 at 2
+// threads, tvpFit.partials on the caller 6-7.5 -> 2.5 ms a fit (1860
+// passes; the rest is the runner's dispatch), pprof of 2 x 20 fits
+// interleaved, chrt. The values are the same bits (TestPassOffset).
+type passOffset struct {
+	mean  []float64
+	state atomic.Int32 // 0: not started, 1: being computed, 2: done
+}
+
+// reset readies o for a pass whose offset is mean's partial projection.
+func (o *passOffset) reset(mean []float64) {
+	o.mean = mean
+	o.state.Store(0)
+}
+
+// begin computes p.Offset with c if no member has begun to.
+func (o *passOffset) begin(p *Pass, c *contractor) {
+	if o.state.Load() != 0 || !o.state.CompareAndSwap(0, 1) {
+		return
+	}
+	defer o.state.Store(2) // also on a panic, which the pass raises: nobody waits forever
+	c.partial(p.Offset, Block{F64: o.mean}, p.Mode, p.Vectors)
+}
+
+// wait returns once p.Offset is computed.
+func (o *passOffset) wait() {
+	for i := 0; o.state.Load() != 2; i++ {
+		if i >= 1<<10 {
+			osYield()
+		}
+	}
 }
 
 // grain returns the number of samples of one leaf of the pass's
@@ -517,6 +562,9 @@ func (p *Pass) modeRows(ws *Workspace, rows []float64, start int, x Block, cnt i
 	In := p.Shape[n]
 	size := p.size()
 	c := ws.c
+	if p.offset != nil {
+		p.offset.begin(p, c)
+	}
 	switch {
 	case in == fromX && n == 0 && c.oneDot():
 		c.rows0(rows, x, cnt, p.Vectors)
@@ -540,6 +588,9 @@ func (p *Pass) modeRows(ws *Workspace, rows []float64, start int, x Block, cnt i
 		}
 	}
 	q := len(p.Coef)
+	if p.offset != nil {
+		p.offset.wait()
+	}
 	for i := range cnt {
 		row := rows[i*In : (i+1)*In]
 		if p.Offset != nil {

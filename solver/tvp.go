@@ -34,6 +34,7 @@ type tvpFit struct {
 	projPass Pass // the projection pass, reused
 	// the partial-projections pass's offset and deflation matrix
 	offsetBuf, deflateBuf []float64
+	offset                passOffset // has the local engine's pass compute its offset
 	meanProj              [1]float64 // the projection pass's offset
 	overlap               []float64  // TROD's overlaps of the previous EMPs with the current one
 	// fixed[n] holds the previous EMPs' mode-n vectors for a constrained
@@ -329,7 +330,13 @@ func (t *tvpFit) partials(p, n int, vs [][]float64, start bool) (*mat.Dense, err
 	*ps = Pass{Op: OpModeScatter, Shape: t.shape, Samples: t.m, Mode: n, Vectors: vs}
 	if t.meanUsed != nil {
 		ps.Offset = t.offsetBuf[:In]
-		t.c.partial(ps.Offset, Block{F64: t.meanUsed}, n, vs)
+		if t.run != nil {
+			// the local engine's pass computes it (passOffset)
+			t.offset.reset(t.meanUsed)
+			ps.offset = &t.offset
+		} else {
+			t.c.partial(ps.Offset, Block{F64: t.meanUsed}, n, vs)
+		}
 	}
 	// TROD deflation: the partial projection of the residual
 	// X_m - sum_q r_mq u_q^(1) o ... o u_q^(N) is that of X_m minus
