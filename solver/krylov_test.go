@@ -47,15 +47,7 @@ func TestKrylovTop(t *testing.T) {
 	for i := range lambda {
 		lambda[i] = 1 / float64(i+1) // gaps shrink: 1, 1/2, 1/3, ...
 	}
-	var A mat.Dense
-	A.Mul(Q, mat.NewDiagDense(n, lambda))
-	A.Mul(&A, Q.T())
-	S := mat.NewSymDense(n, nil)
-	for i := range n {
-		for j := i; j < n; j++ {
-			S.SetSym(i, j, 0.5*(A.At(i, j)+A.At(j, i)))
-		}
-	}
+	S := symFromSpectrum(Q, lambda)
 	for _, c := range []int{0, 1, 7} {
 		var C, R *mat.Dense // the constraint and its rows, eigenSolver's R
 		if c > 0 {
@@ -170,15 +162,7 @@ func TestKrylovColdClustered(t *testing.T) {
 			lambda[i] = 1 - 0.68*float64(i-c)/float64(n-c-1)
 		}
 	}
-	var A mat.Dense
-	A.Mul(Q, mat.NewDiagDense(n, lambda))
-	A.Mul(&A, Q.T())
-	S := mat.NewSymDense(n, nil)
-	for i := range n {
-		for j := i; j < n; j++ {
-			S.SetSym(i, j, 0.5*(A.At(i, j)+A.At(j, i)))
-		}
-	}
+	S := symFromSpectrum(Q, lambda)
 	R := mat.DenseCopyOf(C.T())
 	var es eigenSolver
 	want := make([]float64, n)
