@@ -742,7 +742,17 @@
 // 0.926 (0.901 / 1.042), one thread 1.417 / 1.436; gait uint8 through
 // Python 0.443 / 0.498 (0.521 / 0.550, with the gait changes of
 // 36acaab and 34ae93c), Go 0.456 / 0.508 (0.408 / 0.528: the machine's
-// noise).
+// noise). Most of those dense fallbacks were a bug: krylov projected A q
+// against span(C) before the Lanczos recurrence's subtractions, so what
+// rounding left of span(C) in the basis grew by |d_j| / b_j (3.6 on the
+// faces) a step, and the first updates of an EMP, started from a generic
+// vector, ran out of products with a corrupted T (krylov.reorth). Since
+// 8032f12 they converge and the faces fit goes dense no more: the
+// caller's time at 2 threads measured as above, 2 rounds interleaved
+// with a18a0c8, 143 / 163 -> 117 / 126 ms a fit (Krylov products 61,943
+// -> 59,194). The mean's partial projection, the offset of each mode
+// pass, is computed by the pass itself since cafc679 (passOffset), off
+// the caller: gait uint8 6-7.5 -> 2.5 ms a fit.
 //
 // Where a SO-MPCA-RS fit's time goes (K = 20, 1 thread, go tool pprof on
 // bench/gofit): faces 721 x 80 x 60 uint8 (P = 60: 59 x 20 sweeps of 2
