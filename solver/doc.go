@@ -538,6 +538,35 @@
 // faces uint8 within the noise (min ratios 0.93-1.18, medians 0.95-1.16,
 // n = 5). A pass that ends in L3 thus serves the next one 10-12%.
 //
+// Accounting the team's time: a build with the teamstats tag (go build
+// -tags teamstats ./bench/gofit; teamstat_on.go, the hooks in team.go are
+// empty otherwise) times every task of the team (the caller's share, each
+// member's start and share, the waits at the end) and the caller's time
+// between tasks, and prints the totals by task at the end of a fit.
+// Measured 2026-11-27 at a18a0c8 (chrt -f 10, 1 and 2 threads
+// interleaved, medians of 4 fits; ms): gait uint8 1 thread 795 (755 in
+// tasks, 40 between), 2 threads 468 = 378 (half the 1-thread tasks) + 43
+// serial + 17 idle in tasks + 28 more CPU for the same tasks, 1.70x;
+// faces uint8 1460 (1302, 158), 2 threads 868 = 651 + 156 + 34 + 28,
+// 1.68x. The passes run at 1.96-1.99 busy cores of 2, even those under 64
+// us (a member takes a task 0.2-0.6 us after run, median): the hand-offs
+// and the waits cost about 2% of the 2-thread time, and running small
+// passes on the caller alone would not gain. What stays is the serial
+// eigen step (Amdahl: faces' 156 ms cap it near 1.8x) and the extra CPU
+// of the same work when both cores run, from the lines the cores exchange
+// and the samples both stream from the shared L3: 4-7% of the tasks when
+// the host is quiet, up to 12% for the passes and 35% for forming S in a
+// loaded quarter hour (with the one-read rows passes below: gait 510 ms,
+// 1.57x; faces 958, 1.45x), while two goroutines forming scatters of
+// private data in L1 and L2 keep one core's speed each. Tried and not
+// kept: forming S's fold on the caller alone (S is then written where the
+// eigen step reads it; forming alone 10-20% slower at 2 threads, the fit
+// within the noise), a partial-projection buffer per mode, so that a
+// sample's rows stay with the member that owns it from one mode to the
+// next (no change), and rows passes over samples in memory in one read
+// rather than reads of 512 (gait: 1,833 team tasks a fit instead of
+// 3,666, idle in the passes 11 -> 6 ms, the fit within the noise).
+//
 // Cancellation: Options.Cancel is polled by every leaf (every 16
 // samples, about 30 us of work at the gait size) and between passes, by
 // every panel of PCA's Gram matrix and of its map and before every block

@@ -42,6 +42,8 @@ type team struct {
 	mu     sync.Mutex
 	panicV any // the first panic of a member in the current task
 	exited sync.WaitGroup
+
+	st teamStat // the teamstats build's timings (teamstat_on.go)
 }
 
 // teamMember is a member's parking state, padded to its own cache line.
@@ -59,6 +61,7 @@ func newTeam(size int) *team {
 		t.spin = teamSpin
 	}
 	t.members = make([]teamMember, t.size)
+	t.st.init(t.size)
 	t.exited.Add(t.size - 1)
 	for w := 1; w < t.size; w++ {
 		t.members[w].wake = make(chan struct{}, 1)
@@ -72,15 +75,20 @@ func newTeam(size int) *team {
 // again by run in the caller. fn should be made once (a closure per call
 // would allocate).
 func (t *team) run(fn func(w int)) {
+	t.st.begin(fn)
 	if t.size == 1 {
 		fn(0)
+		t.st.callerDone()
+		t.st.end()
 		return
 	}
 	t.fn = fn
 	t.left.Store(int32(t.size - 1))
 	t.publish()
 	t.call(fn, 0)
+	t.st.callerDone()
 	t.await()
+	t.st.end()
 	t.fn = nil
 	if t.panicV != nil {
 		v := t.panicV
@@ -166,7 +174,9 @@ func (t *team) member(w int) {
 		if t.quit.Load() {
 			return
 		}
+		t.st.seen(w)
 		t.call(t.fn, w)
+		t.st.done(w)
 		if t.left.Add(-1) == 0 && t.waiting.Load() {
 			select {
 			case t.done <- struct{}{}:
@@ -193,6 +203,9 @@ func (t *team) call(fn func(w int), w int) {
 // close stops the members and waits for them to return. The team is then
 // unusable.
 func (t *team) close() {
+	if t != nil {
+		t.st.report()
+	}
 	if t == nil || t.size == 1 || t.quit.Load() {
 		return
 	}

@@ -1,0 +1,182 @@
+//go:build teamstats
+
+package solver
+
+import (
+	"fmt"
+	"math/bits"
+	"os"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// teamStat, built with the teamstats tag, times every task of a team (a
+// call of run): the caller's share, each member's start (from run to the
+// member seeing the task) and share, the wait at the end, and the
+// caller's time between tasks. close prints the totals by task function
+// to stderr (see doc.go, "Passes"). Timestamps are read around each task
+// and share only, never inside them.
+type teamStat struct {
+	size    int
+	marks   []memberMark // per member: its share of the current task
+	fn      uintptr      // the current task's function
+	t0, tc  int64        // the task's start, the caller's end of its share
+	first   int64        // the first task's start
+	lastEnd int64        // the last task's end
+	serial  int64        // the caller's time between tasks
+	gaps    []int64      // each of those times
+	agg     map[uintptr]*taskAgg
+}
+
+// memberMark is when a member saw the current task and finished its
+// share, padded to its own cache line.
+type memberMark struct {
+	seen, done int64
+	_          [48]byte
+}
+
+// taskAgg sums the runs of one task function (ns).
+type taskAgg struct {
+	runs   int
+	wall   int64 // run's start to its return
+	caller int64 // the caller's shares
+	member int64 // the members' shares
+	late   int64 // run's start to a member seeing the task
+	cwait  int64 // the caller's end of its share to run's return
+	tail   int64 // the last share's end to run's return
+	// distributions: the caller's and the members' shares, the lateness
+	callerWork, memberWork, lat []int64
+	// by log2 of the task's work (all shares, us): runs, wall, work
+	bucket [24][3]int64
+}
+
+var statBase = time.Now()
+
+func statNow() int64 { return int64(time.Since(statBase)) }
+
+func (s *teamStat) init(size int) {
+	s.size = size
+	s.marks = make([]memberMark, size)
+	s.agg = map[uintptr]*taskAgg{}
+}
+
+func (s *teamStat) begin(fn func(w int)) {
+	s.fn = reflect.ValueOf(fn).Pointer()
+	s.t0 = statNow()
+	if s.first == 0 {
+		s.first = s.t0
+	}
+	if s.lastEnd != 0 {
+		s.serial += s.t0 - s.lastEnd
+		s.gaps = append(s.gaps, s.t0-s.lastEnd)
+	}
+}
+
+func (s *teamStat) callerDone() { s.tc = statNow() }
+func (s *teamStat) seen(w int)  { s.marks[w].seen = statNow() }
+func (s *teamStat) done(w int)  { s.marks[w].done = statNow() }
+
+// end adds the task that run is returning from.
+func (s *teamStat) end() {
+	t1 := statNow()
+	a := s.agg[s.fn]
+	if a == nil {
+		a = &taskAgg{}
+		s.agg[s.fn] = a
+	}
+	a.runs++
+	a.wall += t1 - s.t0
+	a.caller += s.tc - s.t0
+	a.callerWork = append(a.callerWork, s.tc-s.t0)
+	a.cwait += t1 - s.tc
+	last, work := s.tc, s.tc-s.t0
+	for w := 1; w < s.size; w++ {
+		m := s.marks[w]
+		a.late += m.seen - s.t0
+		a.lat = append(a.lat, m.seen-s.t0)
+		a.member += m.done - m.seen
+		a.memberWork = append(a.memberWork, m.done-m.seen)
+		last = max(last, m.done)
+		work += m.done - m.seen
+	}
+	a.tail += t1 - last
+	b := min(len(a.bucket)-1, bits.Len64(uint64(max(work, 0)/1000)))
+	a.bucket[b][0]++
+	a.bucket[b][1] += t1 - s.t0
+	a.bucket[b][2] += work
+	s.lastEnd = t1
+}
+
+// report prints the totals (ms) and medians (us) by task, once.
+func (s *teamStat) report() {
+	if s.agg == nil || s.first == 0 {
+		return
+	}
+	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
+	sorted := func(v []int64) []int64 {
+		v = slices.Clone(v)
+		slices.Sort(v)
+		return v
+	}
+	med := func(v []int64) float64 {
+		if len(v) == 0 {
+			return 0
+		}
+		return float64(sorted(v)[len(v)/2]) / 1e3
+	}
+	dist := func(v []int64) string {
+		if len(v) == 0 {
+			return ""
+		}
+		v = sorted(v)
+		q := func(f float64) float64 { return float64(v[int(f*float64(len(v)-1))]) / 1e3 }
+		over, sum := 0, int64(0)
+		for _, x := range v {
+			if x > 20000 {
+				over++
+				sum += x
+			}
+		}
+		return fmt.Sprintf("p50 %.1f p90 %.1f p99 %.1f max %.0f us; >20us: %d (%.1f ms)", q(.5), q(.9), q(.99), q(1), over, ms(sum))
+	}
+	type row struct {
+		name string
+		a    *taskAgg
+	}
+	var rows []row
+	var wall int64
+	for pc, a := range s.agg {
+		name := "?"
+		if f := runtime.FuncForPC(pc); f != nil {
+			name = f.Name()
+		}
+		rows = append(rows, row{name, a})
+		wall += a.wall
+	}
+	slices.SortFunc(rows, func(x, y row) int { return int(y.a.wall - x.a.wall) })
+	out := os.Stderr
+	fmt.Fprintf(out, "teamstats size %d: span %.1f ms, in tasks %.1f ms, caller between tasks %.1f ms\n",
+		s.size, ms(s.lastEnd-s.first), ms(wall), ms(s.serial))
+	fmt.Fprintf(out, "%-40s %6s %8s %8s %8s %8s %8s %8s | med us: %6s %6s %6s\n",
+		"task", "runs", "wall", "caller", "members", "late", "cwait", "tail", "call", "memb", "late")
+	fmt.Fprintf(out, "gaps %s\n", dist(s.gaps))
+	for _, r := range rows {
+		a := r.a
+		if s.size > 1 {
+			fmt.Fprintf(out, "late %s: %s\n", r.name[strings.LastIndex(r.name, ".")+1:], dist(a.lat))
+		}
+		fmt.Fprintf(out, "%-40s %6d %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f | %6.1f %6.1f %6.1f\n",
+			r.name, a.runs, ms(a.wall), ms(a.caller), ms(a.member), ms(a.late), ms(a.cwait), ms(a.tail),
+			med(a.callerWork), med(a.memberWork), med(a.lat))
+		for b, v := range a.bucket {
+			if v[0] > 0 {
+				fmt.Fprintf(out, "    work < %5d us: %6d runs, wall %8.2f ms, work %8.2f ms, work/wall %.2f\n",
+					1<<b, v[0], ms(v[1]), ms(v[2]), float64(v[2])/float64(v[1]))
+			}
+		}
+	}
+	s.agg = nil
+}
