@@ -536,7 +536,11 @@
 // / 1.79; gait float64 (41 MB, two reads) 1 thread 3.71 / 4.31 -> 3.30
 // / 3.89, 2 threads 1.78 / 2.18 -> 1.76 / 1.94; gait float32 and uint8,
 // faces uint8 within the noise (min ratios 0.93-1.18, medians 0.95-1.16,
-// n = 5). A pass that ends in L3 thus serves the next one 10-12%.
+// n = 5). At 2 threads, where two cores keep most of the samples anyway,
+// it is within the noise: two more runs of 9 interleaved pairs each,
+// faces float64 min / median ratios 0.82 / 0.97 and 0.95 / 1.07, gait
+// float64 0.94 / 1.12. A pass that ends in cache thus serves the next one
+// 10-12% at 1 thread.
 //
 // Accounting the team's time: a build with the teamstats tag (go build
 // -tags teamstats ./bench/gofit; teamstat_on.go, the hooks in team.go are
