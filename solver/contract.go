@@ -18,6 +18,10 @@ type contractor struct {
 	// of order N >= 3 samples takes its dot products with (see partial);
 	// kronOf holds the vectors it was made from, concatenated.
 	kron, kronOf []float64
+	// red[k] is dims without mode k, the shape of X x_k u^(k); rv holds
+	// the vectors of those modes (see reduced).
+	red [][]int
+	rv  [][]float64
 
 	// The exact contractions of samples whose values are all uint8
 	// values (see sampleBytes and doc.go, "Kernels"): u8 holds such a
@@ -84,6 +88,10 @@ func newContractor(dims []int) *contractor {
 	// a leaf cannot change the fit's allocations (TestAllocations).
 	last := len(dims) - 1
 	c := &contractor{dims: dims, a: make([]float64, size), b: make([]float64, size), o: make([]float64, dims[last]), kronOf: make([]float64, 0, rest)}
+	c.red, c.rv = make([][]int, len(dims)), make([][]float64, 0, len(dims))
+	for k := range dims {
+		c.red[k] = append(append([]int(nil), dims[:k]...), dims[k+1:]...)
+	}
 	c.u8 = make([]uint8, size)
 	c.sums = make([]int64, fixedLimbs*(size/dims[0]))
 	c.fx0, c.fxLast = newFixedCache(dims[0], true), newFixedCache(dims[last], true)
@@ -293,8 +301,12 @@ func (c *contractor) kronecker(vs [][]float64) []float64 {
 // scratch; the last contraction writes it directly). It does not write
 // cur (which may be a row of a cache) unless cur is c.a.
 func (c *contractor) finish(out, cur []float64, lo, hi, n int, vs [][]float64) {
-	dims := c.dims
-	buf, spare := c.b, c.a
+	finishOn(out, cur, c.dims, vs, lo, hi, n, c.b, c.a)
+}
+
+// finishOn is finish for a tensor of modes lo..hi of dims (vectors vs),
+// in buf and spare (each at least len(cur) values; spare may be cur).
+func finishOn(out, cur []float64, dims []int, vs [][]float64, lo, hi, n int, buf, spare []float64) {
 	for hi > n {
 		rows := len(cur) / dims[hi]
 		dst := buf[:rows]
@@ -327,27 +339,100 @@ func (c *contractor) finish(out, cur []float64, lo, hi, n int, vs [][]float64) {
 // once, in bufA and bufB (each at least len(cur) values), then those of
 // the leading modes (axpyRows) sample by sample.
 func (c *contractor) finishCache(out, cur []float64, cnt, n int, vs [][]float64, bufA, bufB []float64) {
-	dims := c.dims
+	c.finishLead(out, cur, cnt, 0, n, vs, bufA, bufB)
+}
+
+// finishLead makes, for the cnt samples whose rows of X x_k u^(k) (the
+// samples contracted in mode k first, lead; n != k) are cur, the rest of
+// the partial projection of mode n, into their rows of out: the
+// contractions of the trailing modes (dotRows, each row on its own) for
+// all cnt samples at once, in bufA and bufB (each at least len(cur)
+// values), then those of the leading modes (axpyRows) sample by sample,
+// the modes in the order of partial's for n >= 1 (k = 0) with mode k
+// left out. partialLead is the same on one sample.
+func (c *contractor) finishLead(out, cur []float64, cnt, k, n int, vs [][]float64, bufA, bufB []float64) {
+	dims, rv := c.reduced(k, vs)
+	if n > k {
+		n--
+	}
 	hi := len(dims) - 1
 	buf, spare := bufA, bufB
 	for hi > n {
 		rows := len(cur) / dims[hi]
 		dst := buf[:rows]
-		if hi-1 == n && n == 1 {
+		if hi-1 == n && n == 0 {
 			dst = out[:rows] // the last contraction: straight into the rows
 		}
-		dotRows(dst, Block{F64: cur}, rows, dims[hi], vs[hi])
+		dotRows(dst, Block{F64: cur}, rows, dims[hi], rv[hi])
 		cur, buf, spare = dst, spare, buf
 		hi--
 	}
-	if n == 1 {
+	if n == 0 {
 		copy(out, cur)
 		return
 	}
 	per, d := len(cur)/cnt, dims[n]
 	for i := range cnt {
-		c.finish(out[i*d:(i+1)*d], cur[i*per:(i+1)*per], 1, hi, n, vs)
+		finishOn(out[i*d:(i+1)*d], cur[i*per:(i+1)*per], dims, rv, 0, hi, n, c.b, c.a)
 	}
+}
+
+// reduced returns the sample shape and the vectors vs without mode k
+// (the shape of X x_k u^(k)), in c's storage.
+func (c *contractor) reduced(k int, vs [][]float64) ([]int, [][]float64) {
+	c.rv = append(append(c.rv[:0], vs[:k]...), vs[k+1:len(c.dims)]...)
+	return c.red[k], c.rv
+}
+
+// lead sets dst (cnt x prod_{j != k} dims[j]) to the cnt samples in x
+// contracted with v in mode k, the first contraction of partialLead: by
+// mode0 for k = 0; for the last mode by dotSample (one call over all the
+// rows of a uint8 block: each row's result is its own); for a middle
+// mode by the axpyRows of each of its prod_{j<k} dims[j] slices, in the
+// samples' own type or, for samples of uint8 values (sampleBytes), by
+// the float64 kernel for uint8. The same operations whatever the number
+// of samples: a function of each sample's values.
+func (c *contractor) lead(dst []float64, x Block, cnt, k int, v []float64) {
+	dims := c.dims
+	size := len(c.a)
+	cols := size / dims[k]
+	last := len(dims) - 1
+	switch {
+	case k == 0:
+		c.mode0(dst, x, cnt, v)
+	case k == last && x.U8 != nil:
+		c.dotSample(dst, x, cnt*cols, dims[k], v, &c.fxLast)
+	case k == last:
+		for i := range cnt {
+			c.dotSample(dst[i*cols:(i+1)*cols], x.slice(i*size, (i+1)*size), cols, dims[k], v, &c.fxLast)
+		}
+	default:
+		inner := prod(dims[k+1:])
+		slab := dims[k] * inner
+		for i := range cnt {
+			xi, di := x.slice(i*size, (i+1)*size), dst[i*cols:(i+1)*cols]
+			if u, ok := c.sampleBytes(xi); ok {
+				xi = Block{U8: u}
+			}
+			for a := range size / slab {
+				axpyRowsStream(di[a*inner:(a+1)*inner], xi.slice(a*slab, (a+1)*slab), dims[k], inner, v)
+			}
+		}
+	}
+}
+
+// partialLead is partial's result for mode n of sample x by the order of
+// a sweep that caches X x_k u^(k) (Pass.Lead): mode k first (lead), then
+// finishLead's order. k = 0 is partial's own order for n >= 1.
+func (c *contractor) partialLead(out []float64, x Block, n, k int, vs [][]float64) {
+	cols := len(c.a) / c.dims[k]
+	c.lead(c.a[:cols], x, 1, k, vs[k])
+	dims, rv := c.reduced(k, vs)
+	m := n
+	if n > k {
+		m--
+	}
+	finishOn(out, c.a[:cols], dims, rv, 0, len(dims)-1, m, c.b, c.a)
 }
 
 // full returns the full contraction of sample x with vs in every mode.

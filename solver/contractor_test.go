@@ -33,6 +33,22 @@ func naivePartial(x []float64, dims []int, n int, vs [][]float64) []float64 {
 	return out
 }
 
+// termScale returns sum_e |x_e| prod_k |vs[k][i_k(e)]|, the sum of the
+// magnitudes of the terms of x's full contraction with vs: a partial
+// contraction's entries are sums of some of them, so rounding bounds of
+// order len(x) eps termScale hold for every entry.
+func termScale(x []float64, dims []int, vs [][]float64) float64 {
+	scale := 0.0
+	for e, v := range x {
+		w := math.Abs(v)
+		for k := range dims {
+			w *= math.Abs(vs[k][e/prod(dims[k+1:])%dims[k]])
+		}
+		scale += w
+	}
+	return scale
+}
+
 // TestContractor: contractor.partial and full agree with the term-by-term
 // definition to rounding for every mode, element type and order, on the
 // Kronecker path (order >= 3, mode 0), past kronMax and for order 2; the
@@ -72,14 +88,7 @@ func TestContractor(t *testing.T) {
 						want := naivePartial(x[s*size:(s+1)*size], dims, n, vs)
 						got := make([]float64, dims[n])
 						c.partial(got, xs, n, vs)
-						scale := 0.0
-						for e := range size {
-							w := math.Abs(x[s*size+e])
-							for k := range dims {
-								w *= math.Abs(vs[k][e/prod(dims[k+1:])%dims[k]])
-							}
-							scale += w
-						}
+						scale := termScale(x[s*size:(s+1)*size], dims, vs)
 						for i := range want {
 							// independent sums of size terms: rounding of order
 							// size * eps * sum |terms|
@@ -114,6 +123,104 @@ func TestContractor(t *testing.T) {
 						for i, w := range want {
 							if g := got[s*dims[n]+i]; g != w {
 								t.Fatalf("%v %v sample %d mode %d: from the cache %v, partial %v", dims, elemName(b), s, n, g, w)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestContractorLead: contractor.partialLead, the order of a TVP sweep
+// that caches X x_k u^(k) (Pass.Lead), agrees with the term-by-term
+// definition (naivePartial) to rounding for every lead mode k and free
+// mode n != k, on integer values in every element type (the same bits in
+// each: the first contraction follows sampleBytes) and on fractional
+// float64 and float32 values; and the cache path (lead over a run of
+// samples, kept, then finishLead over them) gives its result bit for bit.
+// k = 0 is partial's own order for n >= 1.
+func TestContractorLead(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 5))
+	for _, dims := range [][]int{{4, 7, 3}, {3, 5, 2, 4}, {32, 22, 10}, {2, 3, 70, 33}} {
+		size := prod(dims)
+		const cnt = 5
+		x, frac := make([]float64, cnt*size), make([]float64, cnt*size)
+		for i := range x {
+			x[i] = float64(rng.IntN(256))
+			frac[i] = x[i] + rng.Float64()
+		}
+		u8, f32, frac32 := make([]uint8, len(x)), make([]float32, len(x)), make([]float32, len(x))
+		for i, v := range x {
+			u8[i], f32[i], frac32[i] = uint8(v), float32(v), float32(frac[i])
+		}
+		vs := make([][]float64, len(dims))
+		for k, d := range dims {
+			vs[k] = make([]float64, d)
+			for i := range vs[k] {
+				vs[k][i] = rng.NormFloat64()
+			}
+		}
+		c := newContractor(dims)
+		for _, b := range []struct {
+			name   string
+			vals   []float64
+			blocks []Block
+		}{
+			{"integers", x, []Block{{F64: x}, {F32: f32}, {U8: u8}}},
+			{"fractions", frac, []Block{{F64: frac}}},
+			{"float32 fractions", nil, []Block{{F32: frac32}}},
+		} {
+			vals := b.vals
+			if vals == nil {
+				vals = make([]float64, len(frac32))
+				for i, v := range frac32 {
+					vals[i] = float64(v)
+				}
+			}
+			for k := range dims {
+				zs := size / dims[k]
+				for n := range dims {
+					if n == k {
+						continue
+					}
+					var first []float64 // the first block's rows: the others must match
+					for bi, blk := range b.blocks {
+						got := make([]float64, cnt*dims[n])
+						for s := range cnt {
+							row := got[s*dims[n] : (s+1)*dims[n]]
+							c.partialLead(row, blk.slice(s*size, (s+1)*size), n, k, vs)
+							want := naivePartial(vals[s*size:(s+1)*size], dims, n, vs)
+							scale := termScale(vals[s*size:(s+1)*size], dims, vs)
+							for i := range want {
+								// independent sums of size terms: rounding of
+								// order size * eps * sum |terms|
+								if d := math.Abs(row[i] - want[i]); d > float64(size)*0x1p-52*scale {
+									t.Fatalf("%v %s %v lead %d mode %d sample %d: entry %d = %v, want %v", dims, b.name, elemName(blk), k, n, s, i, row[i], want[i])
+								}
+							}
+						}
+						if bi == 0 {
+							first = got
+						} else if !slices.Equal(got, first) {
+							t.Fatalf("%v %s lead %d mode %d: %v gives other bits than %v", dims, b.name, k, n, elemName(blk), elemName(b.blocks[0]))
+						}
+						// The cache path, as Pass.modeRows makes it.
+						z := make([]float64, cnt*zs)
+						c.lead(z, blk, cnt, k, vs[k])
+						wa, wb := make([]float64, cnt*zs), make([]float64, cnt*zs)
+						fromCache := make([]float64, cnt*dims[n])
+						c.finishLead(fromCache, z, cnt, k, n, vs, wa, wb)
+						if !slices.Equal(fromCache, got) {
+							t.Fatalf("%v %s %v lead %d mode %d: the cache path differs from partialLead", dims, b.name, elemName(blk), k, n)
+						}
+						if k == 0 {
+							for s := range cnt {
+								want := make([]float64, dims[n])
+								c.partial(want, blk.slice(s*size, (s+1)*size), n, vs)
+								if !slices.Equal(want, got[s*dims[n]:(s+1)*dims[n]]) {
+									t.Fatalf("%v %s %v mode %d: lead 0 is not partial's order", dims, b.name, elemName(blk), n)
+								}
 							}
 						}
 					}

@@ -121,7 +121,9 @@
 // consecutive samples as float64, float32 or uint8; kernels read each type
 // as it is and accumulate in float64 (samples of uint8 values: exactly,
 // in integers, rounded once; see Kernels). Every mode update is one pass over
-// the data (for N >= 3, a cache of X x_1 u^(1) makes a sweep two passes).
+// the data (for N >= 3, a cache of the samples contracted in one mode makes
+// a sweep two passes, or N/(N-1) for samples with values that are not
+// float32 values).
 // A TVP mode update needs only the top eigenvector of its (constrained)
 // scatter, and the previous sweep's vector is a good start: the pass keeps
 // the M x I_n partial projections Y (OpModeRows; part of the workspace, so
@@ -341,7 +343,9 @@
 //
 // A sweep's passes (samples of order N >= 3; modes numbered 1..N here,
 // 0..N-1 in the code). A mode-n update needs every sample contracted
-// with the current vectors of all modes but n. The contractor
+// with the current vectors of all modes but n. For samples whose values
+// are all float32 values (uint8 values are; the sum pass checks,
+// fitter.float32Values; Pass.Lead = 0) the contractor
 // (contract.go) makes the first contraction, the only one over all of a
 // sample, by the exact integer kernels when the sample's values are all
 // uint8 values (see Kernels), else in the sample's own type: for n = 1
@@ -415,15 +419,42 @@
 // the same pass benchmark scaled only 1.67x, so the fit's ratio there
 // says as much about the host as about the code.
 //
-// Fewer sample passes would need a cache whose key rotates: a cache
-// keyed by u^(k) can only be formed from the samples after the mode-k
-// update and serves at most the N-1 passes until that vector changes
-// again, never mode k's own, so a sweep reads the samples at least
-// N/(N-1) times (1.5 for gait) with caches keyed by u^(1), u^(N), u^(N-1),
-// ... in turn. For gait two of the three would be formed at the short-row
-// rate (X x_3 u^(3), 704 rows of 10 values; X x_2 u^(2), 32 axpys of 22
-// rows of 10): about 1.04 + 1.0 + 0.63 ms of formation and 0.3 ms of
-// cache reads per two sweeps, against 2 x 1.39 ms now, so it is not done.
+// Samples that need float64 take fewer passes, through a cache whose
+// mode rotates (tvpFit.lead, Pass.Lead): a cache of X x_k u^(k) can only
+// be formed after the mode-k update and serves at most the N-1 updates
+// until u^(k) changes again, never mode k's own; so the updates t = kN +
+// n of an EMP go in runs of N-1 from t0 = 0, N-1, 2(N-1), ..., the run
+// from t0 contracting the samples in mode t0 - 1 (mod N) first: its
+// first pass reads the samples and fills the cache (X x_N u^(N), then
+// X x_{N-1} u^(N-1), ..., X x_1 u^(1) in turn), the next N-2 read the
+// cache. A sweep reads the samples N/(N-1) times (gait: 3 in 2 sweeps)
+// instead of 2. The order is a property of the update (k, n), the shape
+// and whether the values are all float32 values, never of the path: a
+// pass whose cache is missing (no room, a session's cache lost) reads
+// the samples and contracts them in the same order
+// (contractor.partialLead is the one-sample reference), so the bits are
+// the same. The first contractions then run over modes other than the
+// first, on short rows (gait: X x_3 u^(3) is 704 dot products of 10
+// values, X x_2 u^(2) 32 axpys of 22 rows of 10), more work than mode
+// 1's: the exact uint8 kernels take 2.6-3.4 times as long (1.3 and 1.7
+// against 0.5 ms a pass of the 731 gait samples in one thread), and
+// float32 samples (gait: 20 MB, read from L3) lost at 2 threads (0.62 /
+// 0.68 s a fit with mode 1 first, 0.74 / 1.02 rotated): samples of
+// float32 or uint8 values keep 2 passes of the fast kind. Float64
+// passes are bound by the memory, and every kind of first contraction
+// takes about as long (3.5-4.3 ms a pass, float64 gait+frac, 1 thread):
+// per two sweeps 3 passes instead of 4. The cache takes up to M prod_{j
+// != k} I_j float64 (gait: 704 values a sample, 4.1 MB for 731 against
+// 41 MB of samples), sized for the longest rows that fit in what
+// Options.MemoryLimit leaves; the passes whose rows do not fit read the
+// samples. Such fits keep no start projections (tvpFit.start): their
+// second update reads the samples anyway, and serves the first's run.
+// SO-MPCA-RS, P = 32, K = 20, on gait float64 with fractions
+// (bench/gofit, the build before (ab45f15) and after interleaved under
+// flock and chrt, min / median s): 1 thread 3.66 / 3.79 -> 2.87 / 3.06
+// (5 runs each), 2 threads 1.47 / 1.99 -> 1.52 / 1.73 (13 runs each,
+// after faster in 11 of the 13 pairs; the machine's noise at 2 threads
+// is of the size of the gain); float32 and uint8 unchanged.
 //
 // Why 16-sample leaves: the gait case (M = 731) has 46 leaves, so 2
 // threads get 23 each (balance 100%), and 16 threads get at most 3 of

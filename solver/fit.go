@@ -143,6 +143,11 @@ type fitter struct {
 	// scatterUpdates: the TVP mode updates fold the I_n x I_n scatter
 	// (OpModeScatter) rather than keep the rows (Options.ModeUpdates).
 	scatterUpdates bool
+	// float32Values: every value of every sample is a float32 value (the
+	// sum pass finds it, whatever the samples' type; uint8 values are):
+	// such samples are read as uint8 or float32 (narrowed when resident),
+	// and their TVP sweeps contract mode 1 first (see tvpFit.lead).
+	float32Values bool
 }
 
 // Validate checks the options for a fit of m samples of the given shape
@@ -233,13 +238,14 @@ func newFitterFor(shape []int, m int, opts Options) (*fitter, error) {
 // stats makes two passes: the mean (checking every value is finite),
 // then the total scatter about it.
 func (f *fitter) stats() error {
-	sum := make([]float64, f.size+1)
+	sum := make([]float64, f.size+2)
 	if err := f.pass(&Pass{Op: OpSum, Shape: f.shape, Samples: f.m}, sum); err != nil {
 		return err
 	}
 	if bad := int(sum[f.size]); bad >= 0 {
 		return nonFinite(bad)
 	}
+	f.float32Values = sum[f.size+1] < 0
 	f.mean = sum[:f.size:f.size]
 	floats.Scale(1/float64(f.m), f.mean)
 	if f.spec.centred {

@@ -127,7 +127,7 @@ func (f *fitter) workspaceBytes(threads int) int64 {
 	p := int64(f.opts.Components)
 	const g = grain
 	var floats int64
-	partial := size + 1 // the largest partial result of a pass
+	partial := size + 2 // the largest partial result of a pass (OpSum's)
 	switch f.spec.family {
 	case familyPCA:
 		// The D x D scatter (its partials too), or with M < D the M x D
@@ -171,7 +171,9 @@ func b2i(b bool) int {
 // cacheFits reports whether the cache of Z_m = X_m x_1 u^(1), M x
 // prod_{n>=2} I_n float64, is worth keeping (order N >= 3) and fits in
 // what the memory limit leaves. The fit is the same, bit for bit, with it
-// or without it; without it a sweep reads the data N times rather than 2.
+// or without it; without it a sweep reads the data N times rather than 2
+// (or N/(N-1): fitTVP then sizes it for the longest rows of the modes it
+// rotates through that fit, see tvpFit.lead).
 func (f *fitter) cacheFits() bool {
 	return f.n >= 3 && f.cacheBytes() <= f.spare
 }

@@ -15,9 +15,11 @@ import (
 type Op int
 
 const (
-	// OpSum: the sum of the samples (prod_n I_n values) and the index of
-	// the first sample holding a NaN or Inf (-1 if none), as a sum pass
-	// of PartialLen = prod_n I_n + 1.
+	// OpSum: the sum of the samples (prod_n I_n values), the index of
+	// the first sample holding a NaN or Inf (-1 if none) and that of the
+	// first sample holding a value that is not a float32 value (-1 if
+	// none; float32 and uint8 samples hold none), as a sum pass of
+	// PartialLen = prod_n I_n + 2.
 	OpSum Op = iota
 	// OpSquares: sum_m ||X_m - Mean||^2, a sum pass of one value.
 	OpSquares
@@ -93,6 +95,15 @@ type Pass struct {
 	CoefFirst int
 	Deflate   []float64 // I x len(Coef), row-major: y_m -= Deflate c_m
 	Cross     bool      // OpModeScatter: also sum_m y_m c_m^T
+	// Lead (OpModeScatter, OpModeRows; samples of order N >= 3): when
+	// positive, the samples are contracted in mode Lead-1 first and the
+	// result further by contractor.finishLead's order
+	// (contractor.partialLead), the order of a TVP sweep that caches X_m
+	// x_k u^(k) for k = Lead-1 (see tvpFit.lead); 0: contractor.partial's
+	// order. Either way the order is a property of the pass, not of the
+	// path: a pass made from the samples, or from a cache, gives the same
+	// bits.
+	Lead int
 
 	Factors []*mat.Dense // OpModeScatters, OpCoreMoments: I_n x P_n, nil = free mode
 	// Complements (OpModeScatters, optional): for a projected mode k with
@@ -219,7 +230,7 @@ func (p *Pass) coreSize() int {
 func (p *Pass) PartialLen() int {
 	switch p.Op {
 	case OpSum:
-		return p.size() + 1
+		return p.size() + 2
 	case OpSquares:
 		return 1
 	case OpModeScatter:
@@ -248,7 +259,8 @@ func (p *Pass) PartialLen() int {
 // reused across passes, grown only when a pass needs more.
 type Workspace struct {
 	c         *contractor // over the sample shape
-	wa, wb    []float64   // a grain of rows of the cache, contracted (finishCache)
+	wa, wb    []float64   // a grain of rows of the cache, contracted (finishLead)
+	wz        []float64   // a grain of rows X_m x_k u^(k) of a Lead pass made without the cache
 	rows, g   []float64
 	x, y, tmp []float64
 	u8        []uint8 // OpTransform: a leaf's float samples of uint8 values
@@ -284,7 +296,8 @@ func (ws *Workspace) ready(p *Pass) {
 		ws.rows = grow(ws.rows, g*in)
 		ws.g = grow(ws.g, g*max(len(p.Coef), 1))
 		if p.usesCache() {
-			ws.wa, ws.wb = grow(ws.wa, g*cacheRow(p.Shape)), grow(ws.wb, g*cacheRow(p.Shape))
+			zs := p.zRow()
+			ws.wa, ws.wb, ws.wz = grow(ws.wa, g*zs), grow(ws.wb, g*zs), grow(ws.wz, g*zs)
 		}
 	case OpScatter:
 		ws.rows = grow(ws.rows, g*size)
@@ -317,9 +330,9 @@ func equalInts(a, b []int) bool {
 }
 
 // input says where a leaf of OpModeScatter or OpModeRows reads from: the
-// samples, the samples while filling the cache of X_m x_1 u^(1) (the
-// samples contracted in their first mode: cacheRow values each), or that
-// cache.
+// samples, the samples while filling the cache of X_m x_k u^(k) (the
+// samples contracted in mode k = Pass.cacheMode(): zRow values each), or
+// that cache.
 type input int
 
 const (
@@ -332,14 +345,24 @@ const (
 // X_m x_1 u^(1), for samples of the given shape.
 func cacheRow(shape []int) int { return prod(shape) / shape[0] }
 
-// usesCache reports whether pass p reads (or, for mode 1, fills) the cache
-// of X_m x_1 u^(1): the mode passes of modes 1..N-1 of order N >= 3
-// samples. The mode-1 pass of a sweep fills it; modes 2..N-1 read it
-// (u^(1) is not updated in between): a sweep of N mode updates reads the
-// samples twice (modes 0 and 1), the cache N-2 times.
+// usesCache reports whether pass p reads or fills a cache of the samples
+// contracted in one mode: the mode passes of order N >= 3 samples that
+// contract mode k = cacheMode() first, k != Mode. With Lead = 0 that is
+// mode 0 for modes 1..N-1: the mode-1 pass of a sweep fills the cache of
+// X_m x_1 u^(1), modes 2..N-1 read it (u^(1) is not updated in between);
+// a sweep of N mode updates reads the samples twice (modes 0 and 1). With
+// Lead, see tvpFit.lead.
 func (p *Pass) usesCache() bool {
-	return (p.Op == OpModeScatter || p.Op == OpModeRows) && len(p.Shape) >= 3 && p.Mode >= 1
+	return (p.Op == OpModeScatter || p.Op == OpModeRows) && len(p.Shape) >= 3 && (p.Lead > 0 || p.Mode >= 1)
 }
+
+// cacheMode returns the mode k of the cache that p reads or fills (see
+// usesCache): Lead-1, or 0.
+func (p *Pass) cacheMode() int { return max(p.Lead-1, 0) }
+
+// zRow returns the number of values per sample of p's cache,
+// prod_{j != k} I_j for k = cacheMode().
+func (p *Pass) zRow() int { return prod(p.Shape) / p.Shape[p.cacheMode()] }
 
 // Partial computes the partial result of the samples [start, start+n) in
 // x (n*prod(Shape) elements; start a multiple of Grain()) into dst: for a
@@ -358,7 +381,7 @@ func (p *Pass) leaf(ws *Workspace, dst []float64, start int, x Block, in input, 
 	size := p.size()
 	cnt := x.elems() / size
 	if in == fromZ {
-		cnt = len(z) / cacheRow(p.Shape)
+		cnt = len(z) / p.zRow()
 	}
 	switch p.Op {
 	case OpSum:
@@ -442,13 +465,16 @@ func (p *Pass) transformLeaf(ws *Workspace, dst []float64, x Block, cnt, size in
 func (p *Pass) sumLeaf(dst []float64, start int, x Block, cnt, size int) {
 	s := dst[:size]
 	clear(s)
-	bad := -1
+	bad, notF32 := -1, -1
 	for i := range cnt {
 		xi := x.slice(i*size, (i+1)*size)
 		switch {
 		case xi.F64 != nil:
 			if bad < 0 && !allFinite(xi.F64) {
 				bad = start + i
+			}
+			if notF32 < 0 && notFloat32(xi.F64) < len(xi.F64) {
+				notF32 = start + i
 			}
 			floats.Add(s, xi.F64)
 		case xi.F32 != nil:
@@ -464,7 +490,7 @@ func (p *Pass) sumLeaf(dst []float64, start int, x Block, cnt, size int) {
 			}
 		}
 	}
-	dst[size] = float64(bad)
+	dst[size], dst[size+1] = float64(bad), float64(notF32)
 }
 
 // squaresAbout returns sum_i (x[i] - mean[i mod len(mean)])^2.
@@ -551,12 +577,14 @@ func (p *Pass) modeScatterLeaf(ws *Workspace, dst []float64, start int, x Block,
 
 // modeRows writes the partial projections y_m of OpModeScatter of the
 // samples [start, start+cnt) to rows (cnt x Shape[Mode]), with the
-// operations of contractor.partial on each sample whatever the input:
-// the mode-0 contraction of order 2 or by the Kronecker vector is one
-// dotRows (or dotRowsFixed) over all the samples' rows of a uint8 block
-// (contractor.rows0), the cache is filled by partial's first step
-// (contractor.mode0), and the cache's rows are contracted a grain of
-// samples at a time (contractor.finishCache).
+// operations of contractor.partial (contractor.partialLead for a Lead
+// pass) on each sample whatever the input: the mode-0 contraction of
+// order 2 or by the Kronecker vector is one dotRows (or dotRowsFixed)
+// over all the samples' rows of a uint8 block (contractor.rows0), the
+// cache is filled by the first step (contractor.lead: mode0 for k = 0),
+// and its rows are contracted a grain of samples at a time
+// (contractor.finishLead), as are those of a Lead pass made from the
+// samples, in ws.wz.
 func (p *Pass) modeRows(ws *Workspace, rows []float64, start int, x Block, cnt int, in input, z []float64) {
 	n := p.Mode
 	In := p.Shape[n]
@@ -566,25 +594,30 @@ func (p *Pass) modeRows(ws *Workspace, rows []float64, start int, x Block, cnt i
 		p.offset.begin(p, c)
 	}
 	switch {
-	case in == fromX && n == 0 && c.oneDot():
+	case in == fromX && n == 0 && p.Lead == 0 && c.oneDot():
 		c.rows0(rows, x, cnt, p.Vectors)
 	case in == fromX && len(p.Shape) == 2:
 		c.mode0(rows, x, cnt, p.Vectors[0]) // n = 1: partial's one step
-	case in == fromX:
+	case in == fromX && p.Lead == 0:
 		for i := range cnt {
 			c.partial(rows[i*In:(i+1)*In], x.slice(i*size, (i+1)*size), n, p.Vectors)
 		}
 	default:
-		zs, g := cacheRow(p.Shape), p.grain()
+		k := p.cacheMode()
+		zs, g := p.zRow(), p.grain()
 		for lo := 0; lo < cnt; lo += g {
 			hi := min(lo+g, cnt)
-			zl := z[lo*zs : hi*zs]
-			if in == fromXFillZ {
-				// X_m x_1 u^(1), kept in the cache: the first step of
-				// contractor.partial for n >= 1.
-				c.mode0(zl, x.slice(lo*size, hi*size), hi-lo, p.Vectors[0])
+			var zl []float64
+			if in == fromX {
+				zl = ws.wz[:(hi-lo)*zs]
+			} else {
+				zl = z[lo*zs : hi*zs]
 			}
-			c.finishCache(rows[lo*In:hi*In], zl, hi-lo, n, p.Vectors, ws.wa, ws.wb)
+			if in != fromZ {
+				// X_m x_k u^(k), kept in the cache when filling it.
+				c.lead(zl, x.slice(lo*size, hi*size), hi-lo, k, p.Vectors[k])
+			}
+			c.finishLead(rows[lo*In:hi*In], zl, hi-lo, k, n, p.Vectors, ws.wa, ws.wb)
 		}
 	}
 	q := len(p.Coef)
@@ -701,10 +734,12 @@ func (p *Pass) coreMomentsLeaf(ws *Workspace, dst []float64, x Block, cnt, size 
 func (p *Pass) combine(left, right []float64) {
 	switch p.Op {
 	case OpSum:
-		size := len(left) - 1
+		size := len(left) - 2
 		floats.Add(left[:size], right[:size])
-		if left[size] < 0 {
-			left[size] = right[size]
+		for i := size; i < size+2; i++ {
+			if left[i] < 0 {
+				left[i] = right[i]
+			}
 		}
 	case OpModeScatter:
 		In := p.Shape[p.Mode]

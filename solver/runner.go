@@ -155,10 +155,12 @@ type runner struct {
 
 	pool bufPool
 
-	// The cache of Z_m = X_m x_1 u^(1) for N >= 3 (see tvpFit and
-	// Pass.usesCache): zkey is the u^(1) it was filled with, valid when
-	// zValid.
+	// The cache of Z_m = X_m x_k u^(k) for N >= 3 (see tvpFit and
+	// Pass.usesCache): zMode is the k and zkey the u^(k) it was filled
+	// with, valid when zValid. Passes whose rows are longer than z holds
+	// read the samples.
 	z      []float64
+	zMode  int
 	zkey   []float64
 	zValid bool
 
@@ -253,27 +255,28 @@ func (r *runner) Run(p *Pass, out []float64) error {
 	return r.run(p, out, r.src, r.size, fromX)
 }
 
-// runCached makes an OpModeScatter or OpModeRows pass, filling (mode 1) or
-// reading (modes 2..N-1) the cache z when the runner has one and its key
-// is p.Vectors[0] (see Pass.usesCache). The results are those of Run: the
-// operations are the same.
+// runCached makes an OpModeScatter or OpModeRows pass that contracts the
+// samples in a mode k first (Pass.usesCache): from the cache z when it
+// holds the samples contracted in mode k with this pass's u^(k), else
+// from the samples, filling the cache on the way when it has room. The
+// results are those of Run: the operations are the same.
 func (r *runner) runCached(p *Pass, out []float64) error {
-	if r.z == nil || !p.usesCache() {
+	if !p.usesCache() {
 		return r.Run(p, out)
 	}
-	if p.Mode == 1 {
-		r.zValid = false
-		if err := r.run(p, out, r.src, r.size, fromXFillZ); err != nil {
-			return err
-		}
-		r.zkey = append(r.zkey[:0], p.Vectors[0]...)
-		r.zValid = true
-		return nil
+	k, zs := p.cacheMode(), p.zRow()
+	if r.zValid && r.zMode == k && equalFloats(r.zkey, p.Vectors[k]) {
+		return r.run(p, out, nil, zs, fromZ)
 	}
-	if !r.zValid || !equalFloats(r.zkey, p.Vectors[0]) {
+	if len(r.z) < r.m*zs {
 		return r.Run(p, out)
 	}
-	return r.run(p, out, nil, cacheRow(p.Shape), fromZ)
+	r.zValid = false
+	if err := r.run(p, out, r.src, r.size, fromXFillZ); err != nil {
+		return err
+	}
+	r.zMode, r.zkey, r.zValid = k, append(r.zkey[:0], p.Vectors[k]...), true
+	return nil
 }
 
 // inMemory reports whether src (or the source a scaledSource wraps)
@@ -422,7 +425,7 @@ func (j *job) work(w int) {
 	ws := r.ws[w]
 	zs := 0
 	if j.in != fromX {
-		zs = cacheRow(p.Shape)
+		zs = p.zRow()
 	}
 	rows := p.Rows()
 	// Backward (j.back), the positions the deal hands out are counted

@@ -2,8 +2,10 @@ package solver
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sync/atomic"
 	"testing"
 )
@@ -158,10 +160,12 @@ func TestCancel(t *testing.T) {
 
 // TestRowsPieces: each row of a rows pass is a function of its sample
 // alone, so the runner may cut a read into pieces of any length
-// (deal.takeRange): cut at random, the rows (and the cache of X x_1
-// u^(1) filled on the way) come out bit for bit as when made a sample
+// (deal.takeRange): cut at random, the rows (and the cache of X x_k
+// u^(k) filled on the way) come out bit for bit as when made a sample
 // at a time, for uint8 samples (the exact fixed-point kernels) and
-// float64 ones, of order 2 and 3, with and without the Kronecker dot.
+// float64 ones, of order 2 and 3, with and without the Kronecker dot,
+// for every Pass.Lead; and made from the samples, filling the cache or
+// from it, they are the same.
 func TestRowsPieces(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const M = 53
@@ -181,41 +185,56 @@ func TestRowsPieces(t *testing.T) {
 						vs[k][i] = rng.NormFloat64()
 					}
 				}
-				p := &Pass{Op: OpModeRows, Shape: shape, Samples: M, Mode: n, Vectors: vs}
-				ins := []input{fromX}
-				if p.usesCache() {
-					ins = []input{fromXFillZ, fromZ}
+				leads := []int{0}
+				for k := range shape {
+					if len(shape) >= 3 && k != n {
+						leads = append(leads, k+1)
+					}
 				}
-				zs := cacheRow(shape)
-				zWant, zGot := make([]float64, M*zs), make([]float64, M*zs)
-				for _, in := range ins {
-					want, got := make([]float64, M*shape[n]), make([]float64, M*shape[n])
-					ws := NewWorkspace()
-					ws.ready(p)
-					piece := func(dst, z []float64, lo, hi int) {
-						var zl []float64
-						if in != fromX {
-							zl = z[lo*zs : hi*zs]
+				for _, lead := range leads {
+					p := &Pass{Op: OpModeRows, Shape: shape, Samples: M, Mode: n, Vectors: vs, Lead: lead}
+					ins := []input{fromX}
+					if p.usesCache() {
+						ins = []input{fromX, fromXFillZ, fromZ}
+					}
+					zs := p.zRow()
+					zWant, zGot := make([]float64, M*zs), make([]float64, M*zs)
+					var fromSamples []float64 // the rows made from the samples without a cache
+					for _, in := range ins {
+						want, got := make([]float64, M*shape[n]), make([]float64, M*shape[n])
+						ws := NewWorkspace()
+						ws.ready(p)
+						piece := func(dst, z []float64, lo, hi int) {
+							var zl []float64
+							if in != fromX {
+								zl = z[lo*zs : hi*zs]
+							}
+							p.leaf(ws, dst[lo*shape[n]:hi*shape[n]], lo, x.slice(lo*size, hi*size), in, zl)
 						}
-						p.leaf(ws, dst[lo*shape[n]:hi*shape[n]], lo, x.slice(lo*size, hi*size), in, zl)
-					}
-					for i := range M {
-						piece(want, zWant, i, i+1)
-					}
-					for lo := 0; lo < M; {
-						hi := min(M, lo+1+rng.IntN(2*grain))
-						piece(got, zGot, lo, hi)
-						lo = hi
-					}
-					for i := range want {
-						if got[i] != want[i] {
-							t.Fatalf("%v %v mode %d input %d: row %d entry %d %v in pieces, %v a sample at a time",
-								shape, x.elem(), n, in, i/shape[n], i%shape[n], got[i], want[i])
+						for i := range M {
+							piece(want, zWant, i, i+1)
 						}
-					}
-					for i := range zWant {
-						if zGot[i] != zWant[i] {
-							t.Fatalf("%v %v mode %d input %d: cache entry %d differs", shape, x.elem(), n, in, i)
+						for lo := 0; lo < M; {
+							hi := min(M, lo+1+rng.IntN(2*grain))
+							piece(got, zGot, lo, hi)
+							lo = hi
+						}
+						for i := range want {
+							if got[i] != want[i] {
+								t.Fatalf("%v %v mode %d lead %d input %d: row %d entry %d %v in pieces, %v a sample at a time",
+									shape, x.elem(), n, lead, in, i/shape[n], i%shape[n], got[i], want[i])
+							}
+						}
+						for i := range zWant {
+							if zGot[i] != zWant[i] {
+								t.Fatalf("%v %v mode %d lead %d input %d: cache entry %d differs", shape, x.elem(), n, lead, in, i)
+							}
+						}
+						// Every input gives the rows made from the samples.
+						if fromSamples == nil {
+							fromSamples = want
+						} else if !slices.Equal(want, fromSamples) {
+							t.Fatalf("%v %v mode %d lead %d: input %d gives other rows than the samples", shape, x.elem(), n, lead, in)
 						}
 					}
 				}
@@ -288,6 +307,129 @@ func TestPassOrder(t *testing.T) {
 						t.Errorf("%v %v %v: no reads taken backward", shape, c, upd)
 					}
 				}
+			}
+		}
+	}
+}
+
+// cacheKeyPasses are the passes of TestRunCachedKey and
+// TestPassPartialCacheKey on samples of shape 3 x 5 x 5, in order, with
+// whether each may be made from the cache the ones before leave.
+var cacheKeyPasses = []struct {
+	mode, lead int
+	change     bool // change vs[lead-1] before the pass
+	fromCache  bool
+}{
+	{0, 3, false, false}, // fills the cache of mode 2
+	{1, 3, false, true},  // reads it
+	{2, 2, false, false}, // mode 1 with the same vector: must not read mode 2's
+	{0, 2, false, true},
+	{0, 2, true, false}, // u^(1) changed in place
+	{2, 1, false, false},
+	{1, 1, false, true},
+	{2, 0, false, true}, // Lead 0 and 1: the same order and cache (a session's cache size differs)
+}
+
+// TestRunCachedKey: the runner's cache serves a pass only when it holds
+// the samples contracted in the pass's cache mode with the pass's vector
+// of that mode: here the vectors of modes 1 and 2 are equal (modes of
+// equal size), so only the mode tells the caches apart, and a vector
+// changed in place (as a mode update does) makes the runner read the
+// samples again. Every pass gives the rows made from the samples alone.
+func TestRunCachedKey(t *testing.T) {
+	const M = 40
+	shape := []int{3, 5, 5}
+	data := randomTensors(17, M, shape)
+	src := must(NewSliceSource(data, M, shape))
+	r := newRunner(src, prod(shape), 2)
+	defer r.close()
+	r.z = make([]float64, M*25)
+	u := []float64{0.3, -0.2, 0.5, 0.1, 0.7}
+	vs := [][]float64{{0.2, 0.9, -0.4}, u, slices.Clone(u)}
+	for i, c := range cacheKeyPasses {
+		if c.change {
+			vs[c.lead-1][0] += 0.25
+		}
+		p := &Pass{Op: OpModeRows, Shape: shape, Samples: M, Mode: c.mode, Vectors: vs, Lead: c.lead}
+		want := make([]float64, M*shape[c.mode])
+		if err := r.Run(p, want); err != nil {
+			t.Fatal(err)
+		}
+		reads := 0
+		counted := &readCounter{Source: src}
+		r.src = counted
+		got := make([]float64, len(want))
+		if err := r.runCached(p, got); err != nil {
+			t.Fatal(err)
+		}
+		r.src, reads = src, counted.n
+		if (reads == 0) != c.fromCache || !slices.Equal(got, want) {
+			t.Errorf("pass %d (mode %d, lead %d): %d reads, want from the cache %v; rows equal %v", i, c.mode, c.lead, reads, c.fromCache, slices.Equal(got, want))
+		}
+	}
+}
+
+// TestSumFloat32: the sum pass finds the first sample holding a value
+// that is not a float32 value (0.1, 1 + 2^-40 and 1e300 are not; 0.5,
+// -0.0 and 2^100 are; -1 when there is none), the same whatever the
+// threads and blocks (the index folds like the first non-finite one's);
+// float32 samples hold none.
+func TestSumFloat32(t *testing.T) {
+	const M = 3*grain + 5
+	shape := []int{4, 3}
+	size := prod(shape)
+	for _, c := range []struct {
+		at   int
+		bad  float64
+		want int
+	}{{-1, 0, -1}, {40, 0.1, 40}, {0, 1 + 0x1p-40, 0}, {M - 1, 1e300, M - 1}, {17, 0.5, -1}, {3, math.Copysign(0, -1), -1}, {9, 0x1p100, -1}} {
+		x := make([]float64, M*size)
+		for i := range x {
+			x[i] = float64(i%251) - 7.25
+		}
+		if c.at >= 0 {
+			x[c.at*size+5] = c.bad
+			if c.want >= 0 && c.at+1 < M {
+				x[(c.at+1)*size+1] = 0.3 // the next sample too: the first one counts
+			}
+		}
+		x32 := make([]float32, len(x))
+		for i, v := range x {
+			x32[i] = float32(v)
+		}
+		wantOf := func(b Block) int {
+			if b.F32 != nil {
+				return -1
+			}
+			return c.want
+		}
+		for _, b := range []Block{{F64: x}, {F32: x32}} {
+			p := &Pass{Op: OpSum, Shape: shape, Samples: M}
+			for _, threads := range []int{1, 2} {
+				var src Source = must(NewSliceSource(x, M, shape))
+				if b.F32 != nil {
+					src = must(NewSliceSource(x32, M, shape))
+				}
+				r := newRunner(src, size, threads)
+				out := make([]float64, p.PartialLen())
+				if err := r.Run(p, out); err != nil {
+					t.Fatal(err)
+				}
+				r.close()
+				if got, want := int(out[size+1]), wantOf(b); got != want {
+					t.Errorf("%v at %d, %v, %d threads: first sample with a value not float32 %d, want %d", c.bad, c.at, b.elem(), threads, got, want)
+				}
+			}
+			var f Fold
+			f.Pass = p
+			for first := 0; first < M; first += grain {
+				n := min(grain, M-first)
+				for _, s := range p.BlockSpans(NewWorkspace(), first, b.slice(first*size, (first+n)*size)) {
+					f.Add(s)
+				}
+			}
+			if got, want := int(f.Result()[size+1]), wantOf(b); got != want {
+				t.Errorf("%v at %d, %v, in blocks: first sample with a value not float32 %d, want %d", c.bad, c.at, b.elem(), got, want)
 			}
 		}
 	}

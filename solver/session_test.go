@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -133,72 +134,115 @@ func checkSameModel(t *testing.T, got, want *Model, tol float64, shape []int, c 
 
 // TestSessionCache: a block cache that is lost (a fresh one), skipped
 // (the pass ran elsewhere, so the kept one goes stale) or another block's
-// changes nothing: the partial is then computed from the samples.
+// changes nothing: the partial is then computed from the samples. On
+// samples of float32 values (Lead 0: the cache of X x_1 u^(1)) and on
+// others (tvpFit.lead: the cache of each mode in turn).
 func TestSessionCache(t *testing.T) {
 	const M = 3 * BlockMultiple
 	shape := []int{4, 7, 3}
-	data := randomTensors(8, M, shape)
-	opts := Options{Method: SOMPCA, RelaxedStart: true, Components: 3, MaxIter: 3, ModeUpdates: ModeUpdatesScatter}
-	ref, src := fitOrFatal(t, data, M, shape, opts)
-	s, err := NewSession(M, shape, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	caches := map[int][]float64{} // kept per block, as a driver's workers keep them
-	used := 0
-	for pass := 0; ; pass++ {
-		more, err := s.Next()
+	frac := randomTensors(8, M, shape)
+	for _, data := range [][]float64{frac, byteValues(frac)} {
+		opts := Options{Method: SOMPCA, RelaxedStart: true, Components: 3, MaxIter: 3, ModeUpdates: ModeUpdatesScatter}
+		ref, src := fitOrFatal(t, data, M, shape, opts)
+		s, err := NewSession(M, shape, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !more {
-			break
-		}
-		for first := 0; first < M; first += BlockMultiple {
-			req, _ := s.Request(first, BlockMultiple)
-			info, _ := ReadPassInfo(req)
-			var c []float64
-			if info.CacheLen > 0 {
-				if first == 0 {
-					used++
-				}
-				if len(caches[first]) != info.CacheLen {
-					caches[first] = make([]float64, info.CacheLen)
-				}
-				c = caches[first]
-				// Order 3: the cache-using passes alternate modes 0 (fill)
-				// and 1 (read); sweep j = (used-1)/2.
-				mode0, j := used%2 == 1, (used-1)/2
-				switch {
-				case mode0 && j%3 == 1: // the pass ran elsewhere: the kept cache goes stale
-					c = nil
-				case !mode0 && j%3 == 2 && j/3%2 == 0: // lost: a fresh one
-					c = make([]float64, info.CacheLen)
-					caches[first] = c
-				case !mode0 && j%3 == 2: // another block's
-					c = caches[(first+BlockMultiple)%M]
-				}
-			}
-			x, _ := src.Read(first, BlockMultiple)
-			partial, err := PassPartial(nil, req, x, c)
+		caches := map[int][]float64{} // kept per block, as a driver's workers keep them
+		used := 0
+		for pass := 0; ; pass++ {
+			more, err := s.Next()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := s.Feed(first, BlockMultiple, partial); err != nil {
-				t.Fatal(err)
+			if !more {
+				break
+			}
+			for first := 0; first < M; first += BlockMultiple {
+				req, _ := s.Request(first, BlockMultiple)
+				info, _ := ReadPassInfo(req)
+				var c []float64
+				if info.CacheLen > 0 {
+					if first == 0 {
+						used++
+					}
+					if len(caches[first]) != info.CacheLen {
+						caches[first] = make([]float64, info.CacheLen)
+					}
+					c = caches[first]
+					switch used % 7 {
+					case 2: // the pass ran elsewhere: the kept cache goes stale
+						c = nil
+					case 4: // lost: a fresh one
+						c = make([]float64, info.CacheLen)
+						caches[first] = c
+					case 6: // another block's
+						c = caches[(first+BlockMultiple)%M]
+					}
+				}
+				x, _ := src.Read(first, BlockMultiple)
+				partial, err := PassPartial(nil, req, x, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Feed(first, BlockMultiple, partial); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
+		if used == 0 {
+			t.Error("no pass asked for a block cache on order-3 samples")
+		}
+		got, err := s.Model()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		if !reflect.DeepEqual(got, ref) {
+			t.Error("the session with lost, stale and foreign caches differs from Fit")
+		}
 	}
-	if used == 0 {
-		t.Error("no pass asked for a block cache on order-3 samples")
+}
+
+// TestPassPartialCacheKey: PassPartial reads a block cache only when it
+// holds the block's samples contracted in the pass's cache mode with the
+// pass's vector of that mode (the vectors of modes 1 and 2 are equal
+// here, so only the mode tells them apart), and when it does it reads no
+// sample: those passes are handed NaN samples, the others the samples,
+// and every pass gives the rows PassPartial makes without a cache.
+func TestPassPartialCacheKey(t *testing.T) {
+	const M = 40
+	shape := []int{3, 5, 5}
+	data := randomTensors(17, M, shape)
+	nan := make([]float64, len(data))
+	for i := range nan {
+		nan[i] = math.NaN()
 	}
-	got, err := s.Model()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, ref) {
-		t.Error("the session with lost, stale and foreign caches differs from Fit")
+	u := []float64{0.3, -0.2, 0.5, 0.1, 0.7}
+	vs := [][]float64{{0.2, 0.9, -0.4}, u, slices.Clone(u)}
+	var cache []float64
+	for i, c := range cacheKeyPasses[:len(cacheKeyPasses)-1] { // all Lead > 0: one cache size
+		if c.change {
+			vs[c.lead-1][0] += 0.25
+		}
+		p := &Pass{Op: OpModeRows, Shape: shape, Samples: M, Mode: c.mode, Vectors: vs, Lead: c.lead}
+		req := (&sessionPass{p: p}).request(0, M)
+		want, err := PassPartial(nil, req, Block{F64: data}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, _ := ReadPassInfo(req)
+		if len(cache) != info.CacheLen {
+			cache = make([]float64, info.CacheLen)
+		}
+		x := data
+		if c.fromCache {
+			x = nan
+		}
+		got, err := PassPartial(nil, req, Block{F64: x}, cache)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("pass %d (mode %d, lead %d, from the cache %v): the rows differ (%v)", i, c.mode, c.lead, c.fromCache, err)
+		}
 	}
 }
 

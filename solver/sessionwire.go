@@ -3,6 +3,7 @@ package solver
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -164,20 +165,30 @@ func passInfo(p *Pass, first, n int) PassInfo {
 		info.PartialLen = header + (2+2*levels)*(4*8+8*p.PartialLen())
 	}
 	if p.usesCache() {
-		info.CacheLen = cacheHeader(p) + n*cacheRow(p.Shape)
+		info.CacheLen = cacheHeader(p) + n*cacheRowMax(p)
 	}
 	return info
 }
 
-// The block cache of the OpModeScatter and OpModeRows passes of modes
-// 1..N-1 (0-based) over order N >= 3 samples (Pass.usesCache): [valid
-// flag, first, n, u^(1) it was filled with (I_1 values), Z_m = X_m x_1
-// u^(1) for the block's samples]. The mode-1 pass of a sweep fills it;
-// the passes of modes 2..N-1 read Z when the flag is set and the block
-// and u^(1) are theirs, else the samples, like the local runner's cache
+// The block cache of the OpModeScatter and OpModeRows passes over order
+// N >= 3 samples that contract a mode k first (Pass.usesCache): [valid
+// flag, first, n, k, u^(k) it was filled with (I_k values, then zeros to
+// max_j I_j), Z_m = X_m x_k u^(k) for the block's samples]. A pass reads
+// Z when the flag is set and the block, k and u^(k) are its own, else
+// the samples, filling the cache, like the local runner's cache
 // (runner.runCached): the operations are the same either way, so a lost,
-// stale or foreign cache changes nothing but the speed.
-func cacheHeader(p *Pass) int { return 3 + p.Shape[0] }
+// stale or foreign cache changes nothing but the speed. Its size is the
+// same for every pass of a fit (cacheRowMax).
+func cacheHeader(p *Pass) int { return 4 + slices.Max(p.Shape) }
+
+// cacheRowMax returns the longest cache row of the passes of p's kind:
+// prod_{j != 0} I_j for Lead 0, else the largest prod_{j != k} I_j.
+func cacheRowMax(p *Pass) int {
+	if p.Lead == 0 {
+		return cacheRow(p.Shape)
+	}
+	return prod(p.Shape) / slices.Min(p.Shape)
+}
 
 var workspaces = sync.Pool{New: func() any { return NewWorkspace() }}
 
@@ -205,23 +216,20 @@ func PassPartial(dst []byte, request []byte, x Block, cache []float64) ([]byte, 
 	w.int(n)
 	in, z := fromX, []float64(nil)
 	if info := passInfo(p, first, n); info.CacheLen > 0 && len(cache) == info.CacheLen {
-		h := cacheHeader(p)
-		key := cache[3:h]
-		valid := cache[0] == 1 && cache[1] == float64(first) && cache[2] == float64(n)
-		switch {
-		case p.Mode == 1:
+		h, k := cacheHeader(p), p.cacheMode()
+		key := cache[4 : 4+p.Shape[k]]
+		z = cache[h : h+n*p.zRow()]
+		if cache[0] == 1 && cache[1] == float64(first) && cache[2] == float64(n) && cache[3] == float64(k) && equalFloats(key, p.Vectors[k]) {
+			in = fromZ
+		} else {
 			cache[0] = 0
-			in, z = fromXFillZ, cache[h:]
-		case valid && equalFloats(key, p.Vectors[0]):
-			in, z = fromZ, cache[h:]
-		}
-		defer func() {
-			if in == fromXFillZ {
-				cache[1], cache[2] = float64(first), float64(n)
-				copy(key, p.Vectors[0])
+			in = fromXFillZ
+			defer func() {
+				cache[1], cache[2], cache[3] = float64(first), float64(n), float64(k)
+				copy(key, p.Vectors[k])
 				cache[0] = 1
-			}
-		}()
+			}()
+		}
 	}
 	if p.Rows() {
 		rows := make([]float64, n*p.RowLen())
@@ -231,7 +239,7 @@ func PassPartial(dst []byte, request []byte, x Block, cache []float64) ([]byte, 
 	}
 	zs := 0
 	if z != nil {
-		zs = cacheRow(p.Shape)
+		zs = p.zRow()
 	}
 	// leafOf computes the partial of the samples [lo, hi) of the block,
 	// into a buffer that the folds give back once combined (a leaf
@@ -311,6 +319,7 @@ func encodePass(w *wire, p *Pass) {
 	}
 	w.matrices(p.Complements)
 	w.bool(p.NoFull)
+	w.int(p.Lead)
 }
 
 // decodeRequest reads a request, checking everything a partial indexes.
@@ -341,6 +350,7 @@ func decodeRequest(b []byte) (p *Pass, first, n int, err error) {
 	}
 	p.Complements = r.matrices("complement")
 	p.NoFull = r.int() != 0
+	p.Lead = r.int()
 	p.Coef = make([][]float64, r.count(8))
 	for i := range p.Coef {
 		p.Coef[i] = r.f64s()
@@ -392,8 +402,8 @@ func (p *Pass) check(first, n int) error {
 			return bad("mean")
 		}
 	case OpModeScatter, OpModeRows:
-		if p.Mode < 0 || p.Mode >= N || !vectors() {
-			return bad("mode or vectors")
+		if p.Mode < 0 || p.Mode >= N || !vectors() || p.Lead < 0 || p.Lead > N || p.Lead > 0 && (N < 3 || p.Lead-1 == p.Mode) {
+			return bad("mode, lead or vectors")
 		}
 		In := p.Shape[p.Mode]
 		if p.Offset != nil && len(p.Offset) != In || p.Deflate != nil && len(p.Deflate) != In*len(p.Coef) ||
@@ -454,7 +464,7 @@ func (p *Pass) check(first, n int) error {
 const (
 	wireRequest = 0x5153_4d53 // "SMSQ"
 	wirePartial = 0x5053_4d53 // "SMSP"
-	wireVersion = 2
+	wireVersion = 3
 )
 
 // wire appends fields to a byte slice.

@@ -266,24 +266,26 @@ func TestElementTypes(t *testing.T) {
 func TestDeterminism(t *testing.T) {
 	const M = 3*readUnit + 17 // several reads, the last grain partial
 	shape := []int{5, 4, 3}
-	data := randomTensors(11, M, shape)
-	for _, c := range append(tvpCases, methodCase{PCA, false}, methodCase{MPCA, false}) {
-		ref, src := fitOrFatal(t, data, M, shape, Options{Method: c.method, RelaxedStart: c.rs, Threads: 1, Components: 3})
-		var m Model
-		for _, threads := range []int{3, 2, 7} {
-			if err := m.Fit(src, Options{Method: c.method, RelaxedStart: c.rs, Threads: threads, Components: 3}); err != nil {
+	frac := randomTensors(11, M, shape)
+	for _, data := range [][]float64{frac, byteValues(frac)} { // the sweep's two orders (tvpFit.lead)
+		for _, c := range append(tvpCases, methodCase{PCA, false}, methodCase{MPCA, false}) {
+			ref, src := fitOrFatal(t, data, M, shape, Options{Method: c.method, RelaxedStart: c.rs, Threads: 1, Components: 3})
+			var m Model
+			for _, threads := range []int{3, 2, 7} {
+				if err := m.Fit(src, Options{Method: c.method, RelaxedStart: c.rs, Threads: threads, Components: 3}); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(&m, ref) {
+					t.Errorf("%v: fit with %d threads differs from 1 thread", c, threads)
+				}
+			}
+			small := &smallReads{src: src, max: 1}
+			if err := m.Fit(small, Options{Method: c.method, RelaxedStart: c.rs, Components: 3}); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(&m, ref) {
-				t.Errorf("%v: fit with %d threads differs from 1 thread", c, threads)
+				t.Errorf("%v: fit through one-unit reads differs", c)
 			}
-		}
-		small := &smallReads{src: src, max: 1}
-		if err := m.Fit(small, Options{Method: c.method, RelaxedStart: c.rs, Components: 3}); err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(&m, ref) {
-			t.Errorf("%v: fit through one-unit reads differs", c)
 		}
 	}
 }
@@ -448,36 +450,99 @@ func TestParseMethod(t *testing.T) {
 	}
 }
 
-// TestContractionCache: the cache of X x_1 u^(1) changes how often the
-// data are read, not one bit of the result.
+// byteValues returns data rounded to integers 0..255: samples of uint8
+// values, float32 values too, which a TVP fit contracts in mode 1 first
+// (tvpFit.lead).
+func byteValues(data []float64) []float64 {
+	out := make([]float64, len(data))
+	for i, v := range data {
+		out[i] = math.Min(255, math.Max(0, math.Round(20*v)))
+	}
+	return out
+}
+
+// TestContractionCache: the caches of X x_k u^(k) change how often the
+// data are read, not one bit of the result: a fit with room for every
+// cache, for the cache of X x_1 u^(1) only (then the passes of a sweep
+// whose cache rows are longer read the samples) and for none is the same,
+// on samples of uint8 values (float32 values: read as uint8 when there
+// is room, as float64 when not) and on others.
 func TestContractionCache(t *testing.T) {
 	const M = grain + 9
 	for _, shape := range [][]int{{4, 7, 3}, {3, 5, 2, 4}} {
-		data := randomTensors(21, M, shape)
-		for _, c := range tvpCases {
-			opts := Options{Method: c.method, RelaxedStart: c.rs, Components: 2, Threads: 2}
-			with, src := fitOrFatal(t, data, M, shape, opts)
-			// The smallest limit that holds the cache, and one byte less.
-			f, err := newFitter(src, opts)
-			if err != nil {
+		frac := randomTensors(21, M, shape)
+		for _, data := range [][]float64{frac, byteValues(frac)} {
+			for _, c := range tvpCases {
+				opts := Options{Method: c.method, RelaxedStart: c.rs, Components: 2, Threads: 2}
+				with, src := fitOrFatal(t, data, M, shape, opts)
+				// The smallest limit that holds the cache of X x_1 u^(1),
+				// and one byte less.
+				f, err := newFitter(src, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cache := int64(len(data)/shape[0]) * 8 // M x prod_{n>=2} I_n float64
+				opts.MemoryLimit = f.workspaceBytes(2) + cache
+				if f, err = newFitter(src, opts); err != nil || !f.cacheFits() {
+					t.Fatalf("%v %v: limit %d: the cache does not fit (%v)", shape, c, opts.MemoryLimit, err)
+				}
+				var some Model
+				if err := some.Fit(src, opts); err != nil {
+					t.Fatal(err)
+				}
+				opts.MemoryLimit--
+				if f, err = newFitter(src, opts); err != nil || f.cacheFits() {
+					t.Fatalf("%v %v: limit %d: the cache fits (%v)", shape, c, opts.MemoryLimit, err)
+				}
+				var without Model
+				if err := without.Fit(src, opts); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(with, &without) || !reflect.DeepEqual(with, &some) {
+					t.Errorf("%v %v: the cache changes the fit (all caches = one: %v, all = none: %v)", shape, c, reflect.DeepEqual(with, &some), reflect.DeepEqual(with, &without))
+				}
+			}
+		}
+	}
+}
+
+// TestSweepReads: with its caches a TVP fit reads the samples twice a
+// sweep when their values are all float32 values, as uint8 values are
+// (Lead 0: a read for mode 2, whose cache of X x_1 u^(1) serves modes
+// 2..N, and one for mode 1 by the Kronecker dot), and N times in N-1 sweeps otherwise (tvpFit.lead):
+// order 3, K = 4 sweeps of one EMP, 8 against 6 (t = 0, 2, 4, 6, 8,
+// 10); order 4, K = 3, 6 against 4 (t = 0, 3, 6, 9). Every other pass
+// (the mean, the total scatter) is the same, so the difference is
+// counted; without the caches both make the K N passes.
+func TestSweepReads(t *testing.T) {
+	const M = grain + 9 // one read a pass
+	for _, c := range []struct {
+		shape    []int
+		k, saved int
+	}{{[]int{4, 7, 3}, 4, 2}, {[]int{3, 5, 2, 4}, 3, 2}} {
+		frac := randomTensors(5, M, c.shape)
+		reads := func(data []float64, limit int64) int {
+			src := &readCounter{Source: must(NewSliceSource(data, M, c.shape))}
+			var m Model
+			if err := m.Fit(src, Options{Method: SOMPCA, Components: 1, MaxIter: c.k, Threads: 2, MemoryLimit: limit}); err != nil {
 				t.Fatal(err)
 			}
-			cache := int64(len(data)/shape[0]) * 8 // M x prod_{n>=2} I_n float64
-			opts.MemoryLimit = f.workspaceBytes(2) + cache
-			if f, err = newFitter(src, opts); err != nil || !f.cacheFits() {
-				t.Fatalf("%v %v: limit %d: the cache does not fit (%v)", shape, c, opts.MemoryLimit, err)
-			}
-			opts.MemoryLimit--
-			if f, err = newFitter(src, opts); err != nil || f.cacheFits() {
-				t.Fatalf("%v %v: limit %d: the cache fits (%v)", shape, c, opts.MemoryLimit, err)
-			}
-			var without Model
-			if err := without.Fit(src, opts); err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(with, &without) {
-				t.Errorf("%v %v: the cache changes the fit", shape, c)
-			}
+			return src.n
+		}
+		single := make([]float64, len(frac))
+		for i, v := range frac {
+			single[i] = float64(float32(v))
+		}
+		if got := reads(byteValues(frac), 0) - reads(frac, 0); got != c.saved {
+			t.Errorf("%v: the fit on fractions reads %d times less than on uint8 values, want %d", c.shape, got, c.saved)
+		}
+		if a, b := reads(single, 0), reads(byteValues(frac), 0); a != b {
+			t.Errorf("%v: the fit reads %d times on float32 values, %d on uint8 values", c.shape, a, b)
+		}
+		f := must(newFitter(must(NewSliceSource(frac, M, c.shape)), Options{Method: SOMPCA, Components: 1}))
+		tight := f.workspaceBytes(2) // no room for a cache
+		if a, b := reads(byteValues(frac), tight), reads(frac, tight); a != b {
+			t.Errorf("%v: without caches the fit reads %d times on float32 values, %d on fractions", c.shape, a, b)
 		}
 	}
 }
@@ -629,22 +694,24 @@ func TestDefaults(t *testing.T) {
 func TestUniformStartKept(t *testing.T) {
 	const M = 40
 	for i, shape := range [][]int{{3, 128}, {4, 8, 16}, {3, 4, 4, 8}} {
-		data := randomTensors(uint64(30+i), M, shape)
-		for _, c := range tvpCases {
-			for _, threads := range []int{1, 2} {
-				opts := Options{Method: c.method, RelaxedStart: c.rs, Components: 3, MaxIter: 3, Threads: threads, ModeUpdates: ModeUpdatesRows}
-				if slices.Min(shape) < 3 && (c.method == FOMPCA || c.method == UMPCA) {
-					opts.Components = 2 // their bound
+		frac := randomTensors(uint64(30+i), M, shape)
+		for _, data := range [][]float64{frac, byteValues(frac)} { // order >= 3: kept for float32 values only (tvpFit.lead)
+			for _, c := range tvpCases {
+				for _, threads := range []int{1, 2} {
+					opts := Options{Method: c.method, RelaxedStart: c.rs, Components: 3, MaxIter: 3, Threads: threads, ModeUpdates: ModeUpdatesRows}
+					if slices.Min(shape) < 3 && (c.method == FOMPCA || c.method == UMPCA) {
+						opts.Components = 2 // their bound
+					}
+					kept, src := fitOrFatal(t, data, M, shape, opts)
+					keepStart = false
+					var anew Model
+					err := anew.Fit(src, opts)
+					keepStart = true
+					if err != nil {
+						t.Fatal(err)
+					}
+					sameModelBits(t, kept, &anew, fmt.Sprintf("%v %v threads %d", shape, c, threads))
 				}
-				kept, src := fitOrFatal(t, data, M, shape, opts)
-				keepStart = false
-				var anew Model
-				err := anew.Fit(src, opts)
-				keepStart = true
-				if err != nil {
-					t.Fatal(err)
-				}
-				sameModelBits(t, kept, &anew, fmt.Sprintf("%v %v threads %d", shape, c, threads))
 			}
 		}
 	}

@@ -30,7 +30,8 @@ module only moves requests and partials; nothing of the algorithm is here.
 - Workers may keep a per-block cache between passes (for samples of order
   3 or more: the contraction with the first mode's vector, which the
   mode-2 pass fills and which saves reading the samples in the passes of
-  modes 3..N), when it is no larger than the block. It is an optimisation only: a task that finds no cache
+  modes 3..N; for samples of values that need float64, with each mode's vector
+  in turn, N-1 passes for one read), when it is no larger than the block. It is an optimisation only: a task that finds no cache
   (another worker, a restarted one) computes from the samples, with the
   same result.
 """
@@ -165,7 +166,7 @@ def block_partials(token, items):
         first, n, partial_size, cache_size = _lib.pass_info(request)
         if array.shape[0] != n:
             raise ValueError(f"sompca: block of {array.shape[0]} samples for a request of {n} (samples {first}..)")
-        # The cache saves reading the samples in the passes of modes 3..N; it
+        # The cache saves reading the samples in most passes of a sweep; it
         # is kept only when it is at most the block's size (uint8 samples of a
         # short first mode would make it larger than the data).
         cache = _cache_for(token, first, n, cache_size) if 8 * cache_size <= max(array.nbytes, 1) else None
