@@ -47,8 +47,10 @@
 // PREFETCH_NONE(mem) does nothing. The float64 and float32 stream kernels
 // (dot/axpyRowsF64StreamAVX2, dot/axpyRowsF32StreamAVX2: a pass's
 // samples, read from memory once each) ask, in their one-row paths
-// (DOT_ROWS' midOne, AXPY_ROWS' one and narrow), which read in address
-// order, for the elements prefetchAhead bytes (8 KiB: 17 of the faces'
+// (DOT_ROWS' midOne, AXPY_ROWS' one and narrow) and in DOT_ROWS' short
+// quads (four adjacent rows of fewer than 16 columns: a request at each
+// row's start and one line more), which read in address order, for the
+// elements prefetchAhead bytes (8 KiB: 17 of the faces'
 // float64 rows of 60) ahead of their loads, at least one request per
 // 64-byte line (float32: two per line, the steps being of half as many
 // bytes). Float passes are bound by the memory (about 11-13 GB/s on one
@@ -356,6 +358,11 @@ quad: \
 	LEAQ   (SI)(R9*size), BX; \
 	LEAQ   (BX)(R9*size), AX; \
 	LEAQ   (AX)(R9*size), R13; \
+	PREFETCH(prefetchAhead(SI)); \
+	PREFETCH(prefetchAhead(BX)); \
+	PREFETCH(prefetchAhead(AX)); \
+	PREFETCH(prefetchAhead(R13)); \
+	PREFETCH(prefetchAhead+64(R13)); \
 	XORQ   CX, CX; \
 	CMPQ   CX, R11; \
 	JGE    quadSingles; \
