@@ -30,10 +30,11 @@ module only moves requests and partials; nothing of the algorithm is here.
 - Workers may keep a per-block cache between passes (for samples of order
   3 or more: the contraction with the first mode's vector, which the
   mode-2 pass fills and which saves reading the samples in the passes of
-  modes 3..N; for samples of values that need float64, with each mode's vector
-  in turn, N-1 passes for one read), when it is no larger than the block. It is an optimisation only: a task that finds no cache
-  (another worker, a restarted one) computes from the samples, with the
-  same result.
+  modes 3..N; for samples of values that need float64, with each mode's
+  vector in turn, N-1 passes for one read), when it is no larger than the
+  block. It is an optimisation only: a task that finds no cache (another
+  worker, a restarted one) computes from the samples, with the same
+  result.
 """
 
 import asyncio
