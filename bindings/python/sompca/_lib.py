@@ -727,7 +727,16 @@ class Model:
         return self._int64s(lib.sompca_model_iterations, self.n_components())
 
     def history(self):
-        """The objective at the start and after each sweep, one array per feature."""
+        """The objective at the start and after each sweep, one array per feature.
+
+        PCA, MPCA and CSA keep none (sompca.h): their P arrays are one read-only empty array, asked of the library
+        not at all, since MPCA and CSA have up to prod(I_n) features (7040 at the gait size: 14,080 calls, 0.1 s).
+        """
+        method, _ = self.method()
+        if method in (METHOD_PCA, METHOD_MPCA, METHOD_CSA):
+            none = np.empty(0, dtype=np.float64)
+            none.flags.writeable = False
+            return [none] * self.n_components()
         histories = []
         for feature in range(self.n_components()):
             length = c_size_t()

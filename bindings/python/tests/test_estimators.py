@@ -61,6 +61,12 @@ def test_learned_attributes(make, X3):
     assert np.all(np.diff(key) <= 1e-12 * key[0])
     np.testing.assert_array_equal(np.sort(estimator.order_), np.arange(P))
     assert estimator.n_iter_per_component_.shape == (P,) and len(estimator.history_) == P
+    # A TVP method's history is the objective at the start and after each sweep (sompca.h); PCA, MPCA and CSA keep
+    # none, and their empty arrays are read-only (one array stands for all P of them).
+    if isinstance(estimator, (sompca.PCA, sompca.MPCA, sompca.CSA)):
+        assert all(h.shape == (0,) and not h.flags.writeable for h in estimator.history_)
+    else:
+        assert [len(h) for h in estimator.history_] == [n + 1 for n in estimator.n_iter_per_component_]
     # n_iter_ is one int, as scikit-learn's check_transformer_n_iter wants: the most sweeps of any EMP.
     assert type(estimator.n_iter_) is int and estimator.n_iter_ == estimator.n_iter_per_component_.max()
 
