@@ -119,9 +119,9 @@ func TestEigenWorkMatchesGonum(t *testing.T) {
 		var val float64
 		var ok bool
 		if C == nil {
-			val, ok = w.top(got, S)
+			val, ok = w.top(got, S, nil)
 		} else {
-			val, ok = w.topConstrained(got, S, mat.DenseCopyOf(C.T()))
+			val, ok = w.topConstrained(got, S, mat.DenseCopyOf(C.T()), nil)
 		}
 		if !ok {
 			t.Fatalf("n = %d, c = %d: no convergence", c.n, c.c)

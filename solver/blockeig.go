@@ -186,17 +186,7 @@ func (t *tridiagWork) top(n, P int, cancel func() bool) (vals, Z []float64, err 
 		return nil, nil, errorf(ErrNumerical, "solver: tridiagonal eigenvalues did not converge")
 	}
 	slices.Reverse(vals) // descending
-	norm := 0.0
-	for i := range n {
-		r := math.Abs(d[i])
-		if i > 0 {
-			r += math.Abs(e[i-1])
-		}
-		if i < n-1 {
-			r += math.Abs(e[i])
-		}
-		norm = max(norm, r)
-	}
+	norm := gershgorin(d, e)
 	Z = t.z[:n*P] // the vectors of T, then of the matrix
 	x := t.x[:n]
 	const eps = 2.220446049250313e-16

@@ -816,7 +816,20 @@
 // with a18a0c8, 143 / 163 -> 117 / 126 ms a fit (Krylov products 61,943
 // -> 59,194). The mean's partial projection, the offset of each mode
 // pass, is computed by the pass itself since cafc679 (passOffset), off
-// the caller: gait uint8 6-7.5 -> 2.5 ms a fit.
+// the caller: gait uint8 6-7.5 -> 2.5 ms a fit. The dense top pair of
+// the small modes (I_n <= denseLimit, and the Krylov fallbacks up to 32)
+// is smallTop since 2026-11-27: a Householder reduction on compact copies
+// of the trailing blocks and Rayleigh quotient iteration on T from the
+// warm vector, where tridiagWork.top (Dsytrd, Dsterf, inverse iteration)
+// found every eigenvalue: gait's 10 x 10 mode updates 12 -> about 5 us
+// each on the caller at 2 threads (timers around topGram less formS, one
+// fit), the caller's time between the team's tasks 32.0 -> 28.0 ms a fit
+// (median of 15 fits each, teamstats build, 3 rounds interleaved, chrt).
+// The 32 x 32 (constrained) and 22 x 22 updates stay Krylov iterations
+// on the formed S (about 15 and 20 products, 14-17 us each: the warm
+// vectors' residuals are 1e-3..1e-1 of theta through the 20 sweeps, so
+// the iteration spans nearly the whole space); smallTop's scalar
+// rank-2 updates make it no faster there.
 //
 // Where a SO-MPCA-RS fit's time goes (K = 20, 1 thread, go tool pprof on
 // bench/gofit): faces 721 x 80 x 60 uint8 (P = 60: 59 x 20 sweeps of 2

@@ -102,7 +102,7 @@ func (e *eigenSolver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []
 	var val float64
 	var err error
 	if n <= denseLimit {
-		val, err = e.dense(u, S, R)
+		val, err = e.denseFrom(u, S, R, warm)
 	} else {
 		var ok bool
 		applies := 0
@@ -755,12 +755,18 @@ func (e *eigenSolver) close() {
 }
 
 func (e *eigenSolver) dense(u []float64, S *mat.SymDense, R *mat.Dense) (float64, error) {
+	return e.denseFrom(u, S, R, nil)
+}
+
+// denseFrom is dense with warm (nil: none, else it may be u) a guess of
+// the vector, which starts the small matrices' iteration (smallTop).
+func (e *eigenSolver) denseFrom(u []float64, S *mat.SymDense, R *mat.Dense, warm []float64) (float64, error) {
 	var val float64
 	var ok bool
 	if R == nil {
-		val, ok = e.work.top(u, S)
+		val, ok = e.work.top(u, S, warm)
 	} else {
-		val, ok = e.work.topConstrained(u, S, R)
+		val, ok = e.work.topConstrained(u, S, R, warm)
 	}
 	if !ok {
 		return 0, errorf(ErrNumerical, "solver: symmetric eigendecomposition did not converge")

@@ -23,7 +23,8 @@ type eigenWork struct {
 	q          []float64    // the full Q of C (n x n)
 	b          []float64    // the complement basis B (n x r)
 	c, bsb, t  []float64    // S B (n x r), (S B)^T (r x n), B^T S B (r x r)
-	wv         []float64    // the top eigenvector of B^T S B (r)
+	wv, wr     []float64    // the top eigenvector of B^T S B (r), and the guess B^T warm
+	small      smallTop     // topPair's for n <= smallTopMax
 	ct         []float64    // C = R^T (n x c) for complement
 	tri        *tridiagWork // topPair's
 	query      [1]float64
@@ -50,7 +51,8 @@ func (e *eigenWork) reserve(n int) {
 	for _, b := range []*[]float64{&e.a, &e.qr, &e.q, &e.b, &e.c, &e.bsb, &e.t, &e.ct} {
 		*b = make([]float64, n*n)
 	}
-	e.w, e.tau, e.wv = make([]float64, n), make([]float64, n), make([]float64, n)
+	e.w, e.tau, e.wv, e.wr = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	e.small.reserve(min(n, smallTopMax))
 	e.tri = newTridiagWork(n, 1)
 	A := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: e.a}
 	e.workLen(func(w []float64) { lapack64.Syev(lapack.EVCompute, A, e.w, w, -1) })
@@ -75,12 +77,19 @@ func (e *eigenWork) syevTop(n int) (float64, bool) {
 // iteration, the reflectors applied to one vector), where Dsyev would
 // also form Q and accumulate every rotation of the tridiagonal QR
 // iterations into it (Dorgtr and Dsteqr, about 3/4 of the time at 80 x
-// 80). Should the inverse iteration fail, Dsyev takes over. e.a is left
-// as it was.
-func (e *eigenWork) topPair(v []float64, n int) (float64, bool) {
+// 80). Up to smallTopMax it is smallTop's, from warm (nil: none; a
+// guess of the vector) without Dsterf, tridiagWork.top then taking over
+// only if that fails. Should the inverse iteration fail, Dsyev takes
+// over. e.a is left as it was.
+func (e *eigenWork) topPair(v []float64, n int, warm []float64) (float64, bool) {
 	if n == 1 {
 		v[0] = 1
 		return e.a[0], true
+	}
+	if n <= smallTopMax {
+		if val, ok := e.small.top(v, e.a, n, n, warm); ok {
+			return val, true
+		}
 	}
 	t := e.tri
 	for i := range n {
@@ -103,8 +112,9 @@ func (e *eigenWork) topPair(v []float64, n int) (float64, bool) {
 }
 
 // top writes the unit top eigenvector of S to u and returns its
-// eigenvalue (the path of eigenSolver.dense without a constraint).
-func (e *eigenWork) top(u []float64, S *mat.SymDense) (float64, bool) {
+// eigenvalue (the path of eigenSolver.dense without a constraint); warm
+// is topPair's.
+func (e *eigenWork) top(u []float64, S *mat.SymDense, warm []float64) (float64, bool) {
 	n := S.SymmetricDim()
 	e.reserve(n)
 	e.a = grow(e.a, n*n)
@@ -112,14 +122,14 @@ func (e *eigenWork) top(u []float64, S *mat.SymDense) (float64, bool) {
 	for i := range n {
 		copy(e.a[i*n+i:(i+1)*n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
 	}
-	return e.topPair(u, n)
+	return e.topPair(u, n, warm)
 }
 
 // topConstrained is eigenSolver.dense with a constraint given by the
 // rows R = C^T (c x n, orthonormal rows): the top eigenvector of B^T S B
 // with B an orthonormal basis of the complement of span(C), mapped back
-// by B.
-func (e *eigenWork) topConstrained(u []float64, S *mat.SymDense, R *mat.Dense) (float64, bool) {
+// by B; B^T warm is topPair's warm.
+func (e *eigenWork) topConstrained(u []float64, S *mat.SymDense, R *mat.Dense, warm []float64) (float64, bool) {
 	c, n := R.Dims()
 	r := n - c
 	e.reserve(n) // the buffers below are then resliced, never reallocated
@@ -150,7 +160,13 @@ func (e *eigenWork) topConstrained(u []float64, S *mat.SymDense, R *mat.Dense) (
 		}
 	}
 	e.wv = grow(e.wv, r)
-	val, ok := e.topPair(e.wv, r)
+	var wr []float64 // B^T warm
+	if warm != nil {
+		wr = grow(e.wr, r)
+		e.wr = wr
+		blas64.Gemv(blas.Trans, 1, B, blas64.Vector{N: n, Inc: 1, Data: warm[:n]}, 0, blas64.Vector{N: r, Inc: 1, Data: wr})
+	}
+	val, ok := e.topPair(e.wv, r, wr)
 	if !ok {
 		return 0, false
 	}

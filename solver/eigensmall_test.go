@@ -1,0 +1,99 @@
+package solver
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestSmallTop: smallTop's top pair against gonum's EigenSym (Dsyev) on
+// matrices of every order up to smallTopMax with a known spectrum Q diag
+// Q^T: well separated (gap 1 of 1..n), a top eigenvalue 1e-6 above the
+// next, entries scaled by 1e-160 and 1e+160 (the reflectors' scaled
+// norms), an already tridiagonal (diagonal) matrix and the zero matrix;
+// from no warm vector, a warm vector near the answer, and the bottom
+// eigenvector (so that the Rayleigh quotient iteration meets the wrong
+// eigenvalue and Dsterf takes over). The value to 1e-13 relative, the
+// vector to 1e-12 (both solvers' vector errors are about n eps ||S|| /
+// gap: 1e-14 at gap 1, up to 1e-8 at gap 1e-6, where the check is 1e-7),
+// signs by fixSign on both.
+func TestSmallTop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var w smallTop
+	for n := 1; n <= smallTopMax; n++ {
+		Q := randomOrthonormal(rng, n, n)
+		for _, c := range []struct {
+			name  string
+			gap   float64
+			scale float64
+			diag  bool
+		}{{"separated", 1, 1, false}, {"close", 1e-6, 1, false}, {"tiny", 1, 1e-160, false},
+			{"huge", 1, 1e160, false}, {"diagonal", 1, 1, true}} {
+			lambda := make([]float64, n)
+			for i := range lambda {
+				lambda[i] = float64(i+1) * c.scale
+			}
+			lambda[n-1] = (float64(max(n-1, 1)) + c.gap) * c.scale
+			if n == 1 {
+				lambda[0] = 2 * c.scale
+			}
+			S := mat.NewSymDense(n, nil)
+			if c.diag {
+				for i := range n {
+					S.SetSym(i, i, lambda[(i+3)%n]) // top not first
+				}
+			} else {
+				for i := range n {
+					for j := i; j < n; j++ {
+						s := 0.0
+						for k := range n {
+							s += Q.At(i, k) * lambda[k] * Q.At(j, k)
+						}
+						S.SetSym(i, j, s)
+					}
+				}
+			}
+			want := make([]float64, n)
+			wantVal := referenceDense(t, want, S, nil)
+			fixSign(want)
+			bottom := make([]float64, n)
+			var es mat.EigenSym
+			es.Factorize(S, true)
+			var vecs mat.Dense
+			es.VectorsTo(&vecs)
+			mat.Col(bottom, 0, &vecs)
+			near := make([]float64, n)
+			for i := range near {
+				near[i] = want[i] + 1e-2*rng.NormFloat64()
+			}
+			tol := 1e-12
+			if c.gap < 1 {
+				tol = 1e-7
+			}
+			raw := S.RawSymmetric()
+			for _, warm := range []struct {
+				name string
+				v    []float64
+			}{{"cold", nil}, {"near", near}, {"bottom", bottom}} {
+				got := make([]float64, n)
+				val, ok := w.top(got, raw.Data, raw.Stride, n, warm.v)
+				if !ok {
+					t.Fatalf("n = %d %s %s: no convergence", n, c.name, warm.name)
+				}
+				fixSign(got)
+				if math.Abs(val-wantVal) > 1e-13*math.Abs(wantVal) || !floats.EqualApprox(got, want, tol) {
+					t.Errorf("n = %d %s %s: %v %v, want %v %v", n, c.name, warm.name, val, got, wantVal, want)
+				}
+			}
+		}
+	}
+	// The zero matrix: the value 0 and a unit vector.
+	z := make([]float64, 9)
+	got := make([]float64, 3)
+	if val, ok := w.top(got, z, 3, 3, nil); !ok || val != 0 || math.Abs(floats.Norm(got, 2)-1) > 1e-15 {
+		t.Errorf("zero matrix: %v %v %v", val, got, ok)
+	}
+}
