@@ -46,11 +46,14 @@ type team struct {
 	st teamStat // the teamstats build's timings (teamstat_on.go)
 }
 
-// teamMember is a member's parking state, padded to its own cache line.
+// teamMember is a member's parking state, padded to 128 bytes, two cache
+// lines of its own: the L2's adjacent-line prefetchers (Intel's completes
+// 128-byte pairs, Zen's up/down one fetches the next or previous line)
+// would otherwise bring a neighbour's line along with a member's.
 type teamMember struct {
 	sleeping atomic.Bool
 	wake     chan struct{} // cap 1; a token may be stale, members re-check
-	_        [48]byte
+	_        [112]byte
 }
 
 // newTeam starts size-1 goroutines (none for size <= 1); the caller of
@@ -229,11 +232,11 @@ type deal struct {
 
 // dealRun is a member's remaining positions [lo, hi), packed as lo<<32 |
 // hi so that its owner (from the front) and the others (from the back)
-// take them by one compare-and-swap; padded to its own cache line, as
-// members take from their own run.
+// take them by one compare-and-swap; padded to a 128-byte pair of cache
+// lines of its own (see teamMember), as members take from their own run.
 type dealRun struct {
 	atomic.Uint64
-	_ [56]byte
+	_ [120]byte
 }
 
 func packRun(lo, hi int) uint64       { return uint64(lo)<<32 | uint64(uint32(hi)) }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // TestTeam: run calls fn once per member and epoch, with every member's
@@ -215,6 +217,87 @@ func BenchmarkPassThreads(b *testing.B) {
 	}
 }
 
+// BenchmarkPassForm: a faces-size TVP mode update's team work as a fit
+// runs it, the rows pass writing Y (721 x I_n, uint8 samples 80 x 60)
+// and S = Y^T Y formed from it (formS), both modes in turn, on 1 and 2
+// goroutines, back to back or with a pause of the caller's between
+// updates (busy on data of its own, as the serial eigen step is). With
+// the teamstats tag the tasks' times show what the second core costs in
+// CPU: the members' shares sum to the one goroutine's time when the host
+// is quiet (see doc.go, "Passes").
+func BenchmarkPassForm(b *testing.B) {
+	const m = 721
+	shape := []int{80, 60}
+	vs := [][]float64{make([]float64, 80), make([]float64, 60)}
+	for n := range vs {
+		for i := range vs[n] {
+			vs[n][i] = 1 / float64(len(vs[n]))
+		}
+	}
+	src := benchSource(m, shape, Uint8)
+	own := make([]float64, 4096) // the caller's data in the pause
+	for _, pause := range []time.Duration{0, 50 * time.Microsecond} {
+		for _, threads := range []int{1, 2} {
+			b.Run(fmt.Sprintf("faces/uint8/pause=%v/threads=%d", pause, threads), func(b *testing.B) {
+				r := newRunner(src, 80*60, threads)
+				defer r.close()
+				e := eigenSolver{threads: threads, team: r.team(), block: r.block}
+				e.s = make([]float64, 80*80)
+				Y := make([]float64, m*80)
+				for range b.N {
+					for mode, in := range shape {
+						p := Pass{Op: OpModeRows, Shape: shape, Samples: m, Mode: mode, Vectors: vs}
+						if err := r.runCached(&p, Y[:m*in]); err != nil {
+							b.Fatal(err)
+						}
+						if err := e.formS(Y[:m*in], m, in); err != nil {
+							b.Fatal(err)
+						}
+						for t0 := time.Now(); time.Since(t0) < pause; {
+							for i := range own {
+								own[i]++
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkFormS: S = Y^T Y formed by rows (formRows: the chunks'
+// scatters, then their fold into S) for faces' partial projections, on 1
+// and 2 goroutines.
+func BenchmarkFormS(b *testing.B) {
+	for _, n := range []int{80, 60} {
+		const m = 721
+		Y := randomTensors(5, m, []int{n})
+		for _, threads := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%dx%d/threads=%d", m, n, threads), func(b *testing.B) {
+				e := eigenSolver{threads: threads}
+				defer e.close()
+				e.s = make([]float64, n*n)
+				for range b.N {
+					if err := e.formS(Y, m, n); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestPadding: the members' state that others read or take from sits in
+// 128-byte pairs of cache lines of its own (see teamMember).
+func TestPadding(t *testing.T) {
+	if s := unsafe.Sizeof(teamMember{}); s != 128 {
+		t.Errorf("teamMember is %d bytes, not 128", s)
+	}
+	if s := unsafe.Sizeof(dealRun{}); s != 128 {
+		t.Errorf("dealRun is %d bytes, not 128", s)
+	}
+}
+
 // TestFormS: S = Y^T Y formed on a team is the same bit for bit whatever
 // the team's size, agrees with gramCols (one chain of FMAs per entry over
 // all rows, an independent order of the sums) to rounding, exactly when
@@ -259,6 +342,58 @@ func TestFormS(t *testing.T) {
 				t.Errorf("n %d, m %d, %d threads: canceled formS returned %v", n, m, threads, err)
 			}
 			e.close()
+		}
+	}
+}
+
+// TestFormRowsTree: S formed by rows is, bit for bit, the fixed tree's
+// sum of the chunks' scatters (gramCols on each chunk of gramChunk rows;
+// the value of chunks [lo, lo+2^k) is that of its left half plus that of
+// its right half, or the left's alone when the right holds no chunk:
+// Fold's tree, summed here recursively), for 1 to 4 members and reads of
+// any size, so the fold's order cannot change unnoticed.
+func TestFormRowsTree(t *testing.T) {
+	for _, c := range []struct{ n, m int }{{8, 65}, {13, 100}, {31, 300}, {60, 721}, {80, 721}, {17, 64 * 9}, {50, 1500}} {
+		n, m := c.n, c.m
+		chunks := (m + gramChunk - 1) / gramChunk
+		if chunks < 2 || chunks*n*n > formRowsMax {
+			t.Fatalf("n %d, m %d: not formed by rows", n, m)
+		}
+		Y := randomTensors(uint64(3*n+m), m, []int{n})
+		var tree func(lo, k int) []float64
+		tree = func(lo, k int) []float64 {
+			if k == 0 {
+				S := make([]float64, n*n)
+				gramCols(S, Y[lo*gramChunk*n:min(m, (lo+1)*gramChunk)*n], min(m, (lo+1)*gramChunk)-lo*gramChunk, n)
+				return S
+			}
+			left := tree(lo, k-1)
+			if mid := lo + 1<<(k-1); mid < chunks {
+				right := tree(mid, k-1)
+				for i := range left {
+					left[i] += right[i]
+				}
+			}
+			return left
+		}
+		want := tree(0, bits.Len(uint(chunks-1)))
+		for _, threads := range []int{1, 2, 3, 4} {
+			for _, block := range []int{0, readUnit, 2 * readUnit} {
+				e := eigenSolver{threads: threads, block: block}
+				e.s = make([]float64, n*n)
+				if err := e.formS(Y, m, n); err != nil {
+					t.Fatal(err)
+				}
+				for i := range n {
+					for j := i; j < n; j++ {
+						if e.s[i*n+j] != want[i*n+j] || e.s[j*n+i] != want[i*n+j] {
+							t.Fatalf("n %d, m %d, %d threads, reads of %d: S[%d][%d] = %v, S[%d][%d] = %v, the tree's sum %v",
+								n, m, threads, block, i, j, e.s[i*n+j], j, i, e.s[j*n+i], want[i*n+j])
+						}
+					}
+				}
+				e.close()
+			}
 		}
 	}
 }
