@@ -588,18 +588,39 @@
 // and the waits cost about 2% of the 2-thread time, and running small
 // passes on the caller alone would not gain. What stays is the serial
 // eigen step (Amdahl: faces' 156 ms cap it near 1.8x) and the extra CPU
-// of the same work when both cores run, from the lines the cores exchange
-// and the samples both stream from the shared L3: 4-7% of the tasks when
-// the host is quiet, up to 12% for the passes and 35% for forming S in a
-// loaded quarter hour (with the one-read rows passes below: gait 510 ms,
-// 1.57x; faces 958, 1.45x), while two goroutines forming scatters of
-// private data in L1 and L2 keep one core's speed each. Tried and not
-// kept: forming S's fold on the caller alone (S is then written where the
-// eigen step reads it; forming alone 10-20% slower at 2 threads, the fit
-// within the noise), a partial-projection buffer per mode, so that a
-// sample's rows stay with the member that owns it from one mode to the
-// next (no change), and rows passes over samples in memory in one read
-// rather than reads of 512 (gait: 1,833 team tasks a fit instead of
+// of the same work when both cores run. That extra comes and goes with
+// the spell, not with the code. Measured 2026-11-27
+// (SOMPCA_TEAMSTATS_CPU=1 has the teamstats build read each share's
+// thread CPU time; its "off" column is the time a thread spent off its core): faces uint8, fits at
+// 1 and 2 threads interleaved under chrt, medians; in a quiet spell (5
+// fits each) passes 798 and 797 core-ms, forming S 287 and 282, its fold
+// 13 and 24; in a busy one (6 fits each) 1,232 and 1,541 core-ms in
+// tasks, 7 of them off the core (gait 735 and 832, 1 off): slower
+// execution, not preemption. BenchmarkPassForm (the rows pass and S's
+// forming of both faces modes back to back, teamstats) sums to the same
+// CPU on 1 and 2 goroutines (passes 889 and 893 core-ms per 1,200
+// updates, forming 360 and 350), as do two goroutines forming scatters
+// of private data. The two virtual CPUs' cache-line round trip
+// (BenchmarkPingPong, linux: an atomic ping-pong between threads pinned
+// to each) read 66-117 ns in
+// some runs and 400-770 ns in others seconds apart, as if the host moved
+// them between cores sharing an L3 and cores that do not (the guest sees
+// one L3 either way); the tasks' extra CPU followed it only loosely (one
+// reading before each fit: +9% after the slow readings, -3% after the
+// fast, 3 fits each). The fold of S costs more at 2 threads in every
+// spell: it reads the other member's spans, and the rows of S it writes
+// are read by the caller next. Tried and not kept: forming S's fold on
+// the caller alone (S is then written where the eigen step reads it;
+// forming alone 10-20% slower at 2 threads, the fit within the noise);
+// the fold evaluated row by row from the spans' rows, writing nothing
+// but S (on the two members: fold CPU 29 -> 65 core-ms a fit, medians of
+// 8 fits; on the caller alone: its serial time +30-38 ms); the members
+// forming only their own chunks' parts, taking none of the other's (idle
+// at the end of the forming 5-11 -> 5-54 ms a fit, its wall 145-250 ->
+// 165-278 ms, 8 interleaved fits); a partial-projection buffer per mode,
+// so that a sample's rows stay with the member that owns it from one mode
+// to the next (no change); and rows passes over samples in memory in one
+// read rather than reads of 512 (gait: 1,833 team tasks a fit instead of
 // 3,666, idle in the passes 11 -> 6 ms, the fit within the noise).
 //
 // Cancellation: Options.Cancel is polled by every leaf (every 16

@@ -24,6 +24,7 @@ type teamStat struct {
 	marks   []memberMark // per member: its share of the current task
 	fn      uintptr      // the current task's function
 	t0, tc  int64        // the task's start, the caller's end of its share
+	c0, cc  int64        // the caller's thread CPU time at those moments
 	first   int64        // the first task's start
 	lastEnd int64        // the last task's end
 	serial  int64        // the caller's time between tasks
@@ -32,10 +33,11 @@ type teamStat struct {
 }
 
 // memberMark is when a member saw the current task and finished its
-// share, padded to its own cache line.
+// share, and its thread's CPU time then, padded to two cache lines.
 type memberMark struct {
 	seen, done int64
-	_          [48]byte
+	cpu0, cpu1 int64
+	_          [96]byte
 }
 
 // taskAgg sums the runs of one task function (ns).
@@ -47,6 +49,7 @@ type taskAgg struct {
 	late   int64 // run's start to a member seeing the task
 	cwait  int64 // the caller's end of its share to run's return
 	tail   int64 // the last share's end to run's return
+	off    int64 // the shares' time off the core (wall less thread CPU)
 	// distributions: the caller's and the members' shares, the lateness
 	callerWork, memberWork, lat []int64
 	// by log2 of the task's work (all shares, us): runs, wall, work
@@ -54,6 +57,19 @@ type taskAgg struct {
 }
 
 var statBase = time.Now()
+
+// statCPU, set by SOMPCA_TEAMSTATS_CPU=1, has every share read its
+// thread's CPU time too (threadCPU: two system calls at each end, about
+// a microsecond in all on the virtual machine here, which the shares and
+// the members' lateness then include), for the "off" column.
+var statCPU = os.Getenv("SOMPCA_TEAMSTATS_CPU") == "1"
+
+func statThreadCPU() int64 {
+	if !statCPU {
+		return 0
+	}
+	return threadCPU()
+}
 
 func statNow() int64 { return int64(time.Since(statBase)) }
 
@@ -65,7 +81,7 @@ func (s *teamStat) init(size int) {
 
 func (s *teamStat) begin(fn func(w int)) {
 	s.fn = reflect.ValueOf(fn).Pointer()
-	s.t0 = statNow()
+	s.c0, s.t0 = statThreadCPU(), statNow()
 	if s.first == 0 {
 		s.first = s.t0
 	}
@@ -75,9 +91,9 @@ func (s *teamStat) begin(fn func(w int)) {
 	}
 }
 
-func (s *teamStat) callerDone() { s.tc = statNow() }
-func (s *teamStat) seen(w int)  { s.marks[w].seen = statNow() }
-func (s *teamStat) done(w int)  { s.marks[w].done = statNow() }
+func (s *teamStat) callerDone() { s.tc, s.cc = statNow(), statThreadCPU() }
+func (s *teamStat) seen(w int)  { s.marks[w].cpu0, s.marks[w].seen = statThreadCPU(), statNow() }
+func (s *teamStat) done(w int)  { s.marks[w].done, s.marks[w].cpu1 = statNow(), statThreadCPU() }
 
 // end adds the task that run is returning from.
 func (s *teamStat) end() {
@@ -92,12 +108,14 @@ func (s *teamStat) end() {
 	a.caller += s.tc - s.t0
 	a.callerWork = append(a.callerWork, s.tc-s.t0)
 	a.cwait += t1 - s.tc
+	a.off += offCore(s.tc-s.t0, s.c0, s.cc)
 	last, work := s.tc, s.tc-s.t0
 	for w := 1; w < s.size; w++ {
 		m := s.marks[w]
 		a.late += m.seen - s.t0
 		a.lat = append(a.lat, m.seen-s.t0)
 		a.member += m.done - m.seen
+		a.off += offCore(m.done-m.seen, m.cpu0, m.cpu1)
 		a.memberWork = append(a.memberWork, m.done-m.seen)
 		last = max(last, m.done)
 		work += m.done - m.seen
@@ -108,6 +126,17 @@ func (s *teamStat) end() {
 	a.bucket[b][1] += t1 - s.t0
 	a.bucket[b][2] += work
 	s.lastEnd = t1
+}
+
+// offCore returns the part of a share of wall time wall that its thread
+// spent off the core, from the thread's CPU time at its start and end
+// (threadCPU); 0 when the share moved to another thread, or without
+// statCPU.
+func offCore(wall, cpu0, cpu1 int64) int64 {
+	if !statCPU || cpu0>>44 != cpu1>>44 {
+		return 0
+	}
+	return max(0, wall-(cpu1-cpu0))
 }
 
 // report prints the totals (ms) and medians (us) by task, once.
@@ -160,16 +189,16 @@ func (s *teamStat) report() {
 	out := os.Stderr
 	fmt.Fprintf(out, "teamstats size %d: span %.1f ms, in tasks %.1f ms, caller between tasks %.1f ms\n",
 		s.size, ms(s.lastEnd-s.first), ms(wall), ms(s.serial))
-	fmt.Fprintf(out, "%-40s %6s %8s %8s %8s %8s %8s %8s | med us: %6s %6s %6s\n",
-		"task", "runs", "wall", "caller", "members", "late", "cwait", "tail", "call", "memb", "late")
+	fmt.Fprintf(out, "%-40s %6s %8s %8s %8s %8s %8s %8s %8s | med us: %6s %6s %6s\n",
+		"task", "runs", "wall", "caller", "members", "late", "cwait", "tail", "off", "call", "memb", "late")
 	fmt.Fprintf(out, "gaps %s\n", dist(s.gaps))
 	for _, r := range rows {
 		a := r.a
 		if s.size > 1 {
 			fmt.Fprintf(out, "late %s: %s\n", r.name[strings.LastIndex(r.name, ".")+1:], dist(a.lat))
 		}
-		fmt.Fprintf(out, "%-40s %6d %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f | %6.1f %6.1f %6.1f\n",
-			r.name, a.runs, ms(a.wall), ms(a.caller), ms(a.member), ms(a.late), ms(a.cwait), ms(a.tail),
+		fmt.Fprintf(out, "%-40s %6d %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f | %6.1f %6.1f %6.1f\n",
+			r.name, a.runs, ms(a.wall), ms(a.caller), ms(a.member), ms(a.late), ms(a.cwait), ms(a.tail), ms(a.off),
 			med(a.callerWork), med(a.memberWork), med(a.lat))
 		for b, v := range a.bucket {
 			if v[0] > 0 {
