@@ -447,8 +447,13 @@
 // != k} I_j float64 (gait: 704 values a sample, 4.1 MB for 731 against
 // 41 MB of samples), sized for the longest rows that fit in what
 // Options.MemoryLimit leaves; the passes whose rows do not fit read the
-// samples. Such fits keep no start projections (tvpFit.start): their
-// second update reads the samples anyway, and serves the first's run.
+// samples. Such fits keep no start projections (tvpFit.start): the
+// first run of every EMP contracts the samples with the uniform u^(N),
+// the same vector in every EMP, so the runner keeps the first EMP's fill
+// of that cache (runner.kept, from what the memory limit leaves beside
+// the rotating one: 4.1 MB for gait) and the later EMPs' first runs read
+// it instead of the samples: K N/(N-1) - 1 sample passes an EMP (gait,
+// K = 20: 29 instead of 30; TestSweepReads counts them).
 // SO-MPCA-RS, P = 32, K = 20, on gait float64 with fractions
 // (bench/gofit, the build before (ab45f15) and after interleaved under
 // flock and chrt, min / median s): 1 thread 3.66 / 3.79 -> 2.87 / 3.06

@@ -50,7 +50,7 @@ func (f *fitter) fitAllModes() (*Model, error) {
 		// spare memory, no cache of partial contractions.
 		f.mode, f.opts.Components, f.spare = n, counts[n], spare
 		if f.run != nil {
-			f.run.z, f.run.zValid = nil, false
+			f.run.dropCaches()
 		}
 		skip := 0 // leading features of this fit already in fused
 		if n > 0 {
@@ -85,7 +85,7 @@ func (f *fitter) fitAllModes() (*Model, error) {
 		done += counts[n] - skip
 	}
 	if f.run != nil {
-		f.run.z, f.run.zValid = nil, false
+		f.run.dropCaches()
 	}
 	if P > 0 && total > P {
 		fused.sortFeatures(ByVariance, false)

@@ -163,6 +163,18 @@ type runner struct {
 	zMode  int
 	zkey   []float64
 	zValid bool
+	// kept is a second such cache that, once filled, is only read: the
+	// pass that finds keepNext set (and kept long enough) fills it
+	// instead of z and clears keepNext. A fit that rotates its cached
+	// mode keeps there the samples contracted with the uniform vector
+	// of the mode its EMPs contract first, which every EMP's first two
+	// updates read (see fitTVP).
+	kept      []float64
+	keptMode  int
+	keptKey   []float64
+	keptValid bool
+	keepNext  bool
+	zb        []float64 // the cache the current pass fills or reads (z or kept)
 
 	j    job
 	fold Fold // reused by every pass
@@ -266,17 +278,36 @@ func (r *runner) runCached(p *Pass, out []float64) error {
 	}
 	k, zs := p.cacheMode(), p.zRow()
 	if r.zValid && r.zMode == k && equalFloats(r.zkey, p.Vectors[k]) {
+		r.zb = r.z
 		return r.run(p, out, nil, zs, fromZ)
+	}
+	if r.keptValid && r.keptMode == k && equalFloats(r.keptKey, p.Vectors[k]) {
+		r.zb = r.kept
+		return r.run(p, out, nil, zs, fromZ)
+	}
+	if r.keepNext && len(r.kept) >= r.m*zs {
+		r.keepNext, r.zb = false, r.kept
+		if err := r.run(p, out, r.src, r.size, fromXFillZ); err != nil {
+			return err
+		}
+		r.keptMode, r.keptKey, r.keptValid = k, append(r.keptKey[:0], p.Vectors[k]...), true
+		return nil
 	}
 	if len(r.z) < r.m*zs {
 		return r.Run(p, out)
 	}
-	r.zValid = false
+	r.zValid, r.zb = false, r.z
 	if err := r.run(p, out, r.src, r.size, fromXFillZ); err != nil {
 		return err
 	}
 	r.zMode, r.zkey, r.zValid = k, append(r.zkey[:0], p.Vectors[k]...), true
 	return nil
+}
+
+// dropCaches empties both caches of partial contractions (fusion's
+// single-mode fits each start without them).
+func (r *runner) dropCaches() {
+	r.z, r.zValid, r.kept, r.keptValid, r.keepNext = nil, false, nil, false, false
 }
 
 // inMemory reports whether src (or the source a scaledSource wraps)
@@ -348,7 +379,7 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 		bn := min(r.block, r.m-bs)
 		var x Block
 		if in == fromZ {
-			x = Block{F64: r.z[bs*size : (bs+bn)*size]}
+			x = Block{F64: r.zb[bs*size : (bs+bn)*size]}
 		} else {
 			blk, err := src.Read(bs, bn)
 			if err != nil {
@@ -458,7 +489,7 @@ func (j *job) work(w int) {
 		var z []float64
 		switch j.in {
 		case fromXFillZ:
-			z = r.z[start*zs : (j.start+hi)*zs]
+			z = r.zb[start*zs : (j.start+hi)*zs]
 		case fromZ:
 			z = x.F64
 		}

@@ -544,6 +544,22 @@ func TestSweepReads(t *testing.T) {
 		if a, b := reads(byteValues(frac), tight), reads(frac, tight); a != b {
 			t.Errorf("%v: without caches the fit reads %d times on float32 values, %d on fractions", c.shape, a, b)
 		}
+		// Three EMPs: the second and third read the samples contracted
+		// with the uniform vector from runner.kept, one sample pass an
+		// EMP less (keepStart off: they read the samples).
+		reads3 := func(keep bool) int {
+			keepStart = keep
+			defer func() { keepStart = true }()
+			src := &readCounter{Source: must(NewSliceSource(frac, M, c.shape))}
+			var m Model
+			if err := m.Fit(src, Options{Method: SOMPCA, Components: 3, MaxIter: c.k, Threads: 2}); err != nil {
+				t.Fatal(err)
+			}
+			return src.n
+		}
+		if got := reads3(false) - reads3(true); got != 2 {
+			t.Errorf("%v: 3 EMPs read the samples %d times less with the kept uniform contraction, want 2", c.shape, got)
+		}
 	}
 }
 
@@ -695,7 +711,7 @@ func TestUniformStartKept(t *testing.T) {
 	const M = 40
 	for i, shape := range [][]int{{3, 128}, {4, 8, 16}, {3, 4, 4, 8}} {
 		frac := randomTensors(uint64(30+i), M, shape)
-		for _, data := range [][]float64{frac, byteValues(frac)} { // order >= 3: kept for float32 values only (tvpFit.lead)
+		for _, data := range [][]float64{frac, byteValues(frac)} { // order >= 3: tvpFit.start for float32 values, runner.kept for the others (tvpFit.lead)
 			for _, c := range tvpCases {
 				for _, threads := range []int{1, 2} {
 					opts := Options{Method: c.method, RelaxedStart: c.rs, Components: 3, MaxIter: 3, Threads: threads, ModeUpdates: ModeUpdatesRows}
