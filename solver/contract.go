@@ -390,8 +390,10 @@ func (c *contractor) reduced(k int, vs [][]float64) ([]int, [][]float64) {
 // rows of a uint8 block: each row's result is its own); for a middle
 // mode by the axpyRows of each of its prod_{j<k} dims[j] slices, in the
 // samples' own type or, for samples of uint8 values (sampleBytes), by
-// the float64 kernel for uint8. The same operations whatever the number
-// of samples: a function of each sample's values.
+// the float64 kernel for uint8 (float64 samples whose slices have rows
+// of 4 to 16 values: all of them in one call, axpySlabsAsm, the same
+// bits; the gait samples' 32 slices of 22 x 10). The same operations
+// whatever the number of samples: a function of each sample's values.
 func (c *contractor) lead(dst []float64, x Block, cnt, k int, v []float64) {
 	dims := c.dims
 	size := len(c.a)
@@ -413,6 +415,8 @@ func (c *contractor) lead(dst []float64, x Block, cnt, k int, v []float64) {
 			xi, di := x.slice(i*size, (i+1)*size), dst[i*cols:(i+1)*cols]
 			if u, ok := c.sampleBytes(xi); ok {
 				xi = Block{U8: u}
+			} else if xi.F64 != nil && axpySlabsAsm(di, xi.F64, dims[k], inner, size/slab, v) {
+				continue // the same bits as the loop below, in one call
 			}
 			for a := range size / slab {
 				axpyRowsStream(di[a*inner:(a+1)*inner], xi.slice(a*slab, (a+1)*slab), dims[k], inner, v)

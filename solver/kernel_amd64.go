@@ -110,6 +110,25 @@ func axpyRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols i
 }
 
 //go:noescape
+func axpySlabsF64StreamAVX2(dst *float64, x *float64, v *float64, rows, cols, slabs int)
+
+// axpySlabsAsm sets dst[s*cols:(s+1)*cols] to axpyRowsStream's result for
+// each of the slabs slabs of rows x cols values in x (x[s*rows*cols:]),
+// bit for bit, in one call (axpySlabsF64StreamAVX2), and reports true;
+// or reports false, having done nothing, when that kernel does not apply
+// (no assembly, or cols outside 4..16).
+func axpySlabsAsm(dst, x []float64, rows, cols, slabs int, v []float64) bool {
+	if !useAVX2 || cols < 4 || cols > 16 || rows == 0 || slabs == 0 {
+		return false
+	}
+	// The assembly reads x[:slabs*rows*cols] and v[:rows] and writes
+	// dst[:slabs*cols].
+	_, _, _ = dst[slabs*cols-1], x[slabs*rows*cols-1], v[rows-1]
+	axpySlabsF64StreamAVX2(&dst[0], &x[0], &v[0], rows, cols, slabs)
+	return true
+}
+
+//go:noescape
 func gram3x4AVX2(out *float64, a *float64, lda int, b *float64, ldb int, k int)
 
 // gram3x4 sets out[4i+j] = sum_{c<k} a[i*lda+c] b[j*ldb+c] for i < 3,

@@ -23,6 +23,9 @@ func axpyRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols i
 	axpyRowsT(dst, x, rows, cols, v)
 }
 
+// axpySlabsAsm does nothing and reports false: there is no assembly here.
+func axpySlabsAsm(dst, x []float64, rows, cols, slabs int, v []float64) bool { return false }
+
 // gram3x4 is gram3x4Go: there is no assembly here.
 func gram3x4(out *[12]float64, a []float64, lda int, b []float64, ldb int, k int) {
 	gram3x4Go(out, a, lda, b, ldb, k)

@@ -451,6 +451,54 @@ func TestAxpyRowsAVX2ExactOrder(t *testing.T) {
 	}
 }
 
+// TestAxpySlabsExact checks axpySlabsAsm, slab by slab and bit for bit,
+// against axpyRowsFMA from a cleared dst (what axpyRowsStream computes),
+// for every width it takes (4..16 columns; overlapping blocks from 5 to
+// 15), over one to many slabs, and that it declines other widths. The gait samples' middle mode is 32 slabs of 22 x 10.
+func TestAxpySlabsExact(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(19, 4))
+	for cols := 1; cols <= 18; cols++ {
+		for _, rows := range []int{1, 2, 5, 22} {
+			for _, slabs := range []int{1, 2, 3, 32} {
+				x := make([]float64, slabs*rows*cols)
+				for i := range x {
+					x[i] = rng.NormFloat64()
+				}
+				v := make([]float64, rows)
+				for i := range v {
+					v[i] = rng.NormFloat64()
+				}
+				got := make([]float64, slabs*cols+1)
+				got[slabs*cols] = 7 // past the end: not written
+				if !axpySlabsAsm(got[:slabs*cols], x, rows, cols, slabs, v) {
+					if cols >= 4 && cols <= 16 {
+						t.Fatalf("%d slabs of %dx%d: declined", slabs, rows, cols)
+					}
+					continue
+				}
+				if cols < 4 || cols > 16 {
+					t.Fatalf("%d slabs of %dx%d: taken, outside 4..16 columns", slabs, rows, cols)
+				}
+				for s := range slabs {
+					want := make([]float64, cols)
+					axpyRowsFMA(want, Block{F64: x[s*rows*cols : (s+1)*rows*cols]}, rows, cols, v)
+					for c := range cols {
+						if g := got[s*cols+c]; math.Float64bits(g) != math.Float64bits(want[c]) {
+							t.Fatalf("%d slabs of %dx%d: slab %d column %d = %v, fma chain in row order %v", slabs, rows, cols, s, c, g, want[c])
+						}
+					}
+				}
+				if got[slabs*cols] != 7 {
+					t.Fatalf("%d slabs of %dx%d: wrote past the end", slabs, rows, cols)
+				}
+			}
+		}
+	}
+}
+
 // reportCPU, deferred as defer reportCPU(b, elems)(), reports the process's
 // CPU time per element (cpu-ns/elem): on a machine shared with other work
 // it measures the kernel more steadily than the wall clock.
