@@ -461,6 +461,28 @@
 // after faster in 11 of the 13 pairs; the machine's noise at 2 threads
 // is of the size of the gain); float32 and uint8 unchanged.
 //
+// What bounds that fit at 2 threads (2026-11-27): its 900 sample passes
+// (41.2 MB each, 37 GB a fit) take 85-90% of its time on either thread
+// count (timers around runner.run, not kept). bench/streamread reads an
+// array with AVX2 loads and nothing else, each thread its contiguous
+// share, every other pass backward as the runner's turning passes do;
+// interleaved with the fit under flock and chrt, 5 rounds (range,
+// median, GB/s): one core reads 41.2 MB at 19.9-22.6 (20.7) and 200 MB
+// at 18.7-20.0 (19.1), two cores 34.5-50.7 (40.2) and 27.4-33.3 (29.8).
+// The fit's sample passes run at 12.6-14.9 (13.7) on 1 thread and
+// 22.8-31.6 (26.0) on 2: 0.63-0.72 and 0.60-0.81 of what the same
+// cores read from the same 41.2 MB, 0.84 (median) of two cores' rate
+// from memory. So the fit is not at the memory's rate on either count,
+// and the memory does not cap its ratio at 1.7x: two cores read 1.74-2.25
+// (1.93) times what one does on these 41.2 MB (1.45-1.74, 1.56, on 200
+// MB that stay in memory), and the passes scaled 1.64-2.24 (1.93) times
+// in the same rounds. Both counts lose about a third of the read rate
+// to work the reads do not hide (the first contraction is about 1 ms of
+// one core's time a pass of the samples in cache, the finish and the
+// cache's writes more); the middle-mode slices in one call
+// (axpySlabsAsm) took 1.5x less CPU than a call each. Fit times move
+// +-15% between rounds on this machine, the rates alike.
+//
 // Why 16-sample leaves: the gait case (M = 731) has 46 leaves, so 2
 // threads get 23 each (balance 100%), and 16 threads get at most 3 of
 // 2.9 on average (46/48 = 96% busy); the 256-sample grains of the first
