@@ -534,6 +534,10 @@ func (e *eigenSolver) fullApply(n int) func(dst, v []float64) {
 	if e.fullFn == nil {
 		e.fullFn = func(dst, v []float64) {
 			n := e.fullN
+			if useAVX2 && n%4 == 0 {
+				symvUpper(dst, e.s, n, v)
+				return
+			}
 			dotRows(dst, Block{F64: e.s[:n*n]}, n, n, v)
 		}
 	}
