@@ -133,7 +133,8 @@
 // (see krylov); the scatter is formed (gramCols, a 4 x 8 blocked AVX2
 // kernel near the FMA peak) when an update's products would cost more
 // (gramBudget, set by BenchmarkModeEigen), and the products are then S v
-// by the dotRows kernel. Eigenproblems up to
+// from S's upper triangle (symvUpper, AVX2; dotRows for dimensions not
+// a multiple of 4 and in the purego build). Eigenproblems up to
 // 16 x 16 are solved densely. Memory is O(M max_n I_n + I_n^2 + threads x
 // grain x max_n I_n + threads x log2(M) partials), plus O(M P) for UMPCA's
 // and TROD's training features and the optional cache.
@@ -878,6 +879,19 @@
 // vectors' residuals are 1e-3..1e-1 of theta through the 20 sweeps, so
 // the iteration spans nearly the whole space); smallTop's scalar
 // rank-2 updates make it no faster there.
+// What is left of faces' serial step is the cost of a Lanczos step,
+// which streams S, the constraint's rows (twice: the projection's dot
+// products and its update) and the basis (twice) through a 32 KB L1d,
+// about 80 KB a step at faces' 80 x 80 with 30 constraint rows: the
+// products read only S's upper triangle (symvUpper, 27 instead of 51 KB;
+// 80 x 80 390-410 -> 253-276 ns a product with S hot), the caller's time
+// at 2 threads (teamstats "caller between tasks", faces uint8, 10 fits
+// each interleaved with 0c2ca38 under chrt, min / median) 110 / 137 ->
+// 109 / 119 ms a fit, at 1 thread 107 / 108 -> 98 / 101 (3 each).
+// Projecting in the same pass as the reorthogonalisation (the
+// constraint's rows in front of the basis: one dotRows and one axpyRows
+// over c + j + 1 rows) moved the same bytes and measured the same
+// (replay of a fit's 2360 updates, 83 ms either way).
 //
 // Where a SO-MPCA-RS fit's time goes (K = 20, 1 thread, go tool pprof on
 // bench/gofit): faces 721 x 80 x 60 uint8 (P = 60: 59 x 20 sweeps of 2
