@@ -2,7 +2,10 @@
 
 Every row of the speed table of issue 18 runs in one process, on the same
 data for every contender, interleaved repeat by repeat so that the noise of
-the shared machine falls on all of them alike. Printed: min and median
+the shared machine falls on all of them alike; each repeat starts one
+contender later than the one before, so that no contender always runs
+right after the same one (such as the NumPy contender's 9-11 s on both
+cores). Printed: min and median
 seconds per contender (wall, and CPU) and the ratio reference / sompca (above 1: sompca is
 faster), plus the agreement of the captured variances as a check that the
 contenders computed the same thing.
@@ -56,9 +59,26 @@ threads). And real-time tasks may use 0.95 s of each second of a core
 real-time priority was stopped for 50 ms every second, on a random share
 of the fits; after a pause of a second, a fit that needs less than 0.95 s
 of each core runs through.
+
+Read the ratio of two sompca contenders with the noise in mind. Fits of
+2 s vary by 14-17% (coefficient of variation, faces float64+frac at 2
+threads, chrt -f 10, 2026-11-27), from the host: the CPU seconds of a fit
+move with its wall time and steal time appears in the slow ones. Drawn
+from those 36 fits, the ratio of the medians of two identical contenders
+over 5 repeats falls outside 0.79-1.26 one time in ten (1.35 at 3
+repeats). Through Python the faces float64+frac fit took 0.94x, 1.01x,
+1.02x and 1.26x Go's median in four runs of `-k faces-f64frac -r 5
+--threads 2` the same hour (the first two in a fixed order, NumPy,
+Python, Go); without the NumPy contender, 18 Python fits and 18 Go fits
+interleaved, 0.99x (wall) and 1.00x (CPU). Whichever path ran right
+after the NumPy contender was not measurably slower than in the later
+places of its repeat, and NumPy's OpenBLAS thread took no CPU time
+during the fits (its spinning ends within the pause). A difference of a
+few percent between paths needs tens of interleaved pairs.
 """
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -270,24 +290,24 @@ def main():
             times["sompca-py-before"] = []
         if args.scaling:
             times["sompca-go-1t"] = []
+        # Every timed call of a repeat: contender -> callable returning ((wall, cpu), result).
+        calls = {c: functools.partial(timed, fn, args.settle) for c, fn in contenders.items()}
+        calls["sompca-go"] = functools.partial(go_fit, gofit, path, method, X, P, args.threads, settle=args.settle)
+        if args.gofit_before:
+            calls["sompca-go-before"] = functools.partial(go_fit, args.gofit_before, path, method, X, P, args.threads,
+                                                          settle=args.settle)
+        if "sompca-py-before" in times:
+            calls["sompca-py-before"] = functools.partial(python_before, args.library_before, path, method, X, P,
+                                                          args.threads, args.settle)
+        if args.scaling:
+            calls["sompca-go-1t"] = functools.partial(go_fit, gofit, path, method, X, P, 1, settle=args.settle)
+        order = list(calls)
         results = {}
-        for _ in range(args.repeat):
-            for c, fn in contenders.items():
-                t, results[c] = timed(fn, args.settle)
+        for i in range(args.repeat):
+            # Repeat i starts at the i-th contender (see above, "order").
+            for c in order[i % len(order):] + order[: i % len(order)]:
+                t, results[c] = calls[c]()
                 times[c].append(t)
-            t, results["sompca-go"] = go_fit(gofit, path, method, X, P, args.threads, settle=args.settle)
-            times["sompca-go"].append(t)
-            if args.gofit_before:
-                t, results["sompca-go-before"] = go_fit(args.gofit_before, path, method, X, P, args.threads,
-                                                        settle=args.settle)
-                times["sompca-go-before"].append(t)
-            if "sompca-py-before" in times:
-                t, results["sompca-py-before"] = python_before(args.library_before, path, method, X, P, args.threads,
-                                                               args.settle)
-                times["sompca-py-before"].append(t)
-            if args.scaling:
-                t, _ = go_fit(gofit, path, method, X, P, 1, settle=args.settle)
-                times["sompca-go-1t"].append(t)
         if args.profile:
             go_fit(gofit, path, method, X, P, args.threads, profile=os.path.join(args.profile, name + ".pprof"))
         os.remove(path)
