@@ -218,7 +218,7 @@ func dotRowsFixed(dst []float64, x []uint8, rows, cols int, f *fixedVec) {
 // axpyRowsFixedGo's bits, in assembly when there is some.
 func axpyRowsFixed(dst []float64, x []uint8, rows, cols int, f *fixedVec, sums []int64) {
 	if useAVX2 && cols >= fixedPad && rows >= 1 && rows <= 1<<15 {
-		axpyRowsFixedAsm(dst, x, rows, cols, f)
+		axpyRowsFixedAsm(dst, x, rows, cols, f, sums)
 		return
 	}
 	axpyRowsFixedGo(dst, x, rows, cols, f, sums)

@@ -53,7 +53,7 @@ func dotRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, 
 func dotRowsFixedQuadAVX2(dst *float64, x *uint8, tab *int16, rows, cols int, scale float64)
 
 //go:noescape
-func axpyRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64)
+func axpyRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64, sums *int64)
 
 // dotRowsFixedAsm is dotRowsFixedGo in assembly, for rows, cols >= 1
 // (useAVX2 only): rows of up to fixedQuadMax columns four at a time
@@ -103,13 +103,16 @@ func dotRowsFixedQuad(dst []float64, x []uint8, rows, cols int, f *fixedVec) {
 }
 
 // axpyRowsFixedAsm is axpyRowsFixedGo in assembly, for cols >= 16 and
-// 1 <= rows <= 2^15 (useAVX2 only); it needs no scratch.
-func axpyRowsFixedAsm(dst []float64, x []uint8, rows, cols int, f *fixedVec) {
+// 1 <= rows <= 2^15 (useAVX2 only), with sums as scratch of fixedLimbs*cols
+// int64.
+func axpyRowsFixedAsm(dst []float64, x []uint8, rows, cols int, f *fixedVec, sums []int64) {
 	// The assembly reads x[:rows*cols] and the limb rows to rows + 1,
-	// and writes dst[:cols].
+	// writes dst[:cols], and for rows <= 255 uses 256 bytes of sums a
+	// block of 16 columns ((cols+15)/16 blocks: at most 16 (cols+15)
+	// bytes, less than the 32 cols of fixedLimbs*cols int64).
 	if f.n != rows || cols < fixedPad || rows < 1 || rows > 1<<15 {
 		panic("solver: axpyRowsFixedAsm: bad shape")
 	}
-	_, _, _ = dst[cols-1], x[rows*cols-1], f.limbs[fixedLimbs*f.ld-1]
-	axpyRowsFixedAVX2(&dst[0], &x[0], &f.limbs[0], f.ld, rows, cols, f.scale)
+	_, _, _, _ = dst[cols-1], x[rows*cols-1], f.limbs[fixedLimbs*f.ld-1], sums[(cols+15)/16*32-1]
+	axpyRowsFixedAVX2(&dst[0], &x[0], &f.limbs[0], f.ld, rows, cols, f.scale, &sums[0])
 }

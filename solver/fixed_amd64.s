@@ -322,34 +322,45 @@ ddone:
 	AXPY_FLUSH1(Y6, X6, 384, 448) \
 	AXPY_FLUSH1(Y7, X7, 416, 480)
 
-// AXPY_OUT(off) stores columns off/8.. off/8+3 of the block from their
+// AXPY_OUTC(off, col) stores columns col+off/8 .. col+off/8+3 from their
 // limb sums s0-s3 in Y8-Y11 (float64, exact integers): t1 = s0 2^15 + s1
 // and t2 = s2 2^15 + s3 are exact (below 2^53 for rows <= 2^15), then
 // t1 2^30 + t2 rounded once (the product is exact, so the FMA rounds as
-// combine's addition does), times scale (Y15; Y14 holds 2^15).
-#define AXPY_OUT(off) \
+// combine's addition does), times scale (Y15; Y14 holds 2^15). AXPY_OUT
+// is it at the block's column R12.
+#define AXPY_OUTC(off, col) \
 	VFMADD231PD Y14, Y8, Y9 \
 	VFMADD231PD Y14, Y10, Y11 \
 	VFMADD231PD pow30<>(SB), Y9, Y11 \
 	VMULPD      Y15, Y11, Y11 \
-	VMOVUPD     Y11, off(DI)(R12*8)
+	VMOVUPD     Y11, off(DI)(col*8)
+
+#define AXPY_OUT(off) AXPY_OUTC(off, R12)
 
 // axpyPairs is the number of row pairs of a chunk: with an odd last row,
 // 128 VPMADDWD steps a lane at most.
 #define axpyPairs 127
 
-// func axpyRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64)
+// func axpyRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64, sums *int64)
 //
 // Columns by blocks of 16 (the last block is the last 16 columns, which
 // may overlap the one before: its columns are computed again to the same
 // bits), each over all rows with the block's int32 sums in Y0-Y7, rows
 // two at a time (their words interleaved, against the broadcast pair of
-// limbs), two pairs an iteration, in chunks of axpyPairs pairs. A block of
-// one chunk (rows <= 255) converts its sums straight to float64; longer
-// ones add each chunk's sums as float64 (exact: integers below 2^53) to
-// 512 bytes on the stack. The caller guarantees cols >= 16,
-// 1 <= rows <= 2^15, rows <= ld, ld a multiple of 16 and the limbs zero
-// past rows.
+// limbs), two pairs an iteration, in chunks of axpyPairs pairs. When a
+// block is one chunk (rows <= 255) its 8 vectors of sums are stored as
+// they are, block b's 256 bytes at sums+256b ((cols+15)/16 blocks: at
+// most 16 (cols+15) bytes, within the caller's 32 cols), and converted
+// to float64 after the last block, block by block (aconv): converted at
+// the end of each block, as before, the conversion's chain of 5
+// dependent operations a column group held up the next block's
+// multiply-adds, about 33 cycles a block where the block's 16 row pairs
+// take about 90, while after the blocks the groups' chains overlap
+// (BenchmarkKernels, see fixed_amd64.go). Longer blocks add each chunk's
+// sums as float64 (exact: integers below 2^53) to 512 bytes on the stack
+// and convert them at the block's end. The caller guarantees cols >= 16,
+// 1 <= rows <= 2^15, rows <= ld, ld a multiple of 16, the limbs zero
+// past rows, and sums of at least 4 cols int64 (scratch).
 //
 // Each iteration (4 rows x 16 columns, 64 bytes of x) prefetches the next
 // 64 bytes after x, so a call brings the rows*cols bytes that follow x
@@ -361,8 +372,9 @@ ddone:
 // Registers: DI dst, SI row r at the block, DX limb pairs of r, R8 the
 // limb rows' stride, R9 3 strides, R10 cols, R11 2 cols, BX 3 cols, R14
 // the next line to prefetch, AX pairs left, CX pairs left in the chunk,
-// R12 block column, R13 flushed.
-TEXT ·axpyRowsFixedAVX2(SB), 0, $512-56
+// R12 block column, R13 flushed (then the sums' address); in aconv SI
+// the block's sums, R12 16b, CX its column, R13 cols - 16.
+TEXT ·axpyRowsFixedAVX2(SB), 0, $512-64
 	MOVQ dst+0(FP), DI
 	MOVQ ld+24(FP), R8
 	SHLQ $1, R8
@@ -451,34 +463,18 @@ alast:
 aout:
 	TESTQ R13, R13
 	JNZ   aoutstack
-	VCVTDQ2PD X0, Y8
-	VCVTDQ2PD X2, Y9
-	VCVTDQ2PD X4, Y10
-	VCVTDQ2PD X6, Y11
-	AXPY_OUT(0)
-	VCVTDQ2PD X1, Y8
-	VCVTDQ2PD X3, Y9
-	VCVTDQ2PD X5, Y10
-	VCVTDQ2PD X7, Y11
-	AXPY_OUT(32)
-	VEXTRACTI128 $1, Y0, X8
-	VEXTRACTI128 $1, Y2, X9
-	VEXTRACTI128 $1, Y4, X10
-	VEXTRACTI128 $1, Y6, X11
-	VCVTDQ2PD X8, Y8
-	VCVTDQ2PD X9, Y9
-	VCVTDQ2PD X10, Y10
-	VCVTDQ2PD X11, Y11
-	AXPY_OUT(64)
-	VEXTRACTI128 $1, Y1, X8
-	VEXTRACTI128 $1, Y3, X9
-	VEXTRACTI128 $1, Y5, X10
-	VEXTRACTI128 $1, Y7, X11
-	VCVTDQ2PD X8, Y8
-	VCVTDQ2PD X9, Y9
-	VCVTDQ2PD X10, Y10
-	VCVTDQ2PD X11, Y11
-	AXPY_OUT(96)
+	MOVQ sums+56(FP), R13
+	LEAQ 15(R12), CX
+	ANDQ $~15, CX
+	SHLQ $4, CX
+	VMOVDQU Y0, 0(R13)(CX*1)
+	VMOVDQU Y1, 32(R13)(CX*1)
+	VMOVDQU Y2, 64(R13)(CX*1)
+	VMOVDQU Y3, 96(R13)(CX*1)
+	VMOVDQU Y4, 128(R13)(CX*1)
+	VMOVDQU Y5, 160(R13)(CX*1)
+	VMOVDQU Y6, 192(R13)(CX*1)
+	VMOVDQU Y7, 224(R13)(CX*1)
 	JMP anext
 
 aoutstack:
@@ -514,6 +510,42 @@ anext:
 	JMP  ablock
 
 adone:
+	CMPQ rows+32(FP), $255
+	JGT  aret
+	MOVQ sums+56(FP), SI
+	XORQ R12, R12
+	LEAQ -16(R10), R13
+
+aconv:
+	MOVQ R12, CX
+	CMPQ CX, R13
+	CMOVQGT R13, CX
+	VCVTDQ2PD 0(SI), Y8
+	VCVTDQ2PD 64(SI), Y9
+	VCVTDQ2PD 128(SI), Y10
+	VCVTDQ2PD 192(SI), Y11
+	AXPY_OUTC(0, CX)
+	VCVTDQ2PD 32(SI), Y8
+	VCVTDQ2PD 96(SI), Y9
+	VCVTDQ2PD 160(SI), Y10
+	VCVTDQ2PD 224(SI), Y11
+	AXPY_OUTC(32, CX)
+	VCVTDQ2PD 16(SI), Y8
+	VCVTDQ2PD 80(SI), Y9
+	VCVTDQ2PD 144(SI), Y10
+	VCVTDQ2PD 208(SI), Y11
+	AXPY_OUTC(64, CX)
+	VCVTDQ2PD 48(SI), Y8
+	VCVTDQ2PD 112(SI), Y9
+	VCVTDQ2PD 176(SI), Y10
+	VCVTDQ2PD 240(SI), Y11
+	AXPY_OUTC(96, CX)
+	ADDQ $256, SI
+	ADDQ $16, R12
+	CMPQ R12, R10
+	JLT  aconv
+
+aret:
 	VZEROUPPER
 	RET
 

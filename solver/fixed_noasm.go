@@ -10,6 +10,6 @@ func dotRowsFixedAsm(dst []float64, x []uint8, rows, cols int, f *fixedVec) {
 	panic("solver: dotRowsFixedAsm without assembly")
 }
 
-func axpyRowsFixedAsm(dst []float64, x []uint8, rows, cols int, f *fixedVec) {
+func axpyRowsFixedAsm(dst []float64, x []uint8, rows, cols int, f *fixedVec, sums []int64) {
 	panic("solver: axpyRowsFixedAsm without assembly")
 }

@@ -243,7 +243,18 @@ func fixedCheckAsm(t *testing.T, rng *rand.Rand, x []uint8, rows, cols int, exac
 		want := make([]float64, cols)
 		axpyRowsFixedGo(want, x, rows, cols, &f, make([]int64, fixedLimbs*cols))
 		got := make([]float64, cols)
-		withAVX2(true, func() { axpyRowsFixed(got, x, rows, cols, &f, make([]int64, fixedLimbs*cols)) })
+		// The kernel's scratch is sums[:fixedLimbs*cols]; the words after
+		// it must be left as they are.
+		sums := make([]int64, fixedLimbs*cols+8)
+		for i := range sums {
+			sums[i] = -1
+		}
+		withAVX2(true, func() { axpyRowsFixed(got, x, rows, cols, &f, sums[:fixedLimbs*cols]) })
+		for i, s := range sums[fixedLimbs*cols:] {
+			if s != -1 {
+				t.Fatalf("%dx%d case %d: axpyRowsFixed wrote sums[%d] past its scratch", rows, cols, k, fixedLimbs*cols+i)
+			}
+		}
 		for c := range cols {
 			if math.Float64bits(got[c]) != math.Float64bits(want[c]) {
 				t.Fatalf("%dx%d case %d: axpyRowsFixed column %d = %v, Go loop %v", rows, cols, k, c, got[c], want[c])
