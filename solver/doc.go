@@ -805,6 +805,27 @@
 // 415 -> 364 ns (BenchmarkKernels, min of 8 interleaved runs, chrt); in
 // the gait uint8 fit its CPU time fell 21% (4.34 -> 3.43 s over 9
 // one-thread fits, pprof, interleaved).
+// Its loop is now at the multiply-adds' bound: a row pair of 16 columns
+// (8 VPMADDWD and 8 VPADDD, 2 VPMOVZXBW, 2 unpacks, 4 broadcasts) takes
+// about 5.5 cycles at 3.1 GHz, which the 8 multiply-adds and adds alone
+// take at the 1.44 pairs a cycle measured in C; a block of 16 columns
+// cost about 37 cycles more, 33 of them the conversion of its sums at
+// its end, which held up the next block's multiply-adds (in cache, the
+// kernel without the conversion took 420 against 569 ns at 32 x 220).
+// Blocks of up to 255 rows now store their int32 sums in the caller's
+// scratch and convert them all after the last block: BenchmarkKernels,
+// min ns/op of 18 interleaved runs of test binaries (go test -c) at
+// b1f427a and after (chrt -f 10 solver.test -test.run XXX -test.bench
+// 'BenchmarkKernels/axpyRows/.*/uint8fixed/avx2' -test.benchtime 0.1s),
+// 32 x 220 630 -> 508 ns, 80 x 60 377 -> 335, 32 x 32 91 -> 82, 128 x
+// 128 1075 -> 1011, 512 x 512 (several chunks, converted as before)
+// unchanged; in the gait uint8 fit its CPU time fell 24% on one thread
+// (2.95, 2.82 -> 2.20, 2.21 s over 8 fits, pprof, two interleaved runs)
+// and 13% on two (2.74, 2.94 -> 2.44, 2.51 s), in the faces fit (80 rows
+// of 60) it stayed as it was (3.04, 2.78 -> 2.98, 3.03 s). A table of
+// limb pairs broadcast once per vector (VPMADDWD's memory operands, 64
+// bytes a row) instead of 4 VPBROADCASTD a row pair changed nothing in
+// cache up to 255 rows and was 10% slower at 300 x 40 and 512 x 512.
 //
 // A TVP mode update that forms its scatter S = Y^T Y (topGram, when the
 // previous update of the mode needed more than gramBudget Krylov
