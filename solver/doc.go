@@ -913,6 +913,31 @@
 // constraint's rows in front of the basis: one dotRows and one axpyRows
 // over c + j + 1 rows) moved the same bytes and measured the same
 // (replay of a fit's 2360 updates, 83 ms either way).
+// Since 2026-11-27 an update whose constraint has c >= 0.45 n rows
+// (complementFrom; SO-MPCA's and FO-MPCA's later EMPs) runs the Krylov
+// iteration on B^T S B instead (topComplement), B an orthonormal basis
+// of the constraint's complement: its products are B^T (S (B y)), 2 n
+// (n-c) multiply-adds besides S's where the projection costs 2 n c, its
+// Lanczos vectors have n-c entries, and its iterates are the projected
+// iteration's mapped by B^T, so it needs the same products. B is made by
+// a QR factorisation (eigenWork.complement: about 235 us at 80 x 59,
+// which would cost 12 us an update if made per EMP) when the constraint
+// first reaches the threshold, and then extended, when the constraint
+// gains the previous EMP's vector, by one Householder reflector (n (n-c)
+// multiply-adds). B's rows are padded with zeros to a multiple of 4
+// columns: axpyRows on rows of n-c = 4k+1..4k+3 (its tail stored under a
+// mask, reloaded for the next row) took the iteration about twice as
+// long. Forming B^T S B (n^2 (n-c) + n (n-c)^2 / 2 multiply-adds by
+// gramCols4x8, about 30 us at 80 x 80 with c = 30) and solving it by
+// smallTop (n-c <= 32) or Krylov cost more than the projection it saved
+// at every c. A replay of one faces uint8 fit's 2360 formed-S Krylov
+// updates (recorded from bench/gofit, each update timed alone, min of 7
+// runs interleaved, chrt -f 10) took 77.4 -> 71.3 ms, the 80-mode's
+// updates with c >= 40 30-45% less each; the caller's time at 2 threads
+// (teamstats "caller between tasks", faces uint8, 24 fits each, 2 runs of
+// /work/lead/ts.sh's 4 rounds x 3 fits interleaved with b1f427a, chrt -f
+// 10, min / median) 92.5 / 115.4 -> 80.5 / 107.6 ms a fit. Gait's 32 x 32
+// updates gained nothing and keep the projection (complementMinN).
 //
 // Where a SO-MPCA-RS fit's time goes (K = 20, 1 thread, go tool pprof on
 // bench/gofit): faces 721 x 80 x 60 uint8 (P = 60: 59 x 20 sweeps of 2

@@ -75,6 +75,13 @@ type eigenSolver struct {
 	form    formOp                 // formS's state
 	chunkS  []float64              // formRows's chunk scatters
 	gramFn  func(dst, v []float64) // v -> Y^T (Y v), made once
+
+	// fixedRows says that a constraint stays the same for many updates
+	// (an EMP's sweeps) and gains a row from one EMP to the next, so that
+	// topComplement's bases (in comp) are made once and extended; see
+	// useComplement.
+	fixedRows bool
+	comp      complementWork
 }
 
 var errNoFreedom = errors.New("solver: no direction left outside the constraint")
@@ -110,7 +117,11 @@ func (e *eigenSolver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []
 			apply = e.symApply(S)
 		}
 		e.kr.expect = *hint
-		val, ok = e.kr.top(u, apply, constraint(R, n), warm, krylovMaxApply(n), &applies)
+		if e.fixedRows && useComplement(n, c) {
+			val, ok = e.topComplement(u, apply, R, warm, &applies)
+		} else {
+			val, ok = e.kr.top(u, apply, constraint(R, n), warm, krylovMaxApply(n), &applies)
+		}
 		*hint = applies
 		if e.kr.canceled {
 			return 0, ErrCanceled

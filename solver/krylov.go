@@ -68,6 +68,11 @@ type krylov struct {
 	rvm     int       // its length, 0 if none
 	ct      []float64 // C^T v
 
+	// dim, when not 0, is the dimension of the space the iterates span
+	// (topComplement's vectors have zeros past it); else it is n less the
+	// constraint's rows.
+	dim int
+
 	// expect is the number of products the previous update of the same
 	// mode needed (0: none): the first restart cycle takes its Ritz
 	// estimates from krylovRitzLead products before it on (capped at a
@@ -151,7 +156,11 @@ func (k *krylov) top(u []float64, apply func(dst, v []float64), R blas64.General
 		k.project(x, R)
 		floats.Scale(1/floats.Norm(x, 2), x)
 	}
-	steps := min(krylovSteps, n-R.Rows)
+	dim := n - R.Rows
+	if k.dim > 0 {
+		dim = k.dim
+	}
+	steps := min(krylovSteps, dim)
 	theta := 0.0
 	gate := min(k.expect, steps) - krylovRitzLead // no Ritz estimate before basis size gate in the first cycle
 	for *applies < maxApply {

@@ -98,6 +98,9 @@ func (f *fitter) fitTVP() (*Model, error) {
 	t := &tvpFit{fitter: f, p: P, nu: f.mode}
 	t.eig.threads = f.opts.Threads // 0: GOMAXPROCS (see gramApply)
 	t.eig.kr.cancel = f.opts.Cancel
+	// SO-MPCA's and FO-MPCA's constraints stay fixed through an EMP's
+	// sweeps; UMPCA's change every update.
+	t.eig.fixedRows = t.spec.constraint != uncorrelated
 	if f.run != nil {
 		t.eig.team = f.run.team() // the passes' goroutines run the products too
 		t.eig.block = f.run.block
