@@ -791,10 +791,17 @@
 // a time, their bytes transposed so that each lane sums one row's
 // products, against limbs laid out to match (fixedVec.tab), with no sums
 // across lanes, and every row is a whole number of 16-column steps.
+// The short rows' loop runs at the rate of the floating-point pipes for
+// its mix of operations, not of the multiply-adds: 80 vector operations a
+// block of 32 columns of 4 rows in 24-26 cycles (20.6 at a quieter hour),
+// 3.1-3.9 a cycle on the 4 pipes; in the fits, with each quad's sums and
+// the samples from L3, the kernel takes 9.2-11.6 ns per 128 elements
+// (gait uint8) and 11.9-15.1 (faces), 1 thread (fixed_amd64.go).
 // BenchmarkKernels, one sample in cache, min ns/op of 9-15 interleaved
 // runs under chrt, fixed against float64 uint8 (see fixed_amd64.go):
 // dotRows 512 x 512 1.41-1.65x, 128 x 128 1.49x, the gait's 32 x 220
-// 1.13x, the faces' 80 x 60 1.19x (1.28x in passes over the 721 faces),
+// 1.13x (4 of its 32 rows through the copy for a sample's last rows, as
+// in a fit), the faces' 80 x 60 1.19x (1.28x in passes over the 721 faces),
 // rows of 10 (704 x 10) 0.92x; axpyRows 512 x 512 1.38x, 128 x 128 1.44x,
 // 32 x 220 1.15x, 80 x 60 1.42x (before it prefetched, below). axpyRows
 // with fewer than 16 columns is the Go loop. axpyRowsFixed takes two row

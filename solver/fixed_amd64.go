@@ -10,10 +10,14 @@ package solver
 // and take one VPMADDWD and one VPADDD per limb, 8 vector operations per
 // 16 elements (axpyRows adds 2 unpacks per 16 columns of a row pair),
 // where the float64 uint8 kernels take 4 per 4 elements. Zen 3 issues 2
-// VPMADDWD a cycle, but they and the VPADDDs that accumulate them share
-// three pipes: 16 of each take 10.7 cycles (C with inline assembly under
-// the lock, 2.9 GHz), 16 columns of 4 rows. The rest is per row and per
-// block. Rows of more than fixedQuadMax columns go two at a time, and
+// VPMADDWD a cycle, and they, the VPADDDs that accumulate them and the
+// unpacks share the 4 floating-point pipes: C with inline assembly under
+// the lock (2026-11-27, clock 3.09-3.13 GHz by a chain of adds) runs
+// VPMADDWD alone at 2.0 a cycle, VPADDD alone at 3.2, and mixed pairs of
+// the two, or of either with unpacks, at 3.0-3.5 a cycle (16 VPMADDWD
+// and 16 VPADDD in 9.5-10.5 cycles), so the bound is the count of vector
+// operations, not the multiply-adds. The rest is per row and per block.
+// Rows of more than fixedQuadMax columns go two at a time, and
 // dotRows sums each row's 4 x 8 int32 lanes by limb (18 unpacks and adds
 // a row pair) and converts them. Shorter rows, where those sums cost
 // about as much as the multiply-adds, go four at a time with no sums
@@ -21,21 +25,41 @@ package solver
 // limb's accumulator sums row i mod 4's products against the limb pairs
 // of fixedVec.tab, laid out to match, and the four rows' sums are
 // converted together. 32 columns at a time (16 unpacks for the
-// transposition and the widening) take 12.2-13.1 cycles each 16 columns
+// transposition and the widening) take 12.0-13.1 cycles each 16 columns
 // of 4 rows, 16 at a time (4 VPMOVZXBW and 8 unpacks) 13.6 (C, as above);
-// so rows take 32 columns at a time while more than 16 are left. axpyRows converts and
-// combines each 16 columns (about 60 operations) once per block of rows.
+// so rows take 32 columns at a time while more than 16 are left. A block
+// of 32 columns of 4 rows is 80 vector operations (16 unpacks, 32
+// VPMADDWD, 32 VPADDD) in 24-26 cycles, 3.1-3.3 a cycle (20.6 cycles,
+// 3.9 a cycle, in a quieter hour of the same day): at the pipes' rate for
+// this mix. Each quad of rows then sums its accumulators' halves and
+// converts and combines them (about 20 operations): 11-12 cycles more on
+// one block, 15-16 on two (C, as above), more than their count, since
+// they wait on the block's last adds and on each other. In the fits the
+// quad kernel takes 9.2-11.6 ns per 128 elements (gait uint8, mostly rows
+// of 220) and 11.9-15.1 (faces, rows of 60), 1 thread, timed call by call
+// inside bench/gofit by an instrumented build (not kept), against 7.7-8.4
+// for a block in cache; leaving out the per-quad sums (wrong results, for
+// the measure only) took one such run from 9.2 and 12.5 to 8.4 and 11.5.
+// Keeping 16 quads' accumulators in the frame and summing them after
+// the 16th made no difference there (-6% to +8% by run, -0.6% on
+// average over 16 runs interleaved with this kernel call by call; whole
+// fits, 18 each interleaved, medians -2% to +2%; not kept). axpyRows
+// converts and combines each 16 columns (about 60 operations) once per
+// block of rows.
 // Hence BenchmarkKernels on one sample in cache (min ns/op of 9
 // interleaved runs, chrt, on the loaded machine; fixed vs float64 uint8
 // kernel): dotRows 128 x 128 1.49x, gait 32 x 220 1.13x, faces 80 x 60
 // 1.19x, 32 x 32 1.33x, rows of 10 (704 x 10) 0.92x (the rows of 16
 // bytes are 6 columns longer); 512 x 512 (two rows at a time) 1.41-1.65x;
 // axpyRows 512 x 512 1.38x, 128 x 128 1.44x, 32 x 220 1.15x, 80 x 60
-// 1.42x. In passes over the 721 faces (57680 rows of 60 from memory) the
-// fixed dotRows takes 443 against 569 ns a sample (1.28x) by 16 columns
-// at a time, and by 32 at a time 4-7% less again (min of 7, interleaved:
-// 304 against 325 us a pass; 80 x 60 in cache 456 against 480 ns,
-// 128-column rows 251 against 268 us a pass).
+// 1.42x. Of dotRows 32 x 220, 80 x 60 and 704 x 10 the last 4 rows (their
+// last blocks of 16 would read past the sample) go through
+// dotRowsFixedQuad's copy to a buffer, as a sample's last rows do in a
+// fit: 4 of the 32 rows of 220. In passes over the 721 faces (57680
+// rows of 60 from memory) the fixed dotRows takes 443 against 569 ns a
+// sample (1.28x) by 16 columns at a time, and by 32 at a time 4-7% less
+// again (min of 7, interleaved: 304 against 325 us a pass; 80 x 60 in
+// cache 456 against 480 ns, 128-column rows 251 against 268 us a pass).
 // In a fit axpyRows was bound by reading the sample from L3 down its
 // rows, 16 columns at a time; it now prefetches the next sample as it
 // goes and takes two row pairs an iteration (see axpyRowsFixedAVX2),
