@@ -347,9 +347,10 @@ func (c *contractor) finishCache(out, cur []float64, cnt, n int, vs [][]float64,
 // the partial projection of mode n, into their rows of out: the
 // contractions of the trailing modes (dotRows, each row on its own) for
 // all cnt samples at once, in bufA and bufB (each at least len(cur)
-// values), then those of the leading modes (axpyRows) sample by sample,
-// the modes in the order of partial's for n >= 1 (k = 0) with mode k
-// left out. partialLead is the same on one sample.
+// values), then those of the leading modes (axpyRows) sample by sample
+// (one axpySlabsAsm over all cnt when that is mode 0 alone, the same
+// bits), the modes in the order of partial's for n >= 1 (k = 0) with
+// mode k left out. partialLead is the same on one sample.
 func (c *contractor) finishLead(out, cur []float64, cnt, k, n int, vs [][]float64, bufA, bufB []float64) {
 	dims, rv := c.reduced(k, vs)
 	if n > k {
@@ -372,6 +373,12 @@ func (c *contractor) finishLead(out, cur []float64, cnt, k, n int, vs [][]float6
 		return
 	}
 	per, d := len(cur)/cnt, dims[n]
+	if hi == 1 && axpySlabsAsm(out[:cnt*d], cur, dims[0], d, cnt, rv[0]) {
+		// n = 1 of two modes left: finishOn's one step, each sample's
+		// axpyRows (the gait cache's 22 x 10 in mode 2), in one call
+		// with the same bits.
+		return
+	}
 	for i := range cnt {
 		finishOn(out[i*d:(i+1)*d], cur[i*per:(i+1)*per], dims, rv, 0, hi, n, c.b, c.a)
 	}

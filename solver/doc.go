@@ -774,7 +774,14 @@
 //     of 7 interleaved runs, chrt), and the kernel's CPU time in the gait
 //     uint8 fit fell by half (3515, 3120 -> 1802, 1492 perf samples at 5
 //     kHz over 9 one-thread fits, two interleaved runs: about 7% -> 3.5%
-//     of the fit).
+//     of the fit). A grain's samples now take that contraction in one
+//     call (contractor.finishLead, by axpySlabsAsm, the kernel of the
+//     float64 middle-mode slices: the same bits), not a call a sample:
+//     finishLead's CPU time in the gait uint8 fit 0.68 -> 0.52 s over 12
+//     one-thread fits and 0.84 -> 0.58 s over 12 two-thread ones, of
+//     about 8 and 10 s (pprof of bench/gofit -repeat 3 -cpuprofile, 4
+//     runs each, interleaved with 0d18c7b, chrt -f 10), 1-2.5% of the
+//     fit.
 //
 // The exact uint8 kernels (dotRowsFixed, axpyRowsFixed: fixed.go, AVX2 in
 // fixed_amd64.s) take the vector in fixed point as four int16 limbs and
