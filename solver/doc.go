@@ -807,8 +807,9 @@
 // BenchmarkKernels, one sample in cache, min ns/op of 9-15 interleaved
 // runs under chrt, fixed against float64 uint8 (see fixed_amd64.go):
 // dotRows 512 x 512 1.41-1.65x, 128 x 128 1.49x, the gait's 32 x 220
-// 1.13x (4 of its 32 rows through the copy for a sample's last rows, as
-// in a fit), the faces' 80 x 60 1.19x (1.28x in passes over the 721 faces),
+// 1.13x (4 of its 32 rows through the copy for a sample's last rows; in
+// a fit, where a call takes a leaf of 16 samples, 4 of 512), the faces'
+// 80 x 60 1.19x (1.28x in passes over the 721 faces),
 // rows of 10 (704 x 10) 0.92x; axpyRows 512 x 512 1.38x, 128 x 128 1.44x,
 // 32 x 220 1.15x, 80 x 60 1.42x (before it prefetched, below). axpyRows
 // with fewer than 16 columns is the Go loop. axpyRowsFixed takes two row

@@ -54,8 +54,15 @@ package solver
 // axpyRows 512 x 512 1.38x, 128 x 128 1.44x, 32 x 220 1.15x, 80 x 60
 // 1.42x. Of dotRows 32 x 220, 80 x 60 and 704 x 10 the last 4 rows (their
 // last blocks of 16 would read past the sample) go through
-// dotRowsFixedQuad's copy to a buffer, as a sample's last rows do in a
-// fit: 4 of the 32 rows of 220. In passes over the 721 faces (57680
+// dotRowsFixedQuad's copy to a buffer. In a fit only a leaf's last rows
+// do: rows0 contracts a leaf's 16 uint8 samples in one call (gait: 25,370
+// of a fit's 28,320 calls are 512 rows of 220, the rest 64 to 448;
+// faces: 1280 rows of 60; counted by an instrumented bench/gofit, not
+// kept), and dotRowsFixedQuad's own time, its copies included, was 0.01
+// of its 2.18 s over 8 one-thread gait fits (pprof). Reading those rows
+// in place up to cap(x) took 32 x 220 from 563 to 542 ns and 80 x 60
+// from 510 to 459 in cache (min of 10, in-process, not kept): nothing a
+// fit could show, so the copy stays. In passes over the 721 faces (57680
 // rows of 60 from memory) the fixed dotRows takes 443 against 569 ns a
 // sample (1.28x) by 16 columns at a time, and by 32 at a time 4-7% less
 // again (min of 7, interleaved: 304 against 325 us a pass; 80 x 60 in
