@@ -651,6 +651,46 @@
 // read rather than reads of 512 (gait: 1,833 team tasks a fit instead of
 // 3,666, idle in the passes 11 -> 6 ms, the fit within the noise).
 //
+// The hand-offs themselves are cheap (2026-11-27, gait uint8 at 2 threads,
+// teamstats, fits of the build before and after interleaved under flock
+// and chrt, 24 fits each unless said): the tasks' idle time (twice each
+// task's wall less its shares) is 12.8-13.9 ms a fit at the minimum and
+// 24-25 ms median over the fit's 7,432 tasks, under 2 us a task; S's
+// forming takes 31 ms a fit at 2 threads against about 42 core-ms at 1,
+// and removing one of its two tasks did not change that (below), which
+// suggests that what it pays for is the reads of the other member's values
+// (the fold, the stolen parts), not the tasks' starts and ends. Tried, and
+// not kept, to cut the tasks of a mode update from four: formClimb carried
+// on to the root of the tree for S up to 32 x 32, the member completing
+// the root writing S, so that formRowsFold's task goes (forming 30.8 ->
+// 31.4 ms a fit median, 54.4 -> 55.0 core-ms: the cross-member additions
+// and S's rows then come from one core, in series; faces' 60 and 80 slower
+// in a run of 6 fits); the rows passes over resident samples in one read
+// again (tasks 7,432 -> 5,601, idle 13.9 -> 9.7 ms a fit at the minimum,
+// the span 447 -> 490 ms median: within the noise, the forming slower);
+// and each chunk's scatter computed inside the rows pass by the member
+// that writes its last rows, added up the whole tree there, so that S is
+// formed when the pass returns (one task a mode update instead of three:
+// the passes' wait at the end 4.1 -> 16.3 ms a fit, 6 fits each, the last
+// chunk's scatter and the tree's top made after the other member is done).
+// The team part of a gait sweep alone (BenchmarkPassForm/gait with a 50 us
+// pause, chrt, 30 interleaved runs) took 0.994 and 1.017 times as long
+// (medians) at 2 and 1 threads with the first two together. Measured and
+// not kept, under 1% of the fit: each chunk's scatter at the same place
+// for every mode (a stride of the largest n^2, where chunk c of mode n sat
+// at c n^2), so that its member writes lines its own core wrote the update
+// before (the chunks' task 54.9 -> 49.5 and 56.2 -> 54.8 core-ms a fit,
+// 30.8 -> 27.9 and 31.0 -> 30.0 ms wall, two runs). The team part alone
+// scales when the host is quiet: BenchmarkPassForm/gait back to back with
+// the teamstats tag (600 sweeps, 3 runs of each thread count, chrt) took
+// 773-827 ms on 1 thread and 386-409 on 2 (1.93x by medians), the passes
+// 718-771 core-ms on 1 and 691-708 on 2, the chunks' task 43-45 and 42-61,
+// the fold 2.1-2.4 and 4.5-9.7; seven minutes later, interleaved with
+// fits, its passes took 652-764 core-ms on 1 thread and 782-1025 on 2, the
+// fits' 625-794 and 587-1059 (3 and 6 runs). So what the gait fit loses at
+// 2 threads is the serial eigen step and the spells in which the same work
+// takes more CPU on two cores (above), not the team's hand-offs.
+//
 // Cancellation: Options.Cancel is polled by every leaf (every 16
 // samples, about 30 us of work at the gait size) and between passes, by
 // every panel of PCA's Gram matrix and of its map and before every block

@@ -217,50 +217,66 @@ func BenchmarkPassThreads(b *testing.B) {
 	}
 }
 
-// BenchmarkPassForm: a faces-size TVP mode update's team work as a fit
-// runs it, the rows pass writing Y (721 x I_n, uint8 samples 80 x 60)
-// and S = Y^T Y formed from it (formS), both modes in turn, on 1 and 2
-// goroutines, back to back or with a pause of the caller's between
+// BenchmarkPassForm: a faces-size and a gait-size TVP mode update's team
+// work as a fit runs it, the rows pass writing Y (M x I_n, uint8 samples
+// 721 x 80 x 60 and 731 x 32 x 22 x 10) and S = Y^T Y formed from it
+// (formS), every mode in turn, on 1 and 2 goroutines, back to back or with a pause of the caller's between
 // updates (busy on data of its own, as the serial eigen step is). With
 // the teamstats tag the tasks' times show what the second core costs in
 // CPU: the members' shares sum to the one goroutine's time when the host
 // is quiet (see doc.go, "Passes").
 func BenchmarkPassForm(b *testing.B) {
-	const m = 721
-	shape := []int{80, 60}
-	vs := [][]float64{make([]float64, 80), make([]float64, 60)}
-	for n := range vs {
-		for i := range vs[n] {
-			vs[n][i] = 1 / float64(len(vs[n]))
+	for _, c := range []struct {
+		name  string
+		m     int
+		shape []int
+	}{{"faces", 721, []int{80, 60}}, {"gait", 731, []int{32, 22, 10}}} {
+		m, shape := c.m, c.shape
+		vs := make([][]float64, len(shape))
+		for n, in := range shape {
+			vs[n] = make([]float64, in)
+			for i := range vs[n] {
+				vs[n][i] = 1 / float64(in)
+			}
 		}
-	}
-	src := benchSource(m, shape, Uint8)
-	own := make([]float64, 4096) // the caller's data in the pause
-	for _, pause := range []time.Duration{0, 50 * time.Microsecond} {
-		for _, threads := range []int{1, 2} {
-			b.Run(fmt.Sprintf("faces/uint8/pause=%v/threads=%d", pause, threads), func(b *testing.B) {
-				r := newRunner(src, 80*60, threads)
-				defer r.close()
-				e := eigenSolver{threads: threads, team: r.team(), block: r.block}
-				e.s = make([]float64, 80*80)
-				Y := make([]float64, m*80)
-				for range b.N {
-					for mode, in := range shape {
-						p := Pass{Op: OpModeRows, Shape: shape, Samples: m, Mode: mode, Vectors: vs}
-						if err := r.runCached(&p, Y[:m*in]); err != nil {
-							b.Fatal(err)
-						}
-						if err := e.formS(Y[:m*in], m, in); err != nil {
-							b.Fatal(err)
-						}
-						for t0 := time.Now(); time.Since(t0) < pause; {
-							for i := range own {
-								own[i]++
+		src := benchSource(m, shape, Uint8)
+		size := 1
+		for _, in := range shape {
+			size *= in
+		}
+		own := make([]float64, 4096) // the caller's data in the pause
+		for _, pause := range []time.Duration{0, 50 * time.Microsecond} {
+			for _, threads := range []int{1, 2} {
+				b.Run(fmt.Sprintf("%s/uint8/pause=%v/threads=%d", c.name, pause, threads), func(b *testing.B) {
+					r := newRunner(src, size, threads)
+					defer r.close()
+					// The cache of X x_1 u^(1) for samples of order 3, as a
+					// fit has it (runCached).
+					r.z = make([]float64, m*size/shape[0])
+					e := eigenSolver{threads: threads, team: r.team(), block: r.block}
+					e.s = make([]float64, shape[0]*shape[0])
+					Y := make([]float64, m*shape[0])
+					for i := range b.N {
+						// u^(1) changes every sweep: the mode-2 pass fills the
+						// cache, the mode-3 pass reads it.
+						vs[0][0] = 1/float64(shape[0]) + float64(i%2)*0x1p-40
+						for mode, in := range shape {
+							p := Pass{Op: OpModeRows, Shape: shape, Samples: m, Mode: mode, Vectors: vs}
+							if err := r.runCached(&p, Y[:m*in]); err != nil {
+								b.Fatal(err)
+							}
+							if err := e.formS(Y[:m*in], m, in); err != nil {
+								b.Fatal(err)
+							}
+							for t0 := time.Now(); time.Since(t0) < pause; {
+								for i := range own {
+									own[i]++
+								}
 							}
 						}
 					}
-				}
-			})
+				})
+			}
 		}
 	}
 }
@@ -353,7 +369,7 @@ func TestFormS(t *testing.T) {
 // Fold's tree, summed here recursively), for 1 to 4 members and reads of
 // any size, so the fold's order cannot change unnoticed.
 func TestFormRowsTree(t *testing.T) {
-	for _, c := range []struct{ n, m int }{{8, 65}, {13, 100}, {31, 300}, {60, 721}, {80, 721}, {17, 64 * 9}, {50, 1500}} {
+	for _, c := range []struct{ n, m int }{{8, 65}, {13, 100}, {31, 300}, {60, 721}, {80, 721}, {17, 64 * 9}, {50, 1500}, {40, 64 * 8}, {10, 731}, {32, 731}} {
 		n, m := c.n, c.m
 		chunks := (m + gramChunk - 1) / gramChunk
 		if chunks < 2 || chunks*n*n > formRowsMax {
