@@ -3,9 +3,11 @@ package solver
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -95,5 +97,63 @@ func TestSmallTop(t *testing.T) {
 	got := make([]float64, 3)
 	if val, ok := w.top(got, z, 3, 3, nil); !ok || val != 0 || math.Abs(floats.Norm(got, 2)-1) > 1e-15 {
 		t.Errorf("zero matrix: %v %v %v", val, got, ok)
+	}
+}
+
+// TestTridiagSolve: tridiagSolve gives Dgtsv's solution of (T - shift I)
+// x = b bit for bit (it does Dgtsv's operations in its order), at orders
+// 1 to 40, with shifts that make the elimination interchange rows at some
+// steps and not at others (shift near T's eigenvalues, far above them,
+// 0), on diagonals with exact zeros, and reports the zero pivot Dgtsv
+// reports (T - shift I singular: d = 0, e = 0 at order 1 and 2), leaving
+// x as it was.
+func TestTridiagSolve(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	scratch := make([]float64, 4*40)
+	for n := 1; n <= 40; n++ {
+		for trial := range 20 {
+			d, e := make([]float64, n), make([]float64, max(n-1, 0))
+			for i := range d {
+				d[i] = rng.NormFloat64()
+			}
+			for i := range e {
+				e[i] = rng.NormFloat64()
+				if trial%5 == 4 && i%3 == 0 {
+					e[i] = 0
+				}
+			}
+			shift := []float64{0, d[rng.IntN(n)], 10, -0.5 + rng.Float64()}[trial%4]
+			b := make([]float64, n)
+			for i := range b {
+				b[i] = rng.NormFloat64()
+			}
+			dl, dd, du, want := slices.Clone(e), make([]float64, n), slices.Clone(e), slices.Clone(b)
+			for i := range dd {
+				dd[i] = d[i] - shift
+			}
+			okWant := (gonum.Implementation{}).Dgtsv(n, 1, dl, dd, du, want, 1)
+			got := slices.Clone(b)
+			ok := tridiagSolve(d, e, shift, got, scratch)
+			if ok != okWant {
+				t.Fatalf("n %d trial %d: ok %v, Dgtsv %v", n, trial, ok, okWant)
+			}
+			if !ok {
+				continue
+			}
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("n %d trial %d: x[%d] = %v, Dgtsv %v", n, trial, i, got[i], want[i])
+				}
+			}
+		}
+	}
+	for _, c := range []struct{ d, e []float64 }{{[]float64{0}, nil}, {[]float64{0, 1}, []float64{0}}, {[]float64{1, 0}, []float64{0}}} {
+		x := []float64{1, 2}[:len(c.d)]
+		if tridiagSolve(c.d, c.e, 0, x, scratch) {
+			t.Errorf("d %v e %v: singular system solved", c.d, c.e)
+		}
+		if x[0] != 1 {
+			t.Errorf("d %v e %v: x changed on failure: %v", c.d, c.e, x)
+		}
 	}
 }

@@ -169,7 +169,8 @@ func (k *krylov) top(u []float64, apply func(dst, v []float64), R blas64.General
 		}
 		copy(k.q[:n], x)
 		k.rvm = 0
-		m := 0 // basis vectors used
+		m := 0        // basis vectors used
+		have := false // the top Ritz vector of T_m is in k.h[:m] (ritz's s)
 		for j := 0; j < steps; j++ {
 			qj := k.q[j*n : (j+1)*n]
 			apply(k.w, qj)
@@ -196,6 +197,7 @@ func (k *krylov) top(u []float64, apply func(dst, v []float64), R blas64.General
 				}
 				if m >= gate {
 					if res, _ := k.ritz(m, b); res <= 0.1*krylovTol*math.Abs(theta) {
+						have = true
 						break
 					}
 				}
@@ -204,10 +206,13 @@ func (k *krylov) top(u []float64, apply func(dst, v []float64), R blas64.General
 			floats.ScaleTo(k.q[(j+1)*n:(j+2)*n], 1/b, k.w)
 		}
 		gate = 0
-		// Restart from the top Ritz vector.
-		_, s := k.ritz(m, 0)
-		if s == nil {
-			break
+		// Restart from the top Ritz vector (the one whose estimate ended
+		// the cycle, if one did).
+		s := k.h[:m]
+		if !have {
+			if _, s = k.ritz(m, 0); s == nil {
+				break
+			}
 		}
 		Q := blas64.General{Rows: m, Cols: n, Stride: n, Data: k.q[:m*n]}
 		blas64.Gemv(blas.Trans, 1, Q, blas64.Vector{N: m, Inc: 1, Data: s}, 0, blas64.Vector{N: n, Inc: 1, Data: x})
@@ -340,7 +345,7 @@ func (k *krylov) ritz(m int, b float64) (float64, []float64) {
 // normalize scales s to unit length, reporting false when its norm is 0,
 // infinite or NaN.
 func normalize(s []float64) bool {
-	nrm := floats.Norm(s, 2)
+	nrm := norm2(s)
 	if nrm == 0 || math.IsInf(nrm, 0) || math.IsNaN(nrm) {
 		return false
 	}
