@@ -23,11 +23,14 @@ import (
 // On the problems of one gait uint8 fit (731 x 32 x 22 x 10, P = 32,
 // K = 20: the 10 x 10 and 22 x 22 scatters of its mode updates, with
 // their warm starts, recorded and replayed by a Go benchmark not kept,
-// chrt) it takes 3.2 and 12 us a problem where tridiagWork.top took 8.7
-// and 38; on the 22 x 22 ones the Krylov iteration (krylov.top on the
-// formed scatter) takes 12 too, so denseLimit stays. Its vectors agree
-// with Dsyev's to 2.7e-15 (10 x 10) and 1.4e-14 (22 x 22), the Krylov
-// iteration's to 1.9e-14.
+// chrt) it took 3.2 and 12 us a problem where tridiagWork.top took 8.7
+// and 38. The reduction's rank-2 updates are rank2Update's (an AVX2
+// kernel, two FMAs an entry) since 2026-11-27, where a Go loop rounded
+// each product: the 22 x 22 problems 8.6 -> 6.6 us (replay, min of 7),
+// against 7.9 for the Krylov iteration on the formed scatter, which
+// they now leave to smallTop when it needs many products
+// (smallDenseFrom). Its vectors agree with Dsyev's to 2.7e-15 (10 x 10)
+// and 1.4e-14 (22 x 22), the Krylov iteration's to 2e-14.
 type smallTop struct {
 	a, b      []float64 // the trailing blocks of the reduction, in turn (compact)
 	v         []float64 // reflector k's vector v_k (n-k-1 values, v_k[0] = 1) at k*n
@@ -190,15 +193,7 @@ func (w *smallTop) reduce(n int, d0 float64) {
 		}
 		// Rows 1.. less their first entries: the next B.
 		m2 := m1 - 1
-		vt, zt := v[1:m1], z[1:m1]
-		for i := range m2 {
-			row, out := B[(i+1)*m1+1:(i+2)*m1], nxt[i*m2:(i+1)*m2]
-			row, vt, zt = row[:len(out)], vt[:len(out)], zt[:len(out)]
-			vi, zi := vt[i], zt[i]
-			for j := range out {
-				out[j] = row[j] - vi*zt[j] - zi*vt[j]
-			}
-		}
+		rank2Update(nxt[:m2*m2], B[m1+1:], m2, m2, m1, v[1:m1], z[1:m1])
 		cur, nxt = nxt, cur
 	}
 	// The last 2 x 2 matrix.
@@ -261,4 +256,18 @@ func (w *smallTop) reflect(y []float64, k, n int) {
 	}
 	v := w.v[k*n : k*n+len(y)]
 	floats.AddScaled(y, -tau*floats.Dot(v, y), v)
+}
+
+// rank2Go is rank2Update's Go loop (each product rounded, then
+// subtracted).
+func rank2Go(out, in []float64, rows, cols, inStride int, v, z []float64) {
+	v, z = v[:max(rows, cols)], z[:max(rows, cols)]
+	vt, zt := v[:cols], z[:cols]
+	for i := range rows {
+		row, o := in[i*inStride:i*inStride+cols], out[i*cols:(i+1)*cols]
+		vi, zi := v[i], z[i]
+		for j := range o {
+			o[j] = row[j] - vi*zt[j] - zi*vt[j]
+		}
+	}
 }
