@@ -623,3 +623,63 @@ func TestNorm2(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallDense: topWith's route for unconstrained problems of order
+// denseLimit+1..smallTopMax whose previous update needed many Krylov
+// products (*hint >= smallDenseFrom(n)): smallTop's pair, against Dsyev's
+// (referenceDense) with the value to 1e-13 relative and the vector to
+// 1e-11 (the Davis-Kahan bound n eps ||S|| / gap, gap 1/2 - 1/3 of the
+// spectrum 1, 1/2, 1/3, ..., with a wide margin), and the same pair as
+// the Krylov iteration's (a hint below the threshold) to that tolerance;
+// *hint set to n so that the mode stays on this route. A warm vector
+// that is already converged (the dense answer itself) is returned after
+// one product, its residual tested as krylov.top tests it, with *hint =
+// 1 handing the next update back to the Krylov iteration; constrained
+// problems never come this way.
+func TestSmallDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{denseLimit + 1, 22, smallTopMax} {
+		Q := randomOrthonormal(rng, n, n)
+		lambda := make([]float64, n)
+		for i := range lambda {
+			lambda[i] = 1 / float64(i+1)
+		}
+		S := symFromSpectrum(Q, lambda)
+		want := make([]float64, n)
+		wantVal := referenceDense(t, want, S, nil)
+		fixSign(want)
+		warm := perturbed(rng, want, 1e-2)
+		var es eigenSolver
+		for _, c := range []struct {
+			name     string
+			hint     int
+			warm     []float64
+			wantHint int
+		}{{"krylov", smallDenseFrom(n) - 1, warm, -1}, {"dense", smallDenseFrom(n), warm, n},
+			{"dense cold", n, nil, n}, {"converged", n, want, 1}} {
+			u := make([]float64, n)
+			hint := c.hint
+			val, err := es.topWith(u, S, nil, nil, c.warm, &hint)
+			if err != nil {
+				t.Fatalf("n %d %s: %v", n, c.name, err)
+			}
+			if math.Abs(val-wantVal) > 1e-13*wantVal || maxAbsDiff(u, want) > 1e-11 {
+				t.Errorf("n %d %s: eigenvalue %v (want %v), vector off by %.3g", n, c.name, val, wantVal, maxAbsDiff(u, want))
+			}
+			if c.wantHint > 0 && hint != c.wantHint {
+				t.Errorf("n %d %s: hint %d, want %d", n, c.name, hint, c.wantHint)
+			}
+		}
+		// A constraint keeps the constrained paths: the answer stays
+		// orthogonal to it (smallDense would return S's top vector).
+		R := mat.DenseCopyOf(randomOrthonormal(rng, n, 1).T())
+		u := make([]float64, n)
+		hint := n
+		if _, err := es.topWith(u, S, nil, R, warm, &hint); err != nil {
+			t.Fatal(err)
+		}
+		if d := math.Abs(floats.Dot(R.RawRowView(0), u)); d > 1e-13 {
+			t.Errorf("n %d constrained: u leaves the constraint by %.3g", n, d)
+		}
+	}
+}
