@@ -950,11 +950,26 @@
 // each on the caller at 2 threads (timers around topGram less formS, one
 // fit), the caller's time between the team's tasks 32.0 -> 28.0 ms a fit
 // (median of 15 fits each, teamstats build, 3 rounds interleaved, chrt).
-// The 32 x 32 (constrained) and 22 x 22 updates stay Krylov iterations
+// The 32 x 32 (constrained) and 22 x 22 updates were Krylov iterations
 // on the formed S (about 15 and 20 products, 14-17 us each: the warm
 // vectors' residuals are 1e-3..1e-1 of theta through the 20 sweeps, so
-// the iteration spans nearly the whole space); smallTop's scalar
-// rank-2 updates make it no faster there.
+// the iteration spans nearly the whole space). Since 2026-11-27 an
+// unconstrained update of order 17..32 whose previous one needed at
+// least 3/4 n products goes to smallTop (smallDense, after testing the
+// warm vector's residual as the iteration's first product would), whose
+// reduction's rank-2 updates are an AVX2 kernel (rank2Update); the Ritz
+// steps reuse the vector of the estimate that ended a cycle and solve
+// their shifted systems without Dgtsv's copies (tridiagSolve, the same
+// bits). Timers around topWith in a gofit build (gait uint8, 2 threads,
+// 9 fits each, 3 rounds interleaved with 0d18c7b, chrt, min / median ms
+// a fit): the 10 x 10 updates 1.88 / 1.99 -> 1.53 / 2.00, the 22 x 22
+// 6.14 / 6.44 -> 4.45 / 5.85, the 32 x 32 constrained 5.71 / 6.04 ->
+// 5.04 / 6.66 (the median is the machine's noise: replayed, chrt, 5.3-5.5
+// -> 4.9-5.0 ms, 3 runs interleaved); the caller's time between tasks
+// (teamstats, 15 fits each, twice) 19.4 / 29.9 -> 18.9 / 26.4 and 20.8 /
+// 25.5 -> 15.8 / 25.1. The eigen step is about half of that time: the
+// rest is the caller's work between the team's ~7,400 tasks a fit (gaps
+// of p50 1.3 us).
 // What is left of faces' serial step is the cost of a Lanczos step,
 // which streams S, the constraint's rows (twice: the projection's dot
 // products and its update) and the basis (twice) through a 32 KB L1d,
