@@ -511,12 +511,10 @@ done: \
 // overlap; dst is loaded and stored once per 4 rows.
 //
 // Rows of 4 to 16 columns (narrow) keep dst in Y0-Y3 through all the rows
-// instead, as 4 blocks of 4 columns at 0, 4, 8 and 12, each moved back to
-// end at cols at the latest (blocks that overlap compute their shared
-// columns in the same order, to the same bits), loaded once and stored
-// once: then a column's chain is not held up by a store and a reload (a
-// masked one at that) every 4 rows. The finish of a gait partial
-// projection is such a contraction, 22 rows of 10 columns a sample.
+// instead (AXPY_NARROW), loaded once and stored once: then a column's
+// chain is not held up by a store and a reload (a masked one at that)
+// every 4 rows. The finish of a gait partial projection is such a
+// contraction, 22 rows of 10 columns a sample.
 //
 // Rows longer than quadRowBytes all go the one-row way, reading x strictly
 // in address order: then the hardware prefetcher keeps up, which it does
@@ -553,6 +551,80 @@ done: \
 	VFMADD231PD Y13, Y5, Y0; \
 	VFMADD231PD Y14, Y6, Y0; \
 	VFMADD231PD Y15, Y7, Y0
+
+// NARROW_BLOCKS sets CX, R12 and R14 to the first columns of the narrow
+// path's blocks at 4, 8 and 12, each moved back to end at cols (R9, 4 to
+// 16) at the latest; it uses AX.
+#define NARROW_BLOCKS \
+	LEAQ    -4(R9), AX; \
+	MOVQ    $4, CX; \
+	CMPQ    CX, AX; \
+	CMOVQGT AX, CX; \
+	MOVQ    $8, R12; \
+	CMPQ    R12, AX; \
+	CMOVQGT AX, R12; \
+	MOVQ    $12, R14; \
+	CMPQ    R14, AX; \
+	CMOVQGT AX, R14
+
+// AXPY_NARROW(MADDS, LOAD4, PREFETCH, size, START) is the narrow path for one
+// slab: R8 >= 1 rows of 4 to 16 columns (R9) from SI, R13 bytes apart,
+// their v from DX, into the dst at DI, held in Y0-Y3 through all the rows
+// as the 4 blocks of 4 columns at 0, CX, R12 and R14 (NARROW_BLOCKS;
+// blocks that overlap compute their shared columns in the same order, to
+// the same bits), started by START (START_DST: dst's values; START_ZERO:
+// +0) and stored once. It leaves SI past the last row and DX past its v,
+// and uses Y4-Y7 and Y12. AXPY_ROWS takes it for its one slab on dst,
+// axpySlabsF64StreamAVX2 for each of its slabs from +0.
+#define START_DST(mem, yreg) VMOVUPD mem, yreg
+#define START_ZERO(mem, yreg) VXORPD yreg, yreg, yreg
+
+// MADDS(LOAD4, size) adds the row's 4 blocks at SI times v (Y12) to
+// Y0-Y3: NARROW_LOADS loads them first (LOAD4, into Y4-Y7), NARROW_F64
+// (float64) takes them as the FMAs' memory operands. In cache the loop
+// takes about one FMA latency a row (a gait sample's 704 rows in 0.86 us),
+// bound by its 4 chains; with 4 instructions fewer a row, presumably more
+// of the next slab's independent chains overlap a slab's last rows:
+// axpySlabsF64StreamAVX2 over 4 gait samples in cache (as
+// BenchmarkAxpySlabs/4x32x22x10) took 5-7% more time by the min, 7-9% by
+// paired medians, with NARROW_LOADS than with NARROW_F64 or with the loop
+// this one replaced (in one process, the kernels alternated pass by pass,
+// 400 and 1,500 rounds, chrt); from memory (731 samples) all three took
+// the same. AXPY_ROWS keeps NARROW_LOADS: its machine code is the same,
+// byte for byte, as before AXPY_NARROW was shared.
+#define NARROW_LOADS(LOAD4, size) \
+	LOAD4((SI), Y4); \
+	LOAD4((SI)(CX*size), Y5); \
+	LOAD4((SI)(R12*size), Y6); \
+	LOAD4((SI)(R14*size), Y7); \
+	VFMADD231PD Y12, Y4, Y0; \
+	VFMADD231PD Y12, Y5, Y1; \
+	VFMADD231PD Y12, Y6, Y2; \
+	VFMADD231PD Y12, Y7, Y3
+#define NARROW_F64(LOAD4, size) \
+	VFMADD231PD (SI), Y12, Y0; \
+	VFMADD231PD (SI)(CX*8), Y12, Y1; \
+	VFMADD231PD (SI)(R12*8), Y12, Y2; \
+	VFMADD231PD (SI)(R14*8), Y12, Y3
+
+#define AXPY_NARROW(MADDS, LOAD4, PREFETCH, size, START) \
+	START((DI), Y0); \
+	START((DI)(CX*8), Y1); \
+	START((DI)(R12*8), Y2); \
+	START((DI)(R14*8), Y3); \
+narrowRow: \
+	PREFETCH(prefetchAhead(SI)); \
+	PREFETCH(prefetchAhead+64(SI)); \
+	VBROADCASTSD (DX), Y12; \
+	MADDS(LOAD4, size); \
+	ADDQ $8, DX; \
+	ADDQ R13, SI; \
+	DECQ R8; \
+	JNZ  narrowRow; \
+	VMOVUPD Y3, (DI)(R14*8); \
+	VMOVUPD Y2, (DI)(R12*8); \
+	VMOVUPD Y1, (DI)(CX*8); \
+	VMOVUPD Y0, (DI)
 
 #define AXPY_ROWS(LOAD4, LOAD1, PREFETCH, size, o4, o8, o12) \
 	MOVQ    dst+0(FP), DI; \
@@ -714,40 +786,8 @@ oneNext: \
 narrow: \
 	TESTQ   R8, R8; \
 	JZ      done; \
-	LEAQ    -4(R9), AX; \
-	MOVQ    $4, CX; \
-	CMPQ    CX, AX; \
-	CMOVQGT AX, CX; \
-	MOVQ    $8, R12; \
-	CMPQ    R12, AX; \
-	CMOVQGT AX, R12; \
-	MOVQ    $12, R14; \
-	CMPQ    R14, AX; \
-	CMOVQGT AX, R14; \
-	VMOVUPD (DI), Y0; \
-	VMOVUPD (DI)(CX*8), Y1; \
-	VMOVUPD (DI)(R12*8), Y2; \
-	VMOVUPD (DI)(R14*8), Y3; \
-narrowRow: \
-	PREFETCH(prefetchAhead(SI)); \
-	PREFETCH(prefetchAhead+64(SI)); \
-	VBROADCASTSD (DX), Y12; \
-	LOAD4((SI), Y4); \
-	LOAD4((SI)(CX*size), Y5); \
-	LOAD4((SI)(R12*size), Y6); \
-	LOAD4((SI)(R14*size), Y7); \
-	VFMADD231PD Y12, Y4, Y0; \
-	VFMADD231PD Y12, Y5, Y1; \
-	VFMADD231PD Y12, Y6, Y2; \
-	VFMADD231PD Y12, Y7, Y3; \
-	ADDQ $8, DX; \
-	ADDQ R13, SI; \
-	DECQ R8; \
-	JNZ  narrowRow; \
-	VMOVUPD Y3, (DI)(R14*8); \
-	VMOVUPD Y2, (DI)(R12*8); \
-	VMOVUPD Y1, (DI)(CX*8); \
-	VMOVUPD Y0, (DI); \
+	NARROW_BLOCKS; \
+	AXPY_NARROW(NARROW_LOADS, LOAD4, PREFETCH, size, START_DST); \
 done: \
 	VZEROUPPER; \
 	RET
@@ -931,76 +971,32 @@ gramColsLoop:
 //
 // For each of slabs slabs s of rows x cols float64 (x + s*rows*cols, 4 <= cols
 // <= 16): dst[s*cols+c] = sum_r v[r] x[s*rows*cols+r*cols+c], each column a
-// chain of FMAs in order of r from +0: AXPY_ROWS' narrow path on a cleared
-// dst, bit for bit (TestAxpySlabsExact), with its blocks of 4 columns at 0,
-// 4, 8 and 12 moved back to end at cols, and its prefetches (PREFETCH_L2,
-// prefetchAhead), one slab after the other in one call: the gait samples'
-// middle-mode contraction is 32 slabs of 22 x 10 a sample, one axpyRows
-// call each before. Taking two slabs at a time, their eight chains side by
-// side, cost as little CPU on samples in cache but read two streams 1,760
-// bytes apart, and from memory took a quarter longer than one at a time.
+// chain of FMAs in order of r from +0: axpyRowsF64StreamAVX2's narrow path
+// (AXPY_NARROW, its prefetches too) on each slab from +0, bit for bit
+// (TestAxpySlabsExact), one slab after the other in one call: the gait
+// samples' middle-mode contraction is 32 slabs of 22 x 10 a sample, one
+// axpyRows call each before. Taking two slabs at a time, their eight
+// chains side by side, cost as little CPU on samples in cache but read two
+// streams 1,760 bytes apart, and from memory took a quarter longer than
+// one at a time.
 //
-// Registers: DI dst, SI the slab, DX v, R8 v's end, R10 slabs left, R11 a
-// slab's bytes, R13 a row's bytes, CX, R12, R14 the byte offsets of the
-// blocks at 4, 8 and 12, AX the row, R9 v[r].
+// Registers as in AXPY_NARROW (SI runs on from one slab to the next), and
+// R10 the slabs left.
 TEXT ·axpySlabsF64StreamAVX2(SB), NOSPLIT, $0-48
-	MOVQ    dst+0(FP), DI
-	MOVQ    x+8(FP), SI
-	MOVQ    v+16(FP), DX
-	MOVQ    rows+24(FP), R8
-	MOVQ    cols+32(FP), R9
-	MOVQ    slabs+40(FP), R10
-	MOVQ    R9, R13
-	SHLQ    $3, R13
-	MOVQ    R8, R11
-	IMULQ   R13, R11
-	LEAQ    (DX)(R8*8), R8
-	LEAQ    -4(R9), AX
-	MOVQ    $4, CX
-	CMPQ    CX, AX
-	CMOVQGT AX, CX
-	MOVQ    $8, R12
-	CMPQ    R12, AX
-	CMOVQGT AX, R12
-	MOVQ    $12, R14
-	CMPQ    R14, AX
-	CMOVQGT AX, R14
-	SHLQ    $3, CX
-	SHLQ    $3, R12
-	SHLQ    $3, R14
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ cols+32(FP), R9
+	MOVQ slabs+40(FP), R10
+	MOVQ R9, R13
+	SHLQ $3, R13
+	NARROW_BLOCKS
 
 slab:
-	TESTQ  R10, R10
-	JZ     slabsDone
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	MOVQ   SI, AX
-	MOVQ   DX, R9
-
-slabRow:
-	PREFETCHT1   prefetchAhead(AX)
-	PREFETCHT1   prefetchAhead+64(AX)
-	VBROADCASTSD (R9), Y12
-	VFMADD231PD  (AX), Y12, Y0
-	VFMADD231PD  (AX)(CX*1), Y12, Y1
-	VFMADD231PD  (AX)(R12*1), Y12, Y2
-	VFMADD231PD  (AX)(R14*1), Y12, Y3
-	ADDQ         R13, AX
-	ADDQ         $8, R9
-	CMPQ         R9, R8
-	JNE          slabRow
-
-	VMOVUPD Y3, (DI)(R14*1)
-	VMOVUPD Y2, (DI)(R12*1)
-	VMOVUPD Y1, (DI)(CX*1)
-	VMOVUPD Y0, (DI)
-	ADDQ    R13, DI
-	ADDQ    R11, SI
-	DECQ    R10
-	JMP     slab
-
-slabsDone:
+	MOVQ v+16(FP), DX
+	MOVQ rows+24(FP), R8
+	AXPY_NARROW(NARROW_F64, LOAD4_F64, PREFETCH_L2, 8, START_ZERO)
+	LEAQ (DI)(R9*8), DI
+	DECQ R10
+	JNZ  slab
 	VZEROUPPER
 	RET

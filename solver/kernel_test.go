@@ -499,6 +499,38 @@ func TestAxpySlabsExact(t *testing.T) {
 	}
 }
 
+// BenchmarkAxpySlabs times axpySlabsAsm as the gait float64 fit's
+// middle-mode contraction uses it, one call a sample of 32 slabs of 22 x
+// 10, over 4 samples in turn (225 KB: in cache, where the loop is bound by
+// its FMA chains) or 731 (41 MB, read from memory).
+func BenchmarkAxpySlabs(b *testing.B) {
+	if !haveAVX2 {
+		b.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
+	}
+	const slabs, rows, cols = 32, 22, 10
+	n := slabs * rows * cols
+	rng := rand.New(rand.NewPCG(20, 5))
+	v := make([]float64, rows)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	dst := make([]float64, slabs*cols)
+	for _, m := range []int{4, 731} {
+		x := make([]float64, m*n)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		b.Run(fmt.Sprintf("%dx%dx%dx%d", m, slabs, rows, cols), func(b *testing.B) {
+			b.SetBytes(int64(8 * n))
+			defer reportPeak(b, n)()
+			for i := range b.N {
+				s := i % m
+				axpySlabsAsm(dst, x[s*n:(s+1)*n], rows, cols, slabs, v)
+			}
+		})
+	}
+}
+
 // reportCPU, deferred as defer reportCPU(b, elems)(), reports the process's
 // CPU time per element (cpu-ns/elem): on a machine shared with other work
 // it measures the kernel more steadily than the wall clock.
