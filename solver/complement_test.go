@@ -1,10 +1,13 @@
 package solver
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -32,6 +35,16 @@ func constrainedGap(t *testing.T, S *mat.SymDense, R *mat.Dense) (float64, float
 	return v[r-1], v[r-1] - v[r-2]
 }
 
+// slowSpectrum returns n eigenvalues 1 / (1 + 0.1 i), a slowly decaying
+// spectrum.
+func slowSpectrum(n int) []float64 {
+	lambda := make([]float64, n)
+	for i := range lambda {
+		lambda[i] = 1 / (1 + 0.1*float64(i))
+	}
+	return lambda
+}
+
 // TestTopComplement: the top eigenvector of a constrained scatter by
 // the complement path (topComplement) against the projected Krylov
 // iteration and the dense eigendecomposition of B^T S B, for constraints
@@ -48,11 +61,7 @@ func TestTopComplement(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, n := range []int{complementMinN, 81} {
 		Q := randomOrthonormal(rng, n, n)
-		lambda := make([]float64, n)
-		for i := range lambda {
-			lambda[i] = 1 / (1 + 0.1*float64(i)) // a slowly decaying spectrum, many products
-		}
-		S := symFromSpectrum(Q, lambda)
+		S := symFromSpectrum(Q, slowSpectrum(n)) // many products
 		c0 := n / 2
 		C := randomOrthonormal(rng, n, c0)
 		R := mat.DenseCopyOf(C.T())
@@ -155,6 +164,104 @@ func TestComplementBasisExtend(t *testing.T) {
 			if b.b[i*b.rp+j] != 0 {
 				t.Fatalf("padding column %d of row %d is %v", j, i, b.b[i*b.rp+j])
 			}
+		}
+	}
+}
+
+// TestSmallComplement: the dense path for constrained problems of up to
+// smallTopMax (smallComplement: B^T S B formed by compBasis.form, then
+// smallTop) against the dense eigendecomposition of B^T S B by gonum's
+// calls (eigenSolver.dense), for constraints of n/3 rows and more that
+// grow by one row at a time, each new row the previous answer, as
+// SO-MPCA's do (so the kept basis is extended), from a warm, a cold and
+// an in-span(C) start, with S given both ways topWith meets it: the
+// scatter topGram formed (e.s, both triangles) and a SymDense whose lower
+// triangle is NaN (fullS mirrors the upper). smallTop's vector is exact
+// to rounding (TestSmallTop), so each vector is within a few n eps ||S||
+// / gap of the reference (Davis-Kahan; gap from constrainedGap) and the
+// tolerance is 1e-12 / (gap / theta), and the values within 1e-13 theta.
+// The hint must say the dense path was taken (n-c), and a warm start that
+// is already the answer must pass the residual test (hint 1, the vector
+// returned as it came, to rounding).
+func TestSmallComplement(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{denseLimit + 1, 24, smallTopMax} {
+		Q := randomOrthonormal(rng, n, n)
+		S := symFromSpectrum(Q, slowSpectrum(n))
+		// S with a NaN lower triangle, and S's full storage as topGram
+		// leaves it.
+		half := mat.NewSymDense(n, nil)
+		full := make([]float64, n*n)
+		for i := range n {
+			for j := range n {
+				full[i*n+j] = S.At(i, j)
+				if j < i {
+					half.RawSymmetric().Data[i*n+j] = math.NaN()
+				} else {
+					half.SetSym(i, j, S.At(i, j))
+				}
+			}
+		}
+		c0 := (n + 2) / 3
+		R := mat.DenseCopyOf(randomOrthonormal(rng, n, c0).T())
+		es := eigenSolver{fixedRows: true}
+		for c := c0; c < n-1; c++ {
+			if !useSmallComplement(n, c, n) {
+				t.Fatalf("n = %d, c = %d: not routed to smallComplement", n, c)
+			}
+			var last []float64
+			theta, gap := constrainedGap(t, S, R)
+			tol := 1e-12 * theta / gap
+			want := make([]float64, n)
+			if _, err := new(eigenSolver).dense(want, S, R); err != nil {
+				t.Fatal(err)
+			}
+			fixSign(want)
+			starts := map[string][]float64{"warm": perturbed(rng, want, 1e-2), "cold": nil, "in span(C)": R.RawRowView(c - 1), "answer": want}
+			for _, name := range []string{"warm", "cold", "in span(C)", "answer"} {
+				for _, formed := range []bool{true, false} {
+					u := make([]float64, n)
+					hint := n
+					var val float64
+					var err error
+					if formed {
+						es.s = full
+						es.sym.SetRawSymmetric(blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: full})
+						val, err = es.topWith(u, &es.sym, es.fullApply(n), R, starts[name], &hint)
+					} else {
+						val, err = es.top(u, half, R, starts[name], &hint)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					what := fmt.Sprintf("n = %d, c = %d, %s start, formed %v", n, c, name, formed)
+					wantHint := n - c
+					if name == "answer" {
+						wantHint = 1
+					}
+					if hint != wantHint {
+						t.Errorf("%s: hint %d, want %d", what, hint, wantHint)
+					}
+					if math.Abs(val-theta) > 1e-13*theta {
+						t.Errorf("%s: eigenvalue %v, want %v", what, val, theta)
+					}
+					if d := maxAbsDiff(u, want); d > tol {
+						t.Errorf("%s: vector off the dense one by %.3g (tolerance %.3g)", what, d, tol)
+					}
+					ct := mat.NewVecDense(c, nil)
+					ct.MulVec(R, mat.NewVecDense(n, u))
+					if v := floats.Norm(ct.RawVector().Data, 2); v > 1e-14 {
+						t.Errorf("%s: u leaves the constraint by %.3g", what, v)
+					}
+					if name == "warm" {
+						last = u
+					}
+				}
+			}
+			next := mat.NewDense(c+1, n, nil)
+			next.Slice(0, c, 0, n).(*mat.Dense).Copy(R)
+			next.SetRow(c, last)
+			R = next
 		}
 	}
 }

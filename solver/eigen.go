@@ -114,6 +114,10 @@ func (e *eigenSolver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []
 		// go dense (TestAllocations).
 		e.work.small.reserve(n)
 	}
+	if c > 0 && e.fixedRows && n <= smallTopMax {
+		// smallComplement's, likewise.
+		e.comp.reserve(n, &e.work)
+	}
 	if n <= denseLimit {
 		val, err = e.denseFrom(u, S, R, warm)
 	} else if c == 0 && n <= smallTopMax && *hint >= smallDenseFrom(n) {
@@ -121,6 +125,14 @@ func (e *eigenSolver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []
 			apply = e.symApply(S)
 		}
 		val, err = e.smallDense(u, S, apply, warm, hint)
+	} else if c > 0 && e.fixedRows && useSmallComplement(n, c, *hint) {
+		if apply == nil {
+			apply = e.symApply(S)
+		}
+		var ok bool
+		if val, ok = e.smallComplement(u, e.fullS(S), apply, R, warm, hint); !ok {
+			val, err = e.dense(u, S, R)
+		}
 	} else {
 		var ok bool
 		applies := 0
@@ -191,6 +203,26 @@ func (e *eigenSolver) smallDense(u []float64, S *mat.SymDense, apply func(dst, v
 		return val, nil
 	}
 	return e.dense(u, S, nil)
+}
+
+// fullS returns the storage of S (n x n, row-major) with both
+// triangles: e.s when S is the scatter topGram formed (e.sym, as
+// gramCols and formS leave it), else a copy in e.comp.full with the
+// lower triangle mirrored from the upper.
+func (e *eigenSolver) fullS(S *mat.SymDense) []float64 {
+	n := S.SymmetricDim()
+	if S == &e.sym {
+		return e.s[:n*n]
+	}
+	raw := S.RawSymmetric()
+	f := e.comp.full[:n*n]
+	for i := range n {
+		copy(f[i*n+i:(i+1)*n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+		for j := i + 1; j < n; j++ {
+			f[j*n+i] = f[i*n+j]
+		}
+	}
+	return f[:n*n]
 }
 
 // krylovMaxApply bounds the products krylov may spend on an n x n
