@@ -16,9 +16,16 @@ import (
 // Dsytrd on a compact copy of each step's trailing block (the products
 // with it by the contraction kernel, no LAPACK call, no strided access)
 // and needs no eigenvalue but the top one, where tridiagWork.top also
-// finds every eigenvalue (Dsterf). Dsterf and inverse iteration take over
-// only when the iteration settles on another eigenvalue (about 2% of the
-// problems below).
+// finds every eigenvalue (Dsterf). When the iteration settles on another
+// eigenvalue (about 4% of the problems below: the first update of each
+// EMP, from the uniform start) tridiagTopIsolated finds the top one by
+// Sturm counts and inverse iteration above it; Dsterf and inverse
+// iteration take over only if that fails. Since 2026-11-27 (7) (replay
+// below, min of 9): that fallback (gonum's Dsterf had cost about 15 us a
+// call at n = 22) and the reduction's and reflectors' short vector
+// operations in Go loops (dotShort) rather than gonum calls, with
+// rqiStep's quotient, took the 10 x 10 and 22 x 22 problems of a gait
+// fit from 1.35 and 4.10 ms a fit to 1.14 and 3.65.
 //
 // On the problems of one gait uint8 fit (731 x 32 x 22 x 10, P = 32,
 // K = 20: the 10 x 10 and 22 x 22 scatters of its mode updates, with
@@ -101,9 +108,12 @@ func (w *smallTop) top(u []float64, A []float64, lda, n int, warm []float64) (fl
 	}
 	theta, ok := tridiagTopPair(d, e, norm, s, w.scr[:4*n])
 	if !ok {
-		// The iteration met another eigenvalue (or failed): the top one
-		// from all of T's, the vector by inverse iteration there from a
-		// generic start (two steps, the value being exact to rounding).
+		theta, ok = tridiagTopIsolated(d, e, norm, theta, s, w.scr[:4*n])
+	}
+	if !ok {
+		// Both iterations failed: the top eigenvalue from all of T's, the
+		// vector by inverse iteration there from a generic start (two
+		// steps, the value being exact to rounding).
 		// T scaled by a power of two near 1/norm (exactly), as gonum's
 		// Dsterf panics when it would scale a far larger or smaller T
 		// itself (its Dlascl calls check e against an n x n array).
@@ -180,9 +190,13 @@ func (w *smallTop) reduce(n int, d0 float64) {
 			clear(z)
 		} else {
 			dotRows(z, Block{F64: B}, m1, m1, v)
-			floats.Scale(tau, z)
-			half := 0.5 * tau * floats.Dot(z, v)
-			floats.AddScaled(z, -half, v)
+			for i := range z {
+				z[i] *= tau
+			}
+			half := 0.5 * tau * dotShort(z, v)
+			for i, vi := range v {
+				z[i] -= half * vi
+			}
 		}
 		// Row 0 of the updated B: the next d0 and x.
 		v0, z0 := v[0], z[0]
@@ -255,7 +269,27 @@ func (w *smallTop) reflect(y []float64, k, n int) {
 		return
 	}
 	v := w.v[k*n : k*n+len(y)]
-	floats.AddScaled(y, -tau*floats.Dot(v, y), v)
+	f := -tau * dotShort(v, y)
+	for i := range y {
+		y[i] += f * v[i]
+	}
+}
+
+// dotShort returns x . y for short vectors (four partial sums).
+func dotShort(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i] * y[i]
+		s1 += x[i+1] * y[i+1]
+		s2 += x[i+2] * y[i+2]
+		s3 += x[i+3] * y[i+3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // rank2Go is rank2Update's Go loop (each product rounded, then
@@ -270,4 +304,55 @@ func rank2Go(out, in []float64, rows, cols, inStride int, v, z []float64) {
 			o[j] = row[j] - vi*zt[j] - zi*vt[j]
 		}
 	}
+}
+
+// tridiagTopIsolated finds the top eigenpair of the symmetric tridiagonal
+// T (d, e) when Rayleigh quotient iteration met another eigenvalue:
+// bisection by Sturm counts (sturmBelow) from [lo, norm], lo below the
+// top eigenvalue lambda_1 (the value the iteration found, else -norm),
+// until exactly one eigenvalue lies above lo (so lambda_2 <= lo) and the
+// interval [lo, hi] holding lambda_1 is a sixteenth of what it was then;
+// two steps of inverse iteration at hi, above lambda_1 and so nearest to
+// it (each shrinking the other components by (hi - lambda_1) / (hi -
+// lambda_i) <= 1/16), from a generic vector; then tridiagTopPair from that
+// vector, whose Sturm count confirms the value. ok is false if that
+// failed too. s and scratch as tridiagTopPair's.
+func tridiagTopIsolated(d, e []float64, norm, lo float64, s, scratch []float64) (float64, bool) {
+	const eps = 2.220446049250313e-16
+	m := len(d)
+	if !(lo > -norm && lo < norm) {
+		lo = -norm
+	}
+	hi := norm * (1 + 4*eps)
+	if sturmBelow(d, e, lo) == m || sturmBelow(d, e, hi) != m {
+		return 0, false
+	}
+	width := -1.0 // hi - lo when the top eigenvalue was first isolated
+	for range 100 {
+		mid := 0.5 * (lo + hi)
+		if mid <= lo || mid >= hi {
+			break
+		}
+		above := m - sturmBelow(d, e, mid)
+		if above == 0 {
+			hi = mid
+		} else {
+			lo = mid
+			if above == 1 && width < 0 {
+				width = hi - lo
+			}
+		}
+		if width >= 0 && hi-lo <= width/16 {
+			break
+		}
+	}
+	for i := range s {
+		s[i] = 1 + 0.5*math.Sin(float64(i+1))
+	}
+	for range 2 {
+		if !shiftedSolve(d, e, hi, norm, s, scratch) || !normalize(s) {
+			return 0, false
+		}
+	}
+	return tridiagTopPair(d, e, norm, s, scratch)
 }

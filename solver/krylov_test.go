@@ -524,11 +524,17 @@ func TestKrylovCancel(t *testing.T) {
 // eigenvector to 1e-9 (rounding over the gap, the gaps of these random
 // T being 1e-3 ||T|| or wider); started at another eigenvector it converges
 // there, and the Sturm count must then reject it (ok false), which sends
-// ritz to Dsterf. sturmBelow is checked against the dense eigenvalues too.
+// ritz to tridiagTopIsolated, which must then find the top pair to the
+// same tolerances, from the rejected value or from no bound (-norm).
+// sturmBelow is checked against the dense eigenvalues too. Orders 2..32,
+// and 40 (past rqiStep's quotient from the solve).
 func TestTridiagTopPair(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 5))
 	for trial := range 200 {
 		m := 2 + trial%31
+		if trial%50 == 49 {
+			m = krylovSteps + 8 // past rqiStep's quotient from the solve
+		}
 		d, e := make([]float64, m), make([]float64, m-1)
 		for i := range d {
 			d[i] = rng.Float64() * 10
@@ -601,8 +607,22 @@ func TestTridiagTopPair(t *testing.T) {
 		}
 		// At the second eigenvector: converges there, rejected.
 		copy(s, mat.Col(nil, m-2, &vecs))
-		if theta, ok := tridiagTopPair(d, e, norm, s, scratch); ok {
-			t.Fatalf("trial %d: accepted %v from the second eigenvector, top %v", trial, theta, vals[m-1])
+		second, ok := tridiagTopPair(d, e, norm, s, scratch)
+		if ok {
+			t.Fatalf("trial %d: accepted %v from the second eigenvector, top %v", trial, second, vals[m-1])
+		}
+		// tridiagTopIsolated then finds the top pair, from the value
+		// rejected and from no bound (-norm). The gap is at least 1e-3
+		// norm, so the vector is within a few eps norm / gap of the
+		// dense one (1e-9 leaves room).
+		for _, lo := range []float64{second, -norm} {
+			theta, ok := tridiagTopIsolated(d, e, norm, lo, s, scratch)
+			if !ok || math.Abs(theta-vals[m-1]) > 1e-13*norm {
+				t.Fatalf("trial %d (m %d): tridiagTopIsolated from %v: %v %v, dense top %v", trial, m, lo, theta, ok, vals[m-1])
+			}
+			if c := math.Abs(floats.Dot(s, top)); math.Abs(c-1) > 1e-9 {
+				t.Fatalf("trial %d: tridiagTopIsolated: |s . top| = %v", trial, c)
+			}
 		}
 	}
 }
