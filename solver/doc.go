@@ -941,7 +941,15 @@
 // with a18a0c8, 143 / 163 -> 117 / 126 ms a fit (Krylov products 61,943
 // -> 59,194). The mean's partial projection, the offset of each mode
 // pass, is computed by the pass itself since cafc679 (passOffset), off
-// the caller: gait uint8 6-7.5 -> 2.5 ms a fit. The dense top pair of
+// the caller: gait uint8 6-7.5 -> 2.5 ms a fit. Each pass subtracts it
+// from all the rows of a piece in one AVX2 call (subRows) since
+// 2026-11-27 (7), where floats.Sub was called on each sample's row: the
+// offset's share of the gait uint8 fit (perf record -F 5000 of
+// bench/gofit -repeat 4, 6 rounds interleaved with 75e5c2e under chrt;
+// samples of AxpyUnitaryTo and Pass.modeRows, against those of subRows,
+// AxpyUnitaryTo and modeRows) 4,089 -> 2,474 samples over 24 one-thread
+// fits (about 13 ms a fit, 1.7% of it) and 4,696 -> 3,355 over 24
+// two-thread fits (11 ms of CPU a fit). The dense top pair of
 // the small modes (I_n <= denseLimit, and the Krylov fallbacks up to 32)
 // is smallTop since 2026-11-27: a Householder reduction on compact copies
 // of the trailing blocks and Rayleigh quotient iteration on T from the

@@ -167,3 +167,12 @@ func gramColsGo(S, Y []float64, m, n int) {
 		}
 	}
 }
+
+// subRowsGo subtracts off from each of the len(x)/len(off) rows of x, by
+// floats.Sub on each row (subRows' reference: the same bits).
+func subRowsGo(x, off []float64) {
+	cols := len(off)
+	for i := 0; i+cols <= len(x); i += cols {
+		floats.Sub(x[i:i+cols], off)
+	}
+}

@@ -155,3 +155,24 @@ func gramCols4x8(out []float64, ldo int, a, b []float64, ld, m int) {
 	_, _, _ = out[3*ldo+7], a[(m-1)*ld+3], b[(m-1)*ld+7]
 	gramCols4x8AVX2(&out[0], ldo, &a[0], &b[0], ld, m)
 }
+
+//go:noescape
+func subRowsAVX2(x *float64, off *float64, rows, cols int)
+
+// subRows subtracts off from each of the len(x)/len(off) rows of x (a
+// whole number of them): in one assembly call when useAVX2 and rows have
+// 4 columns or more, else by floats.Sub on each row; the same bits.
+func subRows(x, off []float64) {
+	cols := len(off)
+	if !useAVX2 || cols < 4 {
+		subRowsGo(x, off)
+		return
+	}
+	rows := len(x) / cols
+	if rows == 0 {
+		return
+	}
+	// The assembly reads off[:cols] and updates x[:rows*cols].
+	_, _ = x[rows*cols-1], off[cols-1]
+	subRowsAVX2(&x[0], &off[0], rows, cols)
+}

@@ -38,3 +38,6 @@ func gramCols4x8(out []float64, ldo int, a, b []float64, ld, m int) {
 
 // centreU8Asm writes nothing: there is no assembly here.
 func centreU8Asm(dst []float64, x []uint8, mean []float64) int { return 0 }
+
+// subRows is subRowsGo: there is no assembly here.
+func subRows(x, off []float64) { subRowsGo(x, off) }
