@@ -978,7 +978,19 @@ gramColsLoop:
 // axpyRows call each before. Taking two slabs at a time, their eight
 // chains side by side, cost as little CPU on samples in cache but read two
 // streams 1,760 bytes apart, and from memory took a quarter longer than
-// one at a time.
+// one at a time. The uint8 fit's call (contractor.finishLead: a grain's
+// 16 slabs of 22 x 10 of the cache X x_1 u^(1)) is no faster with them
+// either, though it looks in cache: two at a time (without prefetches, or
+// with T1 at 4 or 8 KiB ahead, T0 at 2 or 4 KiB) took 0.68-0.74 of the
+// time on 4 grains in L2 and 0.82-0.88 on 46 (1.3 MB), in one process
+// alternated with this kernel (200-400 rounds, chrt), but 0.99-1.02 on
+// 46 grains rewritten after a 4 MB sweep; in the fit the mode-3 pass
+// reads the cache filled by the pass before (a fromZ pass, 1.3 MB against
+// 512 KB of L2), and perf record (5 kHz, 4 rounds of 4 one-thread gait
+// uint8 fits, the variants alternated) counted 455-561 samples in this
+// kernel a round against 461-736, 487-819 and 449-715 for the pair
+// kernels without prefetches, T1 at 8 and at 4 KiB: not kept (2026-11-27
+// (7)).
 //
 // Registers as in AXPY_NARROW (SI runs on from one slab to the next), and
 // R10 the slabs left.
