@@ -1016,6 +1016,35 @@
 // /work/lead/ts.sh's 4 rounds x 3 fits interleaved with b1f427a, chrt -f
 // 10, min / median) 92.5 / 115.4 -> 80.5 / 107.6 ms a fit. Gait's 32 x 32
 // updates gained nothing and keep the projection (complementMinN).
+// At n <= 32 the dense route does pay once the constraint is large: since
+// 2026-11-27 (7) an update with c >= n/3 fixed rows whose previous update
+// needed many products goes to smallComplement (useSmallComplement): B^T
+// S B formed from the kept basis by gramCols4x8 blocks (about 2 us at
+// 32 x 32, c = 11), then smallTop. Gait's c >= 11 updates (360 a fit):
+// replayed (chrt, min of 9) 2.79 -> 2.06 ms a fit; in the fit (timers
+// around topWith in a gofit build, 2 threads, 9 fits each interleaved,
+// chrt, min / median) 4.88 / 5.33 -> 2.57 / 3.53. The same session made
+// smallTop's fallback (Rayleigh quotient iteration meeting another
+// eigenvalue: the first update of each EMP, from the uniform start)
+// tridiagTopIsolated instead of Dsterf, took the quotient from the solve
+// (rqiStep) and wrote the short vector operations as Go loops: replayed,
+// the 10 x 10 and 22 x 22 updates 1.35 -> 1.14 and 4.10 -> 3.65 ms a
+// fit, gait's whole eigen step 9.68 -> 8.77. In the fit, against
+// 75e5c2e (same timers, 12 fits each, 4 rounds interleaved): the eigen
+// step 16.4 / 19.8 -> 15.3 / 17.7 ms a fit, the 22 x 22 updates 6.7 / 7.9
+// -> 6.2 / 7.5, the c >= 11 ones 4.1 / 5.0 -> 3.0 / 4.0, the 10 x 10 and
+// c = 1..10 within the noise; the caller's time between tasks
+// (teamstats, /work/lead/ts.sh's rounds, 27 fits each) 17.7 / 22.0 ->
+// 14.9 / 21.5 ms; whole fits within the noise (2 threads, 16 rounds
+// against a byte copy of the old binary as control: paired medians
+// 1.019, the copy 1.008). In the fit the eigen step takes about twice
+// its replayed time: the passes between two updates (5 MB of samples
+// each) empty the caches of its code and data. The replay with a 32 MB
+// sweep between the problems (the L3's size) took about twice as long
+// (11.4-11.6 -> 19.9-25.5 ms, 2 runs each interleaved, chrt, a busy
+// hour), with a 4 MB one (L2 emptied) about as long as without
+// (10.3-12.0): what is left of the step in the fit is the latency of
+// those misses as much as arithmetic.
 //
 // Where a SO-MPCA-RS fit's time goes (K = 20, 1 thread, go tool pprof on
 // bench/gofit): faces 721 x 80 x 60 uint8 (P = 60: 59 x 20 sweeps of 2
