@@ -30,6 +30,8 @@ type teamStat struct {
 	serial  int64        // the caller's time between tasks
 	gaps    []int64      // each of those times
 	agg     map[uintptr]*taskAgg
+	prevFn  uintptr                  // the task before the current one
+	trans   map[[2]uintptr]*[2]int64 // by (task before, task after): gaps, their sum
 }
 
 // memberMark is when a member saw the current task and finished its
@@ -77,6 +79,7 @@ func (s *teamStat) init(size int) {
 	s.size = size
 	s.marks = make([]memberMark, size)
 	s.agg = map[uintptr]*taskAgg{}
+	s.trans = map[[2]uintptr]*[2]int64{}
 }
 
 func (s *teamStat) begin(fn func(w int)) {
@@ -88,6 +91,14 @@ func (s *teamStat) begin(fn func(w int)) {
 	if s.lastEnd != 0 {
 		s.serial += s.t0 - s.lastEnd
 		s.gaps = append(s.gaps, s.t0-s.lastEnd)
+		k := [2]uintptr{s.prevFn, s.fn}
+		tr := s.trans[k]
+		if tr == nil {
+			tr = new([2]int64)
+			s.trans[k] = tr
+		}
+		tr[0]++
+		tr[1] += s.t0 - s.lastEnd
 	}
 }
 
@@ -126,6 +137,7 @@ func (s *teamStat) end() {
 	a.bucket[b][1] += t1 - s.t0
 	a.bucket[b][2] += work
 	s.lastEnd = t1
+	s.prevFn = s.fn
 }
 
 // offCore returns the part of a share of wall time wall that its thread
@@ -187,19 +199,42 @@ func (s *teamStat) report() {
 	}
 	slices.SortFunc(rows, func(x, y row) int { return int(y.a.wall - x.a.wall) })
 	out := os.Stderr
-	fmt.Fprintf(out, "teamstats size %d: span %.1f ms, in tasks %.1f ms, caller between tasks %.1f ms\n",
-		s.size, ms(s.lastEnd-s.first), ms(wall), ms(s.serial))
+	var idle int64
+	for _, r := range rows {
+		idle += int64(s.size)*r.a.wall - r.a.caller - r.a.member
+	}
+	fmt.Fprintf(out, "teamstats size %d: span %.1f ms, in tasks %.1f ms, caller between tasks %.1f ms, idle in tasks %.1f ms\n",
+		s.size, ms(s.lastEnd-s.first), ms(wall), ms(s.serial), ms(idle))
 	fmt.Fprintf(out, "%-40s %6s %8s %8s %8s %8s %8s %8s %8s | med us: %6s %6s %6s\n",
 		"task", "runs", "wall", "caller", "members", "late", "cwait", "tail", "off", "call", "memb", "late")
 	fmt.Fprintf(out, "gaps %s\n", dist(s.gaps))
+	short := func(pc uintptr) string {
+		if f := runtime.FuncForPC(pc); f != nil {
+			n := f.Name()
+			return strings.TrimSuffix(n[strings.LastIndex(n, ".")+1:], "-fm")
+		}
+		return "?"
+	}
+	type tr struct {
+		k [2]uintptr
+		v [2]int64
+	}
+	var trs []tr
+	for k, v := range s.trans {
+		trs = append(trs, tr{k, *v})
+	}
+	slices.SortFunc(trs, func(x, y tr) int { return int(y.v[1] - x.v[1]) })
+	for _, t := range trs {
+		fmt.Fprintf(out, "gap %s -> %s: %d, %.2f ms\n", short(t.k[0]), short(t.k[1]), t.v[0], ms(t.v[1]))
+	}
 	for _, r := range rows {
 		a := r.a
 		if s.size > 1 {
 			fmt.Fprintf(out, "late %s: %s\n", r.name[strings.LastIndex(r.name, ".")+1:], dist(a.lat))
 		}
-		fmt.Fprintf(out, "%-40s %6d %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f | %6.1f %6.1f %6.1f\n",
+		fmt.Fprintf(out, "%-40s %6d %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f | %6.1f %6.1f %6.1f | idle %.2f\n",
 			r.name, a.runs, ms(a.wall), ms(a.caller), ms(a.member), ms(a.late), ms(a.cwait), ms(a.tail), ms(a.off),
-			med(a.callerWork), med(a.memberWork), med(a.lat))
+			med(a.callerWork), med(a.memberWork), med(a.lat), ms(int64(s.size)*a.wall-a.caller-a.member))
 		for b, v := range a.bucket {
 			if v[0] > 0 {
 				fmt.Fprintf(out, "    work < %5d us: %6d runs, wall %8.2f ms, work %8.2f ms, work/wall %.2f\n",
