@@ -434,3 +434,43 @@ func TestSumFloat32(t *testing.T) {
 		}
 	}
 }
+
+// hiddenSource hides a source's Resident method: its samples are read
+// only through Read.
+type hiddenSource struct{ s *SliceSource }
+
+func (h hiddenSource) Shape() []int                     { return h.s.Shape() }
+func (h hiddenSource) Len() int                         { return h.s.Len() }
+func (h hiddenSource) Read(start, n int) (Block, error) { return h.s.Read(start, n) }
+
+// TestRowsBlock: rows passes read samples held in memory in one read of
+// all M (one task of the team a pass), but take reads of r.block from a
+// source that is not resident, that bounds its reads (MaxRead), or whose
+// reads are scaled copies; and the fit is the same bits either way
+// (TestPassOrder compares reads of one unit with one read).
+func TestRowsBlock(t *testing.T) {
+	const M = 3*readUnit + 17
+	shape := []int{5, 4, 3}
+	src := must(NewSliceSource(randomTensors(2, M, shape), M, shape))
+	size := prod(shape)
+	for _, c := range []struct {
+		name string
+		src  Source
+		all  bool
+	}{
+		{"resident", &scaledSource{Source: src}, true},
+		{"scaled", &scaledSource{Source: src, exp: 3}, false},
+		{"reads of one unit", &scaledSource{Source: &residentReads{SliceSource: src, max: 1}}, false},
+		{"not resident", &scaledSource{Source: hiddenSource{src}}, false},
+	} {
+		r := newRunner(c.src, size, 2)
+		r.block = readUnit // several reads
+		want := r.block
+		if c.all {
+			want = M
+		}
+		if got := r.rowsBlock(); got != want {
+			t.Errorf("%s: rows passes read %d samples at a time, want %d", c.name, got, want)
+		}
+	}
+}

@@ -103,7 +103,11 @@ func (f *fitter) fitTVP() (*Model, error) {
 	t.eig.fixedRows = t.spec.constraint != uncorrelated
 	if f.run != nil {
 		t.eig.team = f.run.team() // the passes' goroutines run the products too
-		t.eig.block = f.run.block
+		// the rows passes' reads (0: one read of all), for the layout
+		// of S's formation and the products (gramOp.layout)
+		if b := f.run.rowsBlock(); b < f.m {
+			t.eig.block = b
+		}
 	}
 	if f.scatterUpdates {
 		t.S = make([]*mat.SymDense, f.n)
