@@ -339,7 +339,9 @@ type formOp struct {
 	stopped       atomic.Bool
 	deal          deal        // formS: the 4-row blocks; formRows: the chunks' parts; by member
 	share, mirror func(w int) // e.formShare, e.formMirror, made once
-	rows, fold    func(w int) // e.formRowsShare, e.formRowsFold, made once
+	rows          func(w int) // e.formRowsTask, made once
+	// arrived counts the members done with formRows's chunks (formRowsTask).
+	arrived atomic.Int32
 	// formRows: a chunk's scatter is computed in parts, each the 4-row
 	// bands [bands[q], bands[q+1]) of its upper triangle; left[c] counts
 	// chunk c's parts not yet done, top[c] is the level of the span
@@ -364,16 +366,18 @@ const formRowsMax = 1 << 18
 // member reads the rows of Y it wrote in the pass, where splitting S by
 // columns would make both cores read all of Y and the next pass's writes
 // to it invalidate the other core's copies (on a virtual machine, that
-// cost as much as the formation). Two tasks of the team: first the
-// chunks, each in up to formParts parts (bands of its rows of S) of
-// about equal work, so that a member that has run out of chunks takes
+// cost as much as the formation). One task of the team, in two steps
+// (formRowsTask): first the chunks, each in up to formParts parts
+// (bands of its rows of S) of about equal work, so that a member that
+// has run out of chunks takes
 // the last parts of the other's rather than waiting for a whole chunk
 // (the end of a task left one member idle for 3-9 us of a 70-100 us
 // formation at faces' 721 x 80); the member that completes a chunk adds
 // it up its span's tree as far as the other child of each node is done
-// (formClimb), so the spans are summed within the same task; then each
-// member adds the spans' values for its share of S's rows and fills
-// their mirror images in the lower triangle (formRowsFold).
+// (formClimb), so the spans are summed within the same step; then,
+// once every member is done with the chunks (team.gather), each member
+// adds the spans' values for its share of S's rows and fills their
+// mirror images in the lower triangle (formRowsFold).
 func (e *eigenSolver) formRows(Y []float64, m, n, chunks int) error {
 	g, f := &e.gram, &e.form
 	crew := e.crew()
@@ -417,15 +421,36 @@ func (e *eigenSolver) formRows(Y []float64, m, n, chunks int) error {
 	for i := range nodes {
 		f.met[i].Store(false)
 	}
+	f.arrived.Store(0)
 	if f.rows == nil {
-		f.rows, f.fold = e.formRowsShare, e.formRowsFold
+		f.rows = e.formRowsTask
 	}
 	crew.run(f.rows)
 	if f.stopped.Load() {
 		return ErrCanceled
 	}
-	crew.run(f.fold)
 	return nil
+}
+
+// formRowsTask is formRows's task for member w: its parts of the chunks
+// (formRowsShare), then, once every member is done with them (a barrier
+// inside the task, which costs less than ending it and handing out
+// another), its share of the fold (formRowsFold).
+func (e *eigenSolver) formRowsTask(w int) {
+	f := &e.form
+	arrived := false
+	defer func() {
+		if !arrived { // a panic: let the others pass the barrier, and fold nothing
+			f.stopped.Store(true)
+			f.arrived.Add(1)
+		}
+	}()
+	e.formRowsShare(w)
+	arrived = true
+	e.team.gather(&f.arrived)
+	if !f.stopped.Load() {
+		e.formRowsFold(w)
+	}
 }
 
 // formParts bounds the parts of a chunk's scatter in formRows.

@@ -189,6 +189,23 @@ func (t *team) member(w int) {
 	}
 }
 
+// gather is a barrier inside a task: it counts the calling member in n
+// (zeroed before the task) and returns once every member of the team
+// has been counted: spinning for up to t.spin (spinUntil), then handing
+// its P to other goroutines between polls (runtime.Gosched), so that a
+// member that has no P (the members outnumber GOMAXPROCS, or other
+// goroutines hold the Ps) gets one instead of waiting for the
+// scheduler's preemption.
+func (t *team) gather(n *atomic.Int32) {
+	size := int32(t.size)
+	if n.Add(1) == size || t.spinUntil(func() bool { return n.Load() == size }) {
+		return
+	}
+	for n.Load() != size {
+		runtime.Gosched()
+	}
+}
+
 // call runs fn(w), keeping the first panic for run to raise.
 func (t *team) call(fn func(w int), w int) {
 	defer func() {

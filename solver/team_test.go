@@ -470,3 +470,65 @@ func TestDealPieces(t *testing.T) {
 		t.Errorf("pieces of 40 positions (16, 4): %v, want %v", got, want)
 	}
 }
+
+// TestTeamGather: gather, a barrier inside a task, returns to no member
+// before every member has reached it (each member's write before it is
+// seen by all after it), round after round, for teams of up to twice
+// GOMAXPROCS members (whose members park and whose barrier yields the
+// P); a team of one passes at once.
+func TestTeamGather(t *testing.T) {
+	for _, size := range []int{1, 2, 3, 2 * runtime.GOMAXPROCS(0)} {
+		tm := newTeam(size)
+		var n atomic.Int32
+		marks := make([]atomic.Int64, size)
+		var wrong atomic.Int64
+		round := int64(0)
+		fn := func(w int) {
+			if w == size-1 {
+				time.Sleep(20 * time.Microsecond) // the last member arrives late
+			}
+			marks[w].Store(round)
+			tm.gather(&n)
+			for k := range marks {
+				if marks[k].Load() != round {
+					wrong.Add(1)
+				}
+			}
+		}
+		for round = 1; round <= 200; round++ {
+			n.Store(0)
+			tm.run(fn)
+		}
+		tm.close()
+		if v := wrong.Load(); v != 0 {
+			t.Errorf("team of %d: %d times a member passed the barrier before another reached it", size, v)
+		}
+	}
+}
+
+// TestFormRowsPanic: a member that panics while forming S by rows (here
+// on rows of Y that are missing: the last chunk's slice is out of range)
+// lets the others past formRowsTask's barrier, and the panic comes back
+// from formS in the caller rather than the fit hanging.
+func TestFormRowsPanic(t *testing.T) {
+	const n, m = 16, 300
+	Y := randomTensors(7, m, []int{n})
+	for _, threads := range []int{1, 2, 3} {
+		done := make(chan any, 1)
+		e := eigenSolver{threads: threads}
+		e.s = make([]float64, n*n)
+		go func() {
+			defer func() { done <- recover() }()
+			_ = e.formS(Y[:(m-10)*n:(m-10)*n], m, n) // cap too: no row past it
+		}()
+		select {
+		case v := <-done:
+			if v == nil {
+				t.Errorf("%d threads: formS on a short Y did not panic", threads)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%d threads: formS hangs after a member's panic", threads)
+		}
+		e.close()
+	}
+}
