@@ -691,6 +691,45 @@
 // 2 threads is the serial eigen step and the spells in which the same work
 // takes more CPU on two cores (above), not the team's hand-offs.
 //
+// Still, a mode update of the gait fit is now two tasks instead of four
+// (2026-11-27, session 7): a rows pass over samples held in memory, or
+// over the cache z, is one read of all M samples and so one task
+// (runner.rowsBlock; gait's 731 took reads of 512 and 219); S's
+// formation by rows is one task whose members fold the spans after a
+// barrier inside it (formRowsTask, team.gather) instead of in a second
+// task; and the last pieces of a rows pass shrink to one sample
+// (rowsPieceMin, was 4), so that the members end a pass within about a
+// sample of each other. The chunks of S's formation are laid out by the
+// rows passes' reads (eigenSolver.block, 0 for one read: chunks 0-5 to
+// member 0, 6-11 to member 1, who wrote rows 0-364 and 365-730), so each
+// member still forms the rows it wrote; the one-read attempt above left
+// that layout on reads of 512, where about a third of the rows of Y are
+// formed by the member that did not write them, which may be why its
+// forming was slower. The bits do not change (TestPassOrder,
+// TestFormRowsTree; TestRowsBlock, TestTeamGather and TestFormRowsPanic
+// test the new parts). Gait uint8, 2 threads, teamstats, the builds
+// before (75e5c2e) and after interleaved under flock and chrt, 32 fits
+// each in two runs, ms min / median: tasks 7,432 -> 3,800 a fit; idle in
+// tasks 9.4 / 23.3 -> 4.2 / 11.0 (the passes' 5.6 / 15.2 -> 2.2 / 6.2,
+// S's formation about 3.1 / 8.1 -> 1.6 / 4.8); the caller between tasks
+// 16.8 / 25.2 -> 15.9 / 23.1; the two together 26.7 / 47.9 -> 20.8 /
+// 33.7; the span 315 / 418 -> 308 / 370. Whole fits (bench/gofit,
+// both builds and thread counts interleaved under flock and chrt, 30
+// rounds, min / median s): 2 threads 0.345 / 0.438 -> 0.340 / 0.432 (the
+// new build faster in 19 of 30 rounds, paired median 1.06x), 1 thread
+// 0.622 / 0.804 -> 0.614 / 0.795; paired 1- and 2-thread processes (12
+// pairs each, the two builds interleaved, best of 3 fits a process):
+// 1.87x and 1.80x by the median pair, within this machine's spread
+// (1.67-2.48x and 1.31-2.12x). Commands: go build [-tags teamstats]
+// -o B ./bench/gofit; B -data gait.raw -dtype uint8 -shape
+// 731,32,22,10 -p 32 -threads 2 -repeat 2 -settle 0.5s, each process
+// under flock /work/bench.lock chrt -f 20 timeout -s KILL 150 chrt -f 10.
+// The teamstats build also prints the caller's time between tasks by
+// the pair of tasks around it ("gap A -> B") and each task's idle time:
+// of gait's 15.9 / 19.0 ms (16 fits), 12.3 / 14.0 follow S's formation
+// (the eigen step, then the next pass's setup), 1.1 / 1.4 lie between a
+// pass and S's formation and 1.0 / 1.2 between passes.
+//
 // Cancellation: Options.Cancel is polled by every leaf (every 16
 // samples, about 30 us of work at the gait size) and between passes, by
 // every panel of PCA's Gram matrix and of its map and before every block
