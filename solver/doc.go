@@ -713,9 +713,12 @@
 // tasks 9.4 / 23.3 -> 4.2 / 11.0 (the passes' 5.6 / 15.2 -> 2.2 / 6.2,
 // S's formation about 3.1 / 8.1 -> 1.6 / 4.8); the caller between tasks
 // 16.8 / 25.2 -> 15.9 / 23.1; the two together 26.7 / 47.9 -> 20.8 /
-// 33.7; the span 315 / 418 -> 308 / 370. Whole fits (bench/gofit,
-// both builds and thread counts interleaved under flock and chrt, 30
-// rounds, min / median s): 2 threads 0.345 / 0.438 -> 0.340 / 0.432 (the
+// 33.7; the span 315 / 418 -> 308 / 370 (faces uint8, whose rows
+// passes already took one read of 721, 12 fits each: tasks 7,100 ->
+// 4,740, idle in tasks 21.9 / 54.5 -> 14.1 / 36.6, the caller between
+// tasks 83 / 108 -> 77 / 95, the span 663 / 807 -> 638 / 793). Gait's
+// whole fits (bench/gofit, both builds and thread counts interleaved
+// under flock and chrt, 30 rounds, min / median s): 2 threads 0.345 / 0.438 -> 0.340 / 0.432 (the
 // new build faster in 19 of 30 rounds, paired median 1.06x), 1 thread
 // 0.622 / 0.804 -> 0.614 / 0.795; paired 1- and 2-thread processes (12
 // pairs each, the two builds interleaved, best of 3 fits a process):
