@@ -71,6 +71,47 @@ package solver
 // rows, 16 columns at a time; it now prefetches the next sample as it
 // goes and takes two row pairs an iteration (see axpyRowsFixedAVX2),
 // which took 21% off its time in the gait fit (solver/doc.go, "Kernels").
+// Where the rest of its in-fit time goes (2026-11-27, session 7): not to
+// L3. BenchmarkFixedStream (fixed_linux_test.go) walks the 731 gait
+// samples (5.1 MB) as the fit does, axpyRows a sample a call into a
+// leaf's rows and dotRows a leaf of 16 samples a call, against the same
+// calls on one sample or leaf in cache; in a quiet spell (chrt, 200
+// passes, 3 runs each, /tmp/s4-solver.test -test.bench
+// BenchmarkFixedStream -test.benchtime 200x -test.count 3, the test
+// binary built by go test -c) axpyRows took 485-531 ns a sample in cache and
+// 504-628 streaming on 4 KB pages, 539-580 and 515-555 on huge pages;
+// dotRows 465-485 and 489-533, 481-565 and 536-644; another run
+// (-test.benchtime 100x -test.count 3, huge pages) axpyRows 515-578 in
+// cache, 632-675 streaming. Within about 0-15% of each other, in this
+// machine's noise: the prefetch of the next sample keeps the stream from
+// L3 near the in-cache rate, and huge pages change nothing there. A pass
+// whose samples were evicted to DRAM first (64 MB read before it) took
+// 9.5-12 us a sample, about 20 times as long, so the fit's samples do
+// stay in L3. Timed call by call inside
+// bench/gofit (an instrumented build, not kept; 2-4 fits, 1 thread), the
+// fit's axpyRows calls took 620-850 ns a sample by the hour, the same
+// hour's streaming bench 545-810: the 835 against 505 ns of last
+// session's pprof compared a loaded hour with a quiet one. By pprof, two
+// runs of 8 one-thread fits (bench/gofit -threads 1 -repeat 8
+// -cpuprofile, chrt; a fit makes 453,951 axpyRows calls and dotRows
+// 431,290 samples, counted by the instrumented build), each followed by
+// the bench: axpyRows 1.92 and 2.26 s, 529 and 622 ns a sample, against
+// 533-553 streaming and 506-545 in cache; dotRowsFixedQuad 1.76 and 1.99
+// s, 510 and 577 ns, against 485-498 and 476-488: 0-15% apart, as the
+// fits' own times moved (0.60-0.66 s, then 0.59-0.76). One cost is
+// the fit's own: the first sample of a grain (16 samples, one
+// contractor.mode0 call) took 815-1075 ns against 620-780 for the rest,
+// because grains are not taken in sample order: at 1 thread 30,642 of
+// 63,462 grain starts (2 fits) did not follow the previous call's
+// samples, at 2 threads 60,880-66,689 of 66,955-68,412, so the previous call's
+// prefetch of "the next sample" fetched another grain's. Those first
+// samples took 1,100-1,550 ns on 1 thread, the contiguous ones 710-850
+// (each figure with two time.Now calls' overhead). Prefetching
+// the grain's first sample in full (PREFETCHT0 every 64 bytes, before the
+// call) cut their excess about in half (1,044 and 1,004 ns), about 5 ms
+// of a 0.7 s one-thread fit, 0.6%: below what whole fits resolve here,
+// not kept. dotRowsFixedQuad in the fit took 545-635 ns a sample against
+// 566-619 streaming in the same hour (call timers).
 // The short rows' dotRows, which reads x in order, four rows side by
 // side, prefetches four quads of rows ahead: about 4% of its time in the
 // gait fit (see dotRowsFixedQuadAVX2). A limb-pair table for axpyRows
