@@ -176,3 +176,20 @@ func subRows(x, off []float64) {
 	_, _ = x[rows*cols-1], off[cols-1]
 	subRowsAVX2(&x[0], &off[0], rows, cols)
 }
+
+//go:noescape
+func sumU8AVX2(s *float64, x *uint8, cnt, size, n int)
+
+// sumU8Asm sets s[j] for the first size rounded down to 32 columns j of
+// sumU8 (cnt < 2^23 samples of size elements in x) by sumU8AVX2, when
+// useAVX2, and returns how many it set.
+func sumU8Asm(s []float64, x []uint8, cnt, size int) int {
+	n := size &^ 31
+	if !useAVX2 || n == 0 || cnt == 0 {
+		return 0
+	}
+	// The assembly reads x[:(cnt-1)*size+n] and writes s[:n].
+	_, _ = s[n-1], x[(cnt-1)*size+n-1]
+	sumU8AVX2(&s[0], &x[0], cnt, size, n)
+	return n
+}

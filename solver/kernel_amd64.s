@@ -1052,3 +1052,65 @@ subBy4:
 	JNZ     subRow
 	VZEROUPPER
 	RET
+
+// func sumU8AVX2(s *float64, x *uint8, cnt, size, n int)
+//
+// s[j] = sum_{i < cnt} x[i*size+j] for j < n (n a positive multiple of
+// 32, cnt < 2^23): sumU8's columns by 32, each sample's 32 bytes widened
+// to int32 (VPMOVZXBD) and added into Y0-Y3 through the cnt samples, then
+// converted to float64 once (exact: the sums are below 2^31). Registers:
+// DI s, SI x, R8 cnt, R9 size (the sample stride), R10 n, CX the column,
+// AX the sample's row, DX the samples left.
+TEXT ·sumU8AVX2(SB), NOSPLIT, $0-40
+	MOVQ s+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ cnt+16(FP), R8
+	MOVQ size+24(FP), R9
+	MOVQ n+32(FP), R10
+	XORQ CX, CX
+
+sumCols:
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	LEAQ  (SI)(CX*1), AX
+	MOVQ  R8, DX
+
+sumSample:
+	VPMOVZXBD (AX), Y4
+	VPMOVZXBD 8(AX), Y5
+	VPMOVZXBD 16(AX), Y6
+	VPMOVZXBD 24(AX), Y7
+	VPADDD    Y4, Y0, Y0
+	VPADDD    Y5, Y1, Y1
+	VPADDD    Y6, Y2, Y2
+	VPADDD    Y7, Y3, Y3
+	ADDQ      R9, AX
+	DECQ      DX
+	JNZ       sumSample
+	VCVTDQ2PD    X0, Y4
+	VEXTRACTI128 $1, Y0, X0
+	VCVTDQ2PD    X0, Y5
+	VCVTDQ2PD    X1, Y6
+	VEXTRACTI128 $1, Y1, X1
+	VCVTDQ2PD    X1, Y7
+	VMOVUPD      Y4, (DI)(CX*8)
+	VMOVUPD      Y5, 32(DI)(CX*8)
+	VMOVUPD      Y6, 64(DI)(CX*8)
+	VMOVUPD      Y7, 96(DI)(CX*8)
+	VCVTDQ2PD    X2, Y4
+	VEXTRACTI128 $1, Y2, X2
+	VCVTDQ2PD    X2, Y5
+	VCVTDQ2PD    X3, Y6
+	VEXTRACTI128 $1, Y3, X3
+	VCVTDQ2PD    X3, Y7
+	VMOVUPD      Y4, 128(DI)(CX*8)
+	VMOVUPD      Y5, 160(DI)(CX*8)
+	VMOVUPD      Y6, 192(DI)(CX*8)
+	VMOVUPD      Y7, 224(DI)(CX*8)
+	ADDQ         $32, CX
+	CMPQ         CX, R10
+	JLT          sumCols
+	VZEROUPPER
+	RET

@@ -530,6 +530,42 @@ func TestSubRows(t *testing.T) {
 	}
 }
 
+// TestSumU8 checks sumU8 against the float64 loop it replaces in sumLeaf
+// (s[j] += float64(x) sample by sample from +0), bit for bit, on sizes
+// around and across its chunks, from 1 to 300 samples of values up to
+// 255 (the largest sums).
+func TestSumU8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 7))
+	for _, size := range []int{1, 7, sumChunk - 1, sumChunk, sumChunk + 3, 3*sumChunk + 17} {
+		for _, cnt := range []int{1, 2, 16, 300} {
+			x := make([]uint8, cnt*size)
+			for i := range x {
+				x[i] = uint8(rng.IntN(256))
+				if i%5 == 0 {
+					x[i] = 255
+				}
+			}
+			want := make([]float64, size)
+			for i := range cnt {
+				for j, v := range x[i*size : (i+1)*size] {
+					want[j] += float64(v)
+				}
+			}
+			got := make([]float64, size+1)
+			got[size] = 7
+			sumU8(got[:size], x, cnt, size)
+			for j := range want {
+				if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+					t.Fatalf("%d samples of %d: s[%d] = %v, float64 loop %v", cnt, size, j, got[j], want[j])
+				}
+			}
+			if got[size] != 7 {
+				t.Fatalf("%d samples of %d: wrote past the end", cnt, size)
+			}
+		}
+	}
+}
+
 // BenchmarkAxpySlabs times axpySlabsAsm as the gait float64 fit's
 // middle-mode contraction uses it, one call a sample of 32 slabs of 22 x
 // 10, over 4 samples in turn (225 KB: in cache, where the loop is bound by

@@ -466,6 +466,10 @@ func (p *Pass) sumLeaf(dst []float64, start int, x Block, cnt, size int) {
 	s := dst[:size]
 	clear(s)
 	bad, notF32 := -1, -1
+	if x.F64 == nil && x.F32 == nil && cnt < 1<<23 {
+		sumU8(s, x.U8, cnt, size)
+		cnt = 0
+	}
 	for i := range cnt {
 		xi := x.slice(i*size, (i+1)*size)
 		switch {
@@ -492,6 +496,37 @@ func (p *Pass) sumLeaf(dst []float64, start int, x Block, cnt, size int) {
 	}
 	dst[size], dst[size+1] = float64(bad), float64(notF32)
 }
+
+// sumU8 sets s[j] to the sum of x[i*size+j] over the cnt < 2^23 samples i
+// (float64): sumLeaf's sum of uint8 samples, the same bits as adding
+// float64(x[i*size+j]) to s[j] sample by sample from +0, because every
+// partial sum is an integer below 2^31 (so integer sums are exact) and
+// below 2^53 (so were the float64 ones, in any order). Columns by 32 in
+// int32 lanes (sumU8Asm), the rest in a uint32 array on the stack, a
+// chunk of sumChunk columns at a time, each converted once, where the
+// float64 loop converted every element and added it through memory (see
+// doc.go).
+func sumU8(s []float64, x []uint8, cnt, size int) {
+	var acc [sumChunk]uint32
+	for j0 := sumU8Asm(s, x, cnt, size); j0 < size; j0 += sumChunk {
+		a := acc[:min(sumChunk, size-j0)]
+		clear(a)
+		for i := range cnt {
+			row := x[i*size+j0:]
+			row = row[:len(a)]
+			for j, v := range row {
+				a[j] += uint32(v)
+			}
+		}
+		for j, v := range a {
+			s[j0+j] = float64(v)
+		}
+	}
+}
+
+// sumChunk is the number of columns sumU8 sums at a time in Go (4 KiB of
+// uint32 on the stack).
+const sumChunk = 1024
 
 // squaresAbout returns sum_i (x[i] - mean[i mod len(mean)])^2.
 func squaresAbout(x Block, mean []float64) float64 {
