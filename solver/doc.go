@@ -924,9 +924,9 @@
 // bytes a row) instead of 4 VPBROADCASTD a row pair changed nothing in
 // cache up to 255 rows and was 10% slower at 300 x 40 and 512 x 512.
 // Its gait samples stream from L3 at about the in-cache rate
-// (BenchmarkFixedStream); in the fit only a grain's first sample, whose
-// grain does not follow the last one's, goes unprefetched (about 0.6% of
-// a fit; see fixed_amd64.go).
+// (BenchmarkFixedStream); in the fit only a grain's first sample goes
+// unprefetched when the pass walks its leaves downwards (half the grains
+// at 1 thread; about 0.6% of a fit; see fixed_amd64.go).
 //
 // A TVP mode update that forms its scatter S = Y^T Y (topGram, when the
 // previous update of the mode needed more than gramBudget Krylov

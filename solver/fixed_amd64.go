@@ -99,18 +99,20 @@ package solver
 // 533-553 streaming and 506-545 in cache; dotRowsFixedQuad 1.76 and 1.99
 // s, 510 and 577 ns, against 485-498 and 476-488: 0-15% apart, as the
 // fits' own times moved (0.60-0.66 s, then 0.59-0.76). One cost is
-// the fit's own: the first sample of a grain (16 samples, one
-// contractor.mode0 call) took 815-1075 ns against 620-780 for the rest,
-// because grains are not taken in sample order: at 1 thread 30,642 of
-// 63,462 grain starts (2 fits) did not follow the previous call's
-// samples, at 2 threads 60,880-66,689 of 66,955-68,412, so the previous call's
-// prefetch of "the next sample" fetched another grain's. Those first
-// samples took 1,100-1,550 ns on 1 thread, the contiguous ones 710-850
-// (each figure with two time.Now calls' overhead). Prefetching
-// the grain's first sample in full (PREFETCHT0 every 64 bytes, before the
-// call) cut their excess about in half (1,044 and 1,004 ns), about 5 ms
-// of a 0.7 s one-thread fit, 0.6%: below what whole fits resolve here,
-// not kept. dotRowsFixedQuad in the fit took 545-635 ns a sample against
+// the fit's own: the first sample of a grain whose call did not follow
+// the previous call's samples. At 1 thread (3 fits, an instrumented
+// build at 44cee4f) 44,160 of the 89,280 grain starts (contractor.mode0
+// calls of 16 samples) did not: the next grain came 32 samples before the
+// end of the one just done (the pass walks those leaves downwards), so
+// the previous call's prefetch of "the next sample" fetched one already
+// contracted. Those first samples took 1,368-1,371 ns, against 843-859
+// for the rest of a grain and 859-941 for the grain starts that did
+// follow (a loaded hour; each figure with two time.Now calls'
+// overhead). Prefetching such a grain's first sample in full before its
+// call (PREFETCHT0 every 64 bytes) took them to 1,078 and 743 ns (the
+// rest 842 and 645): 300-400 ns saved on 14,720 calls a fit, about 5 ms
+// of a 0.7-0.9 s one-thread fit, 0.6%: below what whole fits resolve
+// here, not kept. dotRowsFixedQuad in the fit took 545-635 ns a sample against
 // 566-619 streaming in the same hour (call timers).
 // The short rows' dotRows, which reads x in order, four rows side by
 // side, prefetches four quads of rows ahead: about 4% of its time in the
