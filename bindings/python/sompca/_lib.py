@@ -27,6 +27,7 @@ import ctypes
 import functools
 import os
 import pathlib
+import signal
 import tempfile
 import threading
 import weakref
@@ -411,10 +412,20 @@ def _interruptibly(call, on_interrupt=None):
     (``sompca_cancel_flag``), calls ``on_interrupt``, and waits for the call
     to end (with SOMPCA_ECANCELED, or done). The caller raises
     KeyboardInterrupt then.
+
+    While it waits, the main thread's SIGINT handler, if it is Python's
+    default, is one that only records the interrupt: a KeyboardInterrupt
+    raised inside ``threading``'s waits can leave them broken (raised in
+    ``Condition.wait`` between its release of the lock and its ``try``, it
+    made ``Event.wait`` fail with "release unlocked lock" instead, and the
+    CLI exit with status 1 instead of 130), or escape between the waits
+    with the call still running. A handler the program installed itself
+    stays; a KeyboardInterrupt it raises counts as an interrupt.
     """
     flag = c_int(0)
     result = {}
-    finished = threading.Event()
+    done = threading.Lock()  # released by the worker when the call has ended
+    done.acquire()
 
     def work():
         lib.sompca_cancel_flag(byref(flag))
@@ -427,27 +438,44 @@ def _interruptibly(call, on_interrupt=None):
             result["exception"] = exc
         finally:
             lib.sompca_cancel_flag(None)
-            finished.set()
+            result["ended"] = True
+            done.release()
 
-    interrupted = False
+    interrupted = []
+
+    def interrupt(*_):
+        if not interrupted:
+            interrupted.append(True)
+            flag.value = 1
+            if on_interrupt is not None:
+                on_interrupt()
+
     if threading.current_thread() is threading.main_thread():
-        threading.Thread(target=work, name="sompca-call", daemon=True).start()
-        # Timed waits, so that Python runs its signal handlers (Ctrl-C) in between,
-        # whichever thread the signal was delivered to. (Not Thread.join: a join
-        # interrupted by KeyboardInterrupt can mark a running thread as stopped.)
-        while not finished.is_set():
-            try:
-                finished.wait(0.05)
-            except KeyboardInterrupt:
-                interrupted = True
-                flag.value = 1
-                if on_interrupt is not None:
-                    on_interrupt()
+        previous = signal.getsignal(signal.SIGINT)
+        own = previous is signal.default_int_handler
+        if own:
+            signal.signal(signal.SIGINT, interrupt)
+        try:
+            threading.Thread(target=work, name="sompca-call", daemon=True).start()
+            # Timed waits, so that Python runs its signal handlers in between,
+            # whichever thread the signal was delivered to. A lock's acquire
+            # either takes it or not, whatever a handler raises; done stays
+            # held once taken, so "ended" in result tells that the call has
+            # ended. (Not Thread.join: a join interrupted by KeyboardInterrupt
+            # can mark a running thread as stopped.)
+            while "ended" not in result:
+                try:
+                    done.acquire(timeout=0.05)
+                except KeyboardInterrupt:  # from the program's own handler
+                    interrupt()
+        finally:
+            if own:
+                signal.signal(signal.SIGINT, previous)
     else:
         work()
     if "exception" in result:
         raise result.pop("exception")
-    return result["status"], result.get("message"), interrupted
+    return result["status"], result.get("message"), bool(interrupted)
 
 
 def _run(call):

@@ -2,6 +2,7 @@
 
 import _thread
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -11,6 +12,7 @@ import pytest
 
 import sompca
 from sompca import _lib
+from helpers import run_child
 
 
 def test_status_codes_map_to_exceptions():
@@ -200,6 +202,65 @@ def test_ctrl_c_cancels_the_fit(X3, progresses):
     # The library stopped at the callback that saw the cancel flag: it was called once.
     assert calls == [1] and progresses[0].library_calls == 1
     assert not hasattr(estimator, "projections_")
+
+
+PELTED_CALL = """
+def pelted(signals):
+    # A call for _lib._interruptibly that sends SIGINT to the process `signals` times while it runs.
+    import os, signal, time
+    from sompca import _lib
+
+    def call():
+        for _ in range(signals):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.0005)
+        return _lib.OK
+    return call
+"""
+
+
+def test_ctrl_c_is_never_raised_inside_the_wait():
+    # Ctrl-C while the main thread waits for a call is recorded, never raised where it
+    # waits: raised there it could escape the wait with the call still running, or break
+    # threading's Condition ("release unlocked lock" from Event.wait, the CLI's status 1
+    # instead of 130). With the wait's own handler, every run of 200 interrupts returns.
+    # In a child interpreter: an interrupt that escapes would end pytest itself.
+    result = run_child(PELTED_CALL + """
+import os, signal, time
+from sompca import _lib
+cancels = []
+for _ in range(10):
+    status, message, interrupted = _lib._interruptibly(pelted(200), on_interrupt=lambda: cancels.append(1))
+    assert (status, message, interrupted) == (_lib.OK, None, True), (status, message, interrupted)
+assert len(cancels) == 10, cancels  # on_interrupt once a call, however many interrupts
+# Python's handler is back once the wait is over.
+assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt after the wait")
+""")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == "KeyboardInterrupt after the wait", result.stdout + result.stderr
+
+
+def test_a_programs_own_sigint_handler_stays():
+    seen = []
+
+    def handler(signum, frame):
+        seen.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        namespace = {}
+        exec(PELTED_CALL, namespace)
+        status, message, interrupted = _lib._interruptibly(namespace["pelted"](1))
+        assert (status, interrupted) == (_lib.OK, True) and seen == [signal.SIGINT]
+        assert signal.getsignal(signal.SIGINT) is handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_without_scikit_learn(X3):
