@@ -78,6 +78,7 @@ GUARDED_NEW(fit_hdf5, (sompca_model **out, const char *path, const char *dataset
                        const sompca_options *opts),
             (out, path, dataset, samples_last, opts))
 GUARDED_NEW(model_load, (sompca_model **out, const char *path), (out, path))
+GUARDED_NEW(model_deserialize, (sompca_model **out, const void *buf, size_t len), (out, buf, len))
 
 GUARDED(method_from_name, (const char *name, int *out_method, int *out_relaxed_start),
         (name, out_method, out_relaxed_start))
@@ -109,6 +110,8 @@ GUARDED(model_history, (const sompca_model *model, size_t feature, double *dst, 
 GUARDED(model_options, (const sompca_model *model, sompca_options *out), (model, out))
 GUARDED(model_ranks, (const sompca_model *model, size_t *dst, size_t cap), (model, dst, cap))
 GUARDED(model_save, (const sompca_model *model, const char *path), (model, path))
+GUARDED(model_serialize, (const sompca_model *model, void *buf, size_t cap, size_t *out_len),
+        (model, buf, cap, out_len))
 
 GUARDED_NEW(session_begin, (sompca_session **out, size_t n_samples, size_t order, const size_t *shape,
                             const sompca_options *opts),

@@ -206,11 +206,7 @@ func sompca_go_model_load(out **C.sompca_model, path *C.sompca_cchar) C.int {
 		}
 		m, err := hdf5io.LoadModel(file)
 		if err != nil {
-			code := fileCode(err)
-			if code == 0 || code == C.SOMPCA_ESHAPE {
-				code = C.SOMPCA_EFILE // the file is bad, not the caller's sizes
-			}
-			return withCode(code, err)
+			return modelFileError(err)
 		}
 		if err := m.Validate(); err != nil {
 			return errorf(C.SOMPCA_EFILE, "%s: not a valid sompca model: %w", file, err)
@@ -221,4 +217,54 @@ func sompca_go_model_load(out **C.sompca_model, path *C.sompca_cchar) C.int {
 		rememberFile(m, file)
 		return nil
 	})
+}
+
+//export sompca_go_model_serialize
+func sompca_go_model_serialize(model *C.sompca_cmodel, buf unsafe.Pointer, capacity C.size_t, outLen *C.size_t) C.int {
+	return accessor("sompca_model_serialize", model, unsafe.Pointer(outLen), func(m *solver.Model) error {
+		b, err := hdf5io.MarshalModel(m)
+		if err != nil {
+			return hdf5Error(err)
+		}
+		*outLen = C.size_t(len(b))
+		if buf == nil && capacity == 0 {
+			return nil // a query of the length
+		}
+		if err := checkDst(buf, capacity, len(b), "bytes", "the model"); err != nil {
+			return err
+		}
+		copy(unsafe.Slice((*byte)(buf), len(b)), b)
+		return nil
+	})
+}
+
+//export sompca_go_model_deserialize
+func sompca_go_model_deserialize(out **C.sompca_model, buf *C.sompca_cvoid, n C.size_t) C.int {
+	return run("sompca_model_deserialize", func() error {
+		if err := clearOut(out, "out"); err != nil {
+			return err
+		}
+		if buf == nil {
+			return errorf(C.SOMPCA_EINVAL, "buf is NULL")
+		}
+		if uint64(n) > maxBytes {
+			return errorf(C.SOMPCA_EINVAL, "len %d is absurd", uint64(n))
+		}
+		m, err := hdf5io.UnmarshalModel(unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(n)))
+		if err != nil {
+			return modelFileError(err)
+		}
+		return boxInto(out, m)
+	})
+}
+
+// modelFileError classifies a failure to read a model file or its bytes:
+// the content is bad (SOMPCA_EFILE), not the caller's sizes, unless the
+// file could not be read at all (SOMPCA_EIO).
+func modelFileError(err error) error {
+	code := fileCode(err)
+	if code == 0 || code == C.SOMPCA_ESHAPE {
+		code = C.SOMPCA_EFILE
+	}
+	return withCode(code, err)
 }

@@ -78,7 +78,10 @@
 // # Model files
 //
 // SaveModel writes a fitted solver.Model; LoadModel reads it back bit for
-// bit and validates it. The layout is self-describing and readable by h5py
+// bit and validates it. MarshalModel makes the same file's bytes in memory
+// (HDF5's core driver) and UnmarshalModel reads them, so that models travel
+// between processes without files; a model file carries no time stamps, so
+// the same model always gives the same bytes. The layout is self-describing and readable by h5py
 // alone (P is the number of features, N the order of the samples):
 //
 //	/ attributes

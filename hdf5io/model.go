@@ -1,9 +1,11 @@
 package hdf5io
 
+// #include <stdlib.h>
 // #include "shim.h"
 import "C"
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -12,7 +14,9 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"reflect"
 	"strings"
+	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/hdf5"
@@ -133,11 +137,11 @@ func writeModel(f *hdf5.File, m *solver.Model, version int64) error {
 	if err := writeArray(f, "/mean", m.Shape, m.Mean, true); err != nil {
 		return err
 	}
-	g, err := f.CreateGroup("/projections")
-	if err != nil {
+	group := cstr("/projections")
+	defer freeCString(group)
+	if C.sompca_h5_create_group(root, group) < 0 {
 		return h5err(ErrIO, `cannot create group "/projections"`)
 	}
-	g.Close()
 	for n, u := range m.Projections {
 		r, c := u.Dims()
 		if err := writeArray(f, projectionName(m.Method, n, version), []int{r, c}, mat.DenseCopyOf(u).RawMatrix().Data, true); err != nil {
@@ -229,6 +233,141 @@ func LoadModel(path string) (*solver.Model, error) {
 	return m, nil
 }
 
+// MarshalModel returns the bytes of the model file that SaveModel writes
+// for m, made in memory: the same HDF5 calls on a file of HDF5's core
+// driver (an HDF5 file image) make the same bytes, so the checksums hold,
+// and UnmarshalModel or LoadModel of them gives m back. m is validated
+// first and is not modified.
+func MarshalModel(m *solver.Model) ([]byte, error) {
+	b, err := marshalModel(m)
+	if err != nil {
+		return nil, &Error{Op: "marshal model", Path: memoryPath, Err: err}
+	}
+	return b, nil
+}
+
+// memoryPath names model bytes in memory in messages, where a path would be.
+const memoryPath = "(model bytes in memory)"
+
+func marshalModel(m *solver.Model) ([]byte, error) {
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	lock()
+	defer unlock()
+	img := newImage()
+	defer freeImage(img)
+	// Created, closed and opened again for writing, as SaveModel's
+	// file is (sompca_h5_create, editHDF5).
+	if C.sompca_h5_image_create(img) < 0 {
+		return nil, h5err(ErrIO, "cannot create a file in memory")
+	}
+	f, err := openImage(img, img.buf, img.len, true)
+	if err != nil {
+		return nil, err
+	}
+	err = writeModel(f, m, ModelFormatVersion)
+	if err == nil && C.sompca_h5_flush(hid(f)) < 0 {
+		err = h5err(ErrIO, "cannot write the file in memory")
+	}
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = h5err(ErrIO, "cannot close the file in memory")
+	}
+	if err != nil {
+		return nil, err
+	}
+	// The core driver keeps the bytes past the end that a file on disk
+	// is truncated to when it closes: the superblock's end-of-file
+	// address (superblock version 2 and 3, 8-byte addresses; what
+	// sompca_h5_image_create makes). HDF5 reads only up to it.
+	b := C.GoBytes(img.buf, C.int(img.len))
+	const eofAddress = 28
+	if len(b) < eofAddress+8 || b[8] < 2 || b[9] != 8 {
+		return nil, fmt.Errorf("%w: the file made in memory has no superblock of version 2 or 3 with 8-byte addresses", ErrIO)
+	}
+	if eof := binary.LittleEndian.Uint64(b[eofAddress:]); eof <= uint64(len(b)) {
+		b = b[:eof]
+	}
+	return b, nil
+}
+
+// UnmarshalModel reads a model from the bytes of a model file
+// (MarshalModel's, or a file SaveModel wrote, read whole) with the checks
+// of LoadModel: truncated or corrupt bytes give an error wrapping
+// ErrCorrupt, ErrNotHDF5 or ErrFormat, never a different model. b is
+// neither modified nor kept.
+func UnmarshalModel(b []byte) (*solver.Model, error) {
+	m, obj, err := unmarshalModel(b)
+	if err != nil {
+		return nil, &Error{Op: "unmarshal model", Path: memoryPath, Object: obj, Err: err}
+	}
+	return m, nil
+}
+
+func unmarshalModel(b []byte) (_ *solver.Model, obj string, err error) {
+	if len(b) < len(hdf5Signature) || string(b[:len(hdf5Signature)]) != hdf5Signature {
+		return nil, "", fmt.Errorf("%w (no HDF5 signature at the start of the %d bytes)", ErrNotHDF5, len(b))
+	}
+	// Variable-length strings are read from the global heap: check it first.
+	if err := checkGlobalHeapsIn(bytes.NewReader(b), int64(len(b))); err != nil {
+		return nil, "", err
+	}
+	lock()
+	defer unlock()
+	img := newImage()
+	defer freeImage(img)
+	// The bytes are copied to C memory: HDF5 keeps pointers into its copy.
+	cb := C.CBytes(b)
+	defer C.free(cb)
+	f, err := openImage(img, cb, C.size_t(len(b)), false)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	return readModel(f)
+}
+
+// hdf5Signature begins every HDF5 file without a user block.
+const hdf5Signature = "\x89HDF\r\n\x1a\n"
+
+// newImage allocates the C record of a file in memory; freeImage frees it
+// and the bytes it holds.
+func newImage() *C.struct_sompca_h5_image {
+	img := (*C.struct_sompca_h5_image)(C.calloc(1, C.sizeof_struct_sompca_h5_image))
+	if img == nil {
+		panic("hdf5io: out of C memory")
+	}
+	return img
+}
+
+func freeImage(img *C.struct_sompca_h5_image) {
+	C.free(img.buf)
+	C.free(unsafe.Pointer(img))
+}
+
+// openImage opens the file whose bytes are buf[n]; its bytes when closed
+// go to img. Callers hold h5mu.
+func openImage(img *C.struct_sompca_h5_image, buf unsafe.Pointer, n C.size_t, write bool) (*hdf5.File, error) {
+	id := C.sompca_h5_image_open(img, buf, n, cbool(write))
+	if id < 0 {
+		return nil, h5err(ErrCorrupt, "cannot open")
+	}
+	f := fileOf(id)
+	C.H5Fclose(id) // f holds its own reference
+	return f, nil
+}
+
+// fileOf returns an *hdf5.File holding a reference of its own to the open
+// file id. gonum.org/v1/hdf5 has no constructor from an identifier:
+// NewDatatype is its one exported function that takes one, and
+// Identifier.File gives the file of any identifier (H5Iget_file_id), a
+// file's own included.
+func fileOf(id C.hid_t) *hdf5.File {
+	newDatatype := reflect.ValueOf(hdf5.NewDatatype)
+	arg := reflect.ValueOf(int64(id)).Convert(newDatatype.Type().In(0))
+	return newDatatype.Call([]reflect.Value{arg})[0].Interface().(*hdf5.Datatype).File()
+}
+
 // loadModel returns the model, or an error and the object it concerns.
 func loadModel(path string) (_ *solver.Model, obj string, err error) {
 	lock()
@@ -242,6 +381,12 @@ func loadModel(path string) (_ *solver.Model, obj string, err error) {
 	if err := checkGlobalHeaps(path); err != nil {
 		return nil, "", err
 	}
+	return readModel(f)
+}
+
+// readModel reads and validates the model of an open file whose global
+// heaps have been checked. Callers hold h5mu.
+func readModel(f *hdf5.File) (_ *solver.Model, obj string, err error) {
 	root := hid(f)
 	format, err := readStringAttr(root, "format")
 	switch {

@@ -271,7 +271,7 @@ hid_t sompca_h5_create_dataset(hid_t loc, const char *name, int kind, int rank, 
 		if (row > 0 && chunk[0] > ((size_t)1 << 20) / row)
 			chunk[0] = ((size_t)1 << 20) / row > 0 ? ((size_t)1 << 20) / row : 1;
 		if ((dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 ||
-		    H5Pset_fletcher32(dcpl) < 0)
+		    H5Pset_fletcher32(dcpl) < 0 || H5Pset_obj_track_times(dcpl, 0) < 0)
 			goto out;
 	}
 	dset = H5Dcreate2(loc, name, native(kind), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
@@ -285,6 +285,8 @@ out:
 }
 
 herr_t sompca_h5_abandon(hid_t file);
+
+static hid_t untimed(hid_t cls, int off);
 
 /* H5Flush_or_abandon flushes and closes a new file, or abandons it (see
  * sompca_h5_abandon) when a write fails. */
@@ -304,18 +306,49 @@ static herr_t H5Flush_or_abandon(hid_t f)
  * version 2 object headers, all with checksums. */
 herr_t sompca_h5_create(const char *path, int checksummed)
 {
-	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1, saved;
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fcpl = untimed(H5P_FILE_CREATE, checksummed), f = -1, saved;
 	herr_t rc = -1;
-	if (fapl < 0)
-		return -1;
-	if ((!checksummed || H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110) >= 0) &&
-	    (f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) >= 0) {
+	if (fapl >= 0 && fcpl >= 0 &&
+	    (!checksummed || H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110) >= 0) &&
+	    (f = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl)) >= 0) {
 		rc = H5Flush_or_abandon(f);
 	}
 	saved = save_errors(rc < 0);
-	H5Pclose(fapl);
+	if (fapl >= 0)
+		H5Pclose(fapl);
+	if (fcpl >= 0 && fcpl != H5P_DEFAULT)
+		H5Pclose(fcpl);
 	restore_errors(saved);
 	return rc;
+}
+
+/* untimed returns a creation property list of class cls whose objects
+ * carry no time stamps when off is non-zero (model files: the same model
+ * makes the same bytes), else H5P_DEFAULT. */
+static hid_t untimed(hid_t cls, int off)
+{
+	hid_t p;
+	if (!off)
+		return H5P_DEFAULT;
+	if ((p = H5Pcreate(cls)) >= 0 && H5Pset_obj_track_times(p, 0) < 0) {
+		H5Pclose(p);
+		return -1;
+	}
+	return p;
+}
+
+/* sompca_h5_create_group creates the group name in a model file (no time
+ * stamps) and closes it. */
+herr_t sompca_h5_create_group(hid_t loc, const char *name)
+{
+	hid_t gcpl = untimed(H5P_GROUP_CREATE, 1), g = -1, saved;
+	if (gcpl < 0)
+		return -1;
+	g = H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+	saved = save_errors(g < 0);
+	H5Pclose(gcpl);
+	restore_errors(saved);
+	return g < 0 ? -1 : H5Gclose(g);
 }
 
 /* sompca_h5_checksummed_format makes the objects written from now on use
@@ -993,4 +1026,100 @@ herr_t sompca_h5_abandon(hid_t file)
 	herr_t rc = H5Fclose(file);
 	H5Eclear2(H5E_DEFAULT);
 	return rc;
+}
+
+/* Files in memory. The core driver, without a backing store and growing
+ * a byte at a time, makes the bytes the same calls make on disk; its file
+ * image callbacks hand over its buffer when the file closes, after the
+ * close has written the superblock (H5Fget_file_image, taken before, has
+ * another superblock checksum and does not reopen). */
+static void *image_malloc(size_t size, H5FD_file_image_op_t op, void *udata)
+{
+	struct sompca_h5_image *img = udata;
+	if (op == H5FD_FILE_IMAGE_OP_FILE_OPEN)
+		img->len = size;
+	return malloc(size);
+}
+
+static void *image_memcpy(void *dst, const void *src, size_t size, H5FD_file_image_op_t op, void *udata)
+{
+	(void)op, (void)udata;
+	return memcpy(dst, src, size);
+}
+
+static void *image_realloc(void *ptr, size_t size, H5FD_file_image_op_t op, void *udata)
+{
+	struct sompca_h5_image *img = udata;
+	if (op == H5FD_FILE_IMAGE_OP_FILE_RESIZE)
+		img->len = size;
+	return realloc(ptr, size);
+}
+
+static herr_t image_free(void *ptr, H5FD_file_image_op_t op, void *udata)
+{
+	struct sompca_h5_image *img = udata;
+	if (op == H5FD_FILE_IMAGE_OP_FILE_CLOSE) {
+		free(img->buf);
+		img->buf = ptr; /* the file's bytes, kept for the caller */
+		return 0;
+	}
+	free(ptr);
+	return 0;
+}
+
+static void *image_udata_copy(void *udata) { return udata; }
+static herr_t image_udata_free(void *udata) { (void)udata; return 0; }
+
+/* One name serves: callers hold the package mutex, and a file in memory
+ * is closed before they return. */
+static const char image_name[] = "sompca-memory-file";
+
+static hid_t image_fapl(struct sompca_h5_image *img, const void *buf, size_t len, int checksummed)
+{
+	H5FD_file_image_callbacks_t cb = {image_malloc, image_memcpy, image_realloc, image_free,
+	                                  image_udata_copy, image_udata_free, img};
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	if (fapl < 0)
+		return -1;
+	if (H5Pset_fapl_core(fapl, 1, 0) < 0 || H5Pset_file_image_callbacks(fapl, &cb) < 0 ||
+	    (checksummed && H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110) < 0) ||
+	    (buf != NULL && H5Pset_file_image(fapl, (void *)buf, len) < 0)) {
+		hid_t saved = save_errors(1);
+		H5Pclose(fapl);
+		restore_errors(saved);
+		return -1;
+	}
+	return fapl;
+}
+
+/* sompca_h5_image_create makes in img the bytes of the new, empty file
+ * that sompca_h5_create makes on disk, checksummed. */
+herr_t sompca_h5_image_create(struct sompca_h5_image *img)
+{
+	hid_t fapl = image_fapl(img, NULL, 0, 1), fcpl = untimed(H5P_FILE_CREATE, 1), f, saved;
+	herr_t rc = -1;
+	if (fapl >= 0 && fcpl >= 0 && (f = H5Fcreate(image_name, H5F_ACC_TRUNC, fcpl, fapl)) >= 0)
+		rc = H5Fclose(f);
+	saved = save_errors(rc < 0);
+	if (fapl >= 0)
+		H5Pclose(fapl);
+	if (fcpl >= 0)
+		H5Pclose(fcpl);
+	restore_errors(saved);
+	return rc < 0 || img->buf == NULL ? -1 : 0;
+}
+
+/* sompca_h5_image_open opens the file whose bytes are buf[len] (copied),
+ * for writing when write is non-zero. Its bytes when it is closed replace
+ * img's. */
+hid_t sompca_h5_image_open(struct sompca_h5_image *img, const void *buf, size_t len, int write)
+{
+	hid_t fapl = image_fapl(img, buf, len, 0), f, saved;
+	if (fapl < 0)
+		return -1;
+	f = H5Fopen(image_name, write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
+	saved = save_errors(f < 0);
+	H5Pclose(fapl);
+	restore_errors(saved);
+	return f;
 }

@@ -49,6 +49,14 @@ int sompca_h5_read_chunks(hid_t dset, int rank, const hsize_t *chunk,
 hid_t sompca_h5_create_dataset(hid_t loc, const char *name, int kind, int rank, const hsize_t *dims, int checksum);
 herr_t sompca_h5_checksummed_format(hid_t file);
 herr_t sompca_h5_create(const char *path, int checksummed);
+herr_t sompca_h5_create_group(hid_t loc, const char *name);
+/* A file in memory: its bytes once closed (buf, malloc'ed, len). */
+struct sompca_h5_image {
+	void *buf;
+	size_t len;
+};
+herr_t sompca_h5_image_create(struct sompca_h5_image *img);
+hid_t sompca_h5_image_open(struct sompca_h5_image *img, const void *buf, size_t len, int write);
 int sompca_h5_dataset_storage(hid_t dset, unsigned long long *bytes, int *filtered);
 long long sompca_h5_file_size(hid_t file);
 herr_t sompca_h5_flush(hid_t file);

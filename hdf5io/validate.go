@@ -159,7 +159,12 @@ func checkGlobalHeaps(path string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrIO, err)
 	}
-	size := fi.Size()
+	return checkGlobalHeapsIn(f, fi.Size())
+}
+
+// checkGlobalHeapsIn is checkGlobalHeaps of a file of size bytes read
+// from f.
+func checkGlobalHeapsIn(f io.ReaderAt, size int64) error {
 	const block = 1 << 20
 	buf := make([]byte, block+3)
 	for base := int64(0); base < size; base += block {
@@ -183,7 +188,7 @@ func checkGlobalHeaps(path string) error {
 
 // checkCollection checks the candidate collection at offset off of a file
 // of the given size.
-func checkCollection(f *os.File, off, fileSize int64) error {
+func checkCollection(f io.ReaderAt, off, fileSize int64) error {
 	const hdr, objHdr = 16, 16
 	var h [hdr]byte
 	if _, err := f.ReadAt(h[:], off); err != nil || h[4] != 1 || h[5] != 0 || h[6] != 0 || h[7] != 0 {

@@ -64,8 +64,8 @@
  *
  * Handles
  *   A model is an opaque pointer made by sompca_fit, sompca_fit_hdf5,
- *   sompca_session_finish or sompca_model_load and released by
- *   sompca_model_free; a fit session (see "Fit sessions") is one made by
+ *   sompca_session_finish, sompca_model_load or sompca_model_deserialize
+ *   and released by sompca_model_free; a fit session (see "Fit sessions") is one made by
  *   sompca_session_begin and released by sompca_session_free. A NULL,
  *   freed or foreign pointer is detected, never followed: NULL gives
  *   SOMPCA_ENOTFITTED, a freed or foreign pointer SOMPCA_EHANDLE (except
@@ -606,6 +606,42 @@ int sompca_model_save(const sompca_model *model, const char *path);
 int sompca_model_load(sompca_model **out, const char *path);
 
 /*
+ * Writes a model's bytes into buf: exactly the bytes of the file that
+ * sompca_model_save writes (made in memory, no file is touched), so the
+ * file's checksums hold and writing the bytes to a file makes a model
+ * file. Models travel this way between processes (fork workers, Dask)
+ * without temporary files; sompca_model_deserialize reads them back.
+ * Model files carry no time stamps: the same model gives the same bytes.
+ *
+ * buf      caller buffer of cap bytes. Pass buf = NULL and cap = 0 to get
+ *          only the length (SOMPCA_OK).
+ * out_len  receives the length in bytes, also when cap is too small; must
+ *          not be NULL.
+ *
+ * Returns SOMPCA_OK; SOMPCA_ENOTFITTED; SOMPCA_EINVAL for a NULL out_len,
+ * or a NULL buf with cap > 0; SOMPCA_ERANGE when cap is too small (nothing
+ * is written); SOMPCA_ENOMEM, SOMPCA_EIO when HDF5 cannot make the bytes.
+ * Each call makes the bytes afresh. Thread-safe.
+ */
+int sompca_model_serialize(const sompca_model *model, void *buf, size_t cap, size_t *out_len);
+
+/*
+ * Reads a model from the bytes of a model file: those of
+ * sompca_model_serialize, or a file sompca_model_save (or the Go or
+ * Python APIs) wrote, read whole. The checks of sompca_model_load apply.
+ *
+ * out  receives the new model, to be freed with sompca_model_free; set to
+ *      NULL on any failure. Must not be NULL.
+ * buf  len bytes, read only during the call; never modified.
+ *
+ * Returns SOMPCA_OK; SOMPCA_EINVAL for a NULL out or buf; SOMPCA_EFILE when
+ * the bytes are not a consistent model (not HDF5, truncated, corrupt:
+ * "checksum mismatch" in sompca_last_error()), never a different model.
+ * Thread-safe.
+ */
+int sompca_model_deserialize(sompca_model **out, const void *buf, size_t len);
+
+/*
  * Frees a model and everything it holds. NULL is a no-op. A pointer that is
  * not a live model (freed twice, or foreign) is detected where possible
  * and left alone, with a message in sompca_last_error(). Must not race
@@ -659,8 +695,8 @@ void sompca_model_free(sompca_model *model);
  * sompca_session_free; the session then makes no model.
  *
  * Transform: a fitted model transforms any block with sompca_transform;
- * a driver ships the model to its workers as its file (sompca_model_save,
- * sompca_model_load).
+ * a driver ships the model to its workers as its bytes
+ * (sompca_model_serialize, sompca_model_deserialize).
  *
  * Threading: one session is used from one thread at a time (the calls may
  * come from different threads in turn). sompca_pass_info and

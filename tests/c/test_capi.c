@@ -485,6 +485,111 @@ static void test_dtypes(void)
 	sompca_model_free(ref);
 }
 
+/* Serializes a model; the caller frees the bytes. */
+static unsigned char *serialize(const sompca_model *model, size_t *len)
+{
+	*len = 0;
+	CHECK_OK(sompca_model_serialize(model, NULL, 0, len));
+	CHECK(*len > 0);
+	unsigned char *buf = xmalloc(*len);
+	size_t again = 0;
+	CHECK_OK(sompca_model_serialize(model, buf, *len, &again));
+	CHECK(again == *len);
+	return buf;
+}
+
+/* sompca_model_serialize gives the bytes of the file sompca_model_save
+ * writes, and sompca_model_deserialize of them (or of the file read whole)
+ * gives a model whose features are the original's, bit for bit; truncated
+ * or corrupted bytes give SOMPCA_EFILE or, for a change HDF5 never reads
+ * (free space), the same model: never another model, never a crash. */
+static void test_serialize(void)
+{
+	const int methods[] = {SOMPCA_METHOD_SOMPCA, SOMPCA_METHOD_PCA, SOMPCA_METHOD_MPCA, SOMPCA_METHOD_UMPCA};
+	for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
+		sompca_model *model = fit_with(methods[k], -1, 0, SOMPCA_FLOAT64);
+		size_t len;
+		unsigned char *buf = serialize(model, &len);
+		/* Too small a buffer: ERANGE, nothing written, the length given. */
+		unsigned char *small = xmalloc(len);
+		memset(small, 0xa5, len);
+		size_t got = 0;
+		CHECK_STATUS(sompca_model_serialize(model, small, len - 1, &got), SOMPCA_ERANGE);
+		CHECK(got == len);
+		CHECK(small[0] == 0xa5 && small[len - 2] == 0xa5);
+		free(small);
+		/* The bytes of the saved file. */
+		char *path = path_in(tmpdir, "serialized.h5");
+		CHECK_OK(sompca_model_save(model, path));
+		size_t flen;
+		unsigned char *file = read_file(path, &flen);
+		CHECK_MSG(flen == len && memcmp(file, buf, len) == 0, "method %d: %zu bytes serialized, file of %zu, differing",
+		          methods[k], len, flen);
+		/* Read back, from either: the same features, bit for bit. */
+		double *want = features_of(model, SOMPCA_FLOAT64);
+		size_t p = n_components(model);
+		for (int from = 0; from < 2; from++) {
+			sompca_model *back = NULL;
+			CHECK_OK(sompca_model_deserialize(&back, from ? (const void *)file : (const void *)buf, len));
+			double *z = features_of(back, SOMPCA_FLOAT64);
+			CHECK(memcmp(z, want, M * p * sizeof *z) == 0);
+			free(z);
+			sompca_model_free(back);
+		}
+		free(want);
+		free(file);
+		remove(path);
+		free(path);
+		free(buf);
+		sompca_model_free(model);
+	}
+
+	sompca_model *model = fit_with(SOMPCA_METHOD_SOMPCA, 1, 3, SOMPCA_FLOAT64);
+	size_t len;
+	unsigned char *buf = serialize(model, &len);
+	unsigned char *bad = xmalloc(len);
+	unsigned seed = 12345;
+	int rejected = 0;
+	for (int i = 0; i < 400; i++) {
+		size_t n = len;
+		memcpy(bad, buf, len);
+		if (i % 4 == 0) {
+			n = (size_t)rand_r(&seed) % len; /* truncated */
+		} else {
+			for (int f = 0; f <= i % 3; f++) /* one to three bits flipped */
+				bad[(size_t)rand_r(&seed) % len] ^= (unsigned char)(1u << (rand_r(&seed) % 8));
+		}
+		sompca_model *back = (sompca_model *)bad; /* must be overwritten */
+		int rc = sompca_model_deserialize(&back, bad, n);
+		if (rc == SOMPCA_OK) {
+			size_t blen;
+			unsigned char *again = serialize(back, &blen);
+			CHECK_MSG(blen == len && memcmp(again, buf, len) == 0, "case %d: corrupt bytes read as another model", i);
+			free(again);
+			sompca_model_free(back);
+		} else {
+			CHECK_MSG(rc == SOMPCA_EFILE && back == NULL, "case %d: status %d: %s", i, rc, sompca_last_error());
+			rejected++;
+		}
+	}
+	CHECK(rejected > 300); /* nearly every change is seen: checksums cover the model */
+	free(bad);
+
+	/* Bad arguments. */
+	size_t n = 0;
+	sompca_model *out = NULL;
+	CHECK_STATUS(sompca_model_serialize(NULL, NULL, 0, &n), SOMPCA_ENOTFITTED);
+	CHECK_STATUS(sompca_model_serialize(model, NULL, 0, NULL), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_model_serialize(model, NULL, len, &n), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_model_deserialize(NULL, buf, len), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_model_deserialize(&out, NULL, len), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_model_deserialize(&out, buf, 0), SOMPCA_EFILE);
+	CHECK(contains(sompca_last_error(), "sompca_model_deserialize") && contains(sompca_last_error(), "HDF5"));
+	CHECK(out == NULL);
+	free(buf);
+	sompca_model_free(model);
+}
+
 /* The C features equal those of the Go API (gofeatures) on the same data. */
 static void test_go_equality(const char *godir)
 {
@@ -1886,6 +1991,7 @@ int main(int argc, char **argv)
 	test_errors();
 	test_handles();
 	test_hdf5();
+	test_serialize();
 	test_read_failure();
 	test_read_progress();
 	test_threads();
