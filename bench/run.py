@@ -20,14 +20,14 @@ contenders computed the same thing.
 The data are uniform random integers 0..255 (a fixed seed) in the row's
 dtype: a hard case for iterative eigensolvers, whose eigengaps are small.
 Such float64 data are exactly uint8 values, which a fit reads through a
-uint8 copy (solver/doc.go, "Narrowing"); the float64+frac rows add 0.1 x a
+uint8 copy (docs/DESIGN.md, "Exactness and narrowing"); the float64+frac rows add 0.1 x a
 uniform [0, 1) to them, full float64 mantissas that it reads as they are.
 The agreement column is not a check to 1e-12. After K = 20 sweeps with
 tol = 0 these fits are far from converged: NumPy's own variances at K = 20
 and K = 40 differ by 2.8e-2 (gait uint8) and 1.8e-2 (faces uint8), and
 along such a path any difference in a mode update is carried into the
 later sweeps and EMPs. sompca's mode updates are warm-started Krylov
-iterations stopped at a stated residual (solver/doc.go), NumPy's are exact
+iterations stopped at a stated residual (docs/DESIGN.md), NumPy's are exact
 eigh: at K = 20 they agree to 9.1e-5 (gait uint8), 3.1e-5 (gait
 float64+frac) and 3.1e-4 (faces uint8), at K = 40 gait uint8 to 5.4e-13
 (2026-11-27, both at BLAS 1 thread; NumPy at BLAS 1 and 2 threads gives
@@ -118,7 +118,7 @@ ROWS = [
 def make_data(shape, dtype, seed=18):
     rng = np.random.default_rng(seed)
     x = rng.integers(0, 256, size=shape)
-    if dtype == "float64+frac":  # full float64 mantissas: nothing narrower holds them (solver/doc.go, "Narrowing")
+    if dtype == "float64+frac":  # full float64 mantissas: nothing narrower holds them (docs/DESIGN.md)
         return x + 0.1 * rng.random(shape)
     return x.astype(dtype)
 

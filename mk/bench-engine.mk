@@ -30,7 +30,7 @@ bench-engine: $(BUILD)/bench/cfit python-package
 # and in whole passes (BenchmarkPassRate), uint8fixed the exact uint8
 # kernels of solver/fixed.go on the uint8 data: Gelem/cpu-s (elements, one FMA
 # each, per CPU second) and peak-frac, their fraction of 8 float64 FMAs per
-# cycle at /proc/cpuinfo's clock. See solver/doc.go, "Kernels", for what
+# cycle at /proc/cpuinfo's clock. See bench/MEASUREMENTS.md, "Engine notes", for what
 # bounds them.
 bench-kernels:
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench 'Kernels|PassRate' -benchtime 200ms ./solver | grep -E 'Gelem|^ok'

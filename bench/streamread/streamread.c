@@ -1,6 +1,6 @@
 // streamread: how fast 1 or 2 cores read an array from memory (or L3), to
-// compare with the passes of a fit over float samples (solver/doc.go,
-// "Passes"). Each of T threads reads its contiguous share of an array of
+// compare with the passes of a fit over float samples (bench/MEASUREMENTS.md,
+// "Engine notes"). Each of T threads reads its contiguous share of an array of
 // S MB with AVX2 loads summed into 8 accumulators (the loads are the whole
 // work), PASSES times, the threads meeting at a barrier between passes; in
 // mode b every other pass walks each share from its end, as the runner's

@@ -183,7 +183,7 @@ def narrow(block):
     float32: the block a worker keeps for a fit's later rounds then takes
     1/8 (1/4) or 1/2 of the bytes, and its passes read that much less. The
     partials are the same bit for bit (the kernels take the same sums in
-    the same order for every element type: solver/doc.go, "Narrowing"), so
+    the same order for every element type: docs/DESIGN.md, "Exactness and narrowing"), so
     blocks kept narrowed and blocks kept as they are mix freely.
     """
     a = np.asarray(block)

@@ -218,7 +218,7 @@ ALL = [sompca.SOMPCA, sompca.FOMPCA, sompca.TROD, sompca.UMPCA, sompca.PCA, somp
 def test_narrowing_keeps_the_model(cls, monkeypatch):
     """float64 and float32 arrays of uint8 values (read through a uint8 copy: the library's narrowing) give the
     model of the uint8 array and of the fit with narrowing off (options.narrowing = 0), bit for bit: the kernels
-    take the same sums in the same order for every element type (solver/doc.go, "Narrowing")."""
+    take the same sums in the same order for every element type (docs/DESIGN.md, "Exactness and narrowing")."""
     U8 = np.random.default_rng(8).integers(0, 256, size=(300, 7, 6, 5)).astype(np.uint8)
 
     def fitted(X, narrowing=1):
