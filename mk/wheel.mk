@@ -3,7 +3,9 @@
 #   make wheel       dist/sompca-<version>-py3-none-manylinux_<glibc>_x86_64.whl: the package with
 #                    libsompca.so and every shared library it needs (libhdf5 and its dependencies)
 #                    grafted in by auditwheel and patchelf, so that `pip install` of it needs
-#                    neither Go nor libhdf5 (py3-none: the library is loaded with ctypes)
+#                    neither Go nor libhdf5 (py3-none: the library is loaded with ctypes); its
+#                    .dist-info/licenses/ holds LICENSE and, in third-party/, the licences of the Go
+#                    code linked in and of every grafted library (mk/wheel-licenses.sh)
 #   make sdist       dist/sompca-<version>.tar.gz: the package plus, in native/, the Makefile and the
 #                    Go and C sources of libsompca; pip builds it with `make lib` (Go, make, a C
 #                    compiler and libhdf5-dev needed; it says which is missing)
@@ -17,14 +19,15 @@
 # auditwheel, patchelf, build and setuptools come from PyPI into .venv; wheels are built without
 # build isolation (with .venv's setuptools), so nothing is downloaded per build.
 
-WHEEL_PY_PACKAGES := auditwheel patchelf build 'setuptools>=70.1'
-WHEEL_TOOLS       := $(VENV)/.wheel-tools
+WHEEL_PY_PACKAGES := auditwheel patchelf build 'setuptools>=77' wheel
+WHEEL_TOOLS       := $(VENV)/.wheel-tools-$(shell echo "$(WHEEL_PY_PACKAGES)" | md5sum | cut -c1-8)
 DIST              := dist
 WHEEL_BUILD       := $(BUILD)/wheel
 WHEEL_STAMP       := $(WHEEL_BUILD)/wheel.stamp
 SDIST_BUILD       := $(BUILD)/sdist
 PY_PKG_SOURCES     = $(wildcard bindings/python/sompca/*.py) bindings/python/setup.py \
-                     bindings/python/pyproject.toml bindings/python/README.md
+                     bindings/python/pyproject.toml bindings/python/README.md \
+                     LICENSE mk/wheel-licenses.sh
 
 TEST_TARGETS += test-wheel
 
@@ -45,6 +48,9 @@ $(WHEEL_STAMP): $(SOMPCA_LIB) $(PY_PKG_SOURCES) | $(WHEEL_TOOLS)
 	PATH=$(abspath $(VENV))/bin:$$PATH auditwheel -v repair --strip -w $(WHEEL_BUILD)/repaired \
 	  $(WHEEL_BUILD)/raw/sompca-$(SOMPCA_VERSION)-py3-none-linux_x86_64.whl > $(WHEEL_BUILD)/repair.log 2>&1 \
 	  || { cat $(WHEEL_BUILD)/repair.log; exit 1; }
+	PATH=$(abspath $(VENV))/bin:$$PATH GO=$(GO) bash mk/wheel-licenses.sh \
+	  $(WHEEL_BUILD)/repaired/sompca-$(SOMPCA_VERSION)-py3-none-manylinux_*_x86_64.whl $(WHEEL_BUILD)/repair.log \
+	  $(SOMPCA_LIB) $(WHEEL_BUILD)/licenses
 	rm -f $(DIST)/sompca-$(SOMPCA_VERSION)-py3-none-*.whl
 	mv $(WHEEL_BUILD)/repaired/sompca-$(SOMPCA_VERSION)-py3-none-manylinux_*_x86_64.whl $(DIST)/
 	@ls -l $(DIST)/sompca-$(SOMPCA_VERSION)-py3-none-manylinux_*_x86_64.whl
@@ -60,6 +66,7 @@ test-wheel: $(WHEEL_STAMP)
 sdist: $(SOMPCA_LIB) | $(WHEEL_TOOLS)
 	rm -rf $(SDIST_BUILD) && mkdir -p $(SDIST_BUILD)/pkg/native/mk $(SDIST_BUILD)/pkg/native/include $(DIST)
 	cp -r $(PY_PKG)/pyproject.toml $(PY_PKG)/setup.py $(PY_PKG)/README.md $(SDIST_BUILD)/pkg/
+	cp -L $(PY_PKG)/LICENSE $(SDIST_BUILD)/pkg/
 	mkdir -p $(SDIST_BUILD)/pkg/sompca && cp $(PY_PKG)/sompca/*.py $(SDIST_BUILD)/pkg/sompca/
 	cp Makefile go.mod go.sum $(SDIST_BUILD)/pkg/native/ && cp mk/*.mk $(SDIST_BUILD)/pkg/native/mk/
 	cp include/sompca.h $(SDIST_BUILD)/pkg/native/include/

@@ -26,7 +26,7 @@ import subprocess
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
-from setuptools.command.bdist_wheel import bdist_wheel  # setuptools >= 70.1 (pyproject.toml)
+from setuptools.command.bdist_wheel import bdist_wheel  # setuptools >= 77 (pyproject.toml)
 from setuptools.dist import Distribution
 
 HERE = pathlib.Path(__file__).resolve().parent

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Building the package from source without Go stops at once and says what is missing.
 # Usage: no_go.sh PYTHON SOURCE WORK_DIR, where SOURCE is bindings/python or an sdist, and
-# PYTHON has setuptools >= 70.1 (the build runs without isolation: no download).
+# PYTHON has setuptools >= 77 (the build runs without isolation: no download).
 set -uo pipefail
 python=$1 source=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The wheel as a user without Go or libhdf5 meets it (make test-wheel):
-#   1. its name and `auditwheel show` agree on a manylinux tag;
+#   1. its name and `auditwheel show` agree on a manylinux tag, and it carries the licences of all
+#      it holds (check_licenses.py);
 #   2. pip installs it, with its dependencies, into a fresh virtual environment;
 #   3. in a private mount namespace where every file of the system's libhdf5 is replaced by an
 #      empty one (so it cannot be loaded) and with no go on PATH, fit_in_fresh_venv.py fits and
@@ -26,6 +27,9 @@ echo "test-wheel: $wheel ($(du -k "$wheel" | cut -f1) KiB), tag $tag"
 auditwheel show "$wheel" > "$work.show" 2>&1 || { cat "$work.show"; exit 1; }
 tr '\n' ' ' < "$work.show" | grep -q "is consistent with the following platform tag: \"$tag\"" \
   || { echo "test-wheel: auditwheel show does not report $tag:" >&2; cat "$work.show" >&2; exit 1; }
+
+# 1b. The licences: sompca's LICENSE, and one for each library in sompca.libs and the Go code linked in.
+python "$here/check_licenses.py" "$wheel" "$here/../../LICENSE" || exit 1
 
 # 2. A fresh virtual environment (from the interpreter that made .venv); the wheel and its
 #    dependencies installed into it by pip (.venv's pip, run for it: no pip of its own to set up).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The sdist (make test-sdist): without Go it says what is missing; with Go, pip builds a wheel from
 # it (setup.py runs `make lib` in its native/ folder) that fits.
-# Usage: run_sdist.sh SDIST WORK_DIR (the venv's python, with setuptools >= 70.1, first on PATH).
+# Usage: run_sdist.sh SDIST WORK_DIR (the venv's python, with setuptools >= 77, first on PATH).
 set -euo pipefail
 sdist=$(realpath "$1") work=$(realpath -m "$2")
 here=$(cd "$(dirname "$0")" && pwd)
