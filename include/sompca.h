@@ -88,7 +88,7 @@ extern "C" {
  * model files, sompca.pc and the Python package take it from here.
  */
 #define SOMPCA_VERSION_MAJOR 0
-#define SOMPCA_VERSION_MINOR 1
+#define SOMPCA_VERSION_MINOR 2
 #define SOMPCA_VERSION_PATCH 0
 #define SOMPCA_VERSION_NUMBER \
 	(SOMPCA_VERSION_MAJOR * 10000 + SOMPCA_VERSION_MINOR * 100 + SOMPCA_VERSION_PATCH)

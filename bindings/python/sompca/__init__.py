@@ -52,11 +52,13 @@ from ._estimators import (
     load,
     method_name,
 )
+from ._citation import __citation__
 from ._lib import LayoutWarning
 from ._version import __version__
 
 __all__ = ["SOMPCA", "FOMPCA", "TROD", "UMPCA", "PCA", "MPCA", "CSA", "TensorProjection", "NotFittedError",
-           "HDF5", "LayoutWarning", "estimator_for", "method_name", "load", "library_version", "__version__"]
+           "HDF5", "LayoutWarning", "estimator_for", "method_name", "load", "library_version", "__version__",
+           "__citation__"]
 
 
 def library_version() -> str:

@@ -248,7 +248,7 @@ lib, library_path = _load()
 
 
 def version():
-    """Return the library's version string, such as ``"0.1.0"``."""
+    """Return the library's version string, such as ``"0.2.0"``."""
     return lib.sompca_version().decode()
 
 
