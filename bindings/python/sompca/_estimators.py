@@ -574,7 +574,7 @@ class TensorProjection(_Mixin, _Base):
 
         Returns
         -------
-        features : ndarray of shape (n_samples, n_components_), float64
+        features : ndarray of shape (n_samples, n_components), float64
             One row per sample, columns in feature order; for a dask array,
             a dask array of those, chunked along axis 0 as X (computed
             block by block where the blocks live).
@@ -593,18 +593,18 @@ class TensorProjection(_Mixin, _Base):
     def inverse_transform(self, X: npt.ArrayLike) -> np.ndarray:
         """Reconstruct samples from their features (least squares).
 
-        A feature vector z = A^T vec(x - mean_) is the product of the
+        A feature vector ``z = A^T vec(x - mean_)`` is the product of the
         centred sample with the projection matrix A, whose column p is the
         p-th feature's projection, vectorised in C order: for PCA its
         column of ``projections_[0]``, for the other methods the outer
         product of the p-th columns of the N matrices in ``projections_``
         (MPCA and CSA included: each of their features is such a rank-one
         projection). The reconstruction is the least-squares solution of
-        smallest norm, x = mean_ + pinv(A^T) z = mean_ + A (A^T A)^+ z,
+        smallest norm, ``x = mean_ + pinv(A^T) z = mean_ + A (A^T A)^+ z``,
         which is ``mean_ + A z`` for the methods whose projections are
         orthonormal (PCA, MPCA, CSA, SO-MPCA, FO-MPCA). It returns a
-        sample x unchanged when x - mean_ lies in the span of A's columns;
-        otherwise the part of x - mean_ outside that span is lost.
+        sample x unchanged when ``x - mean_`` lies in the span of A's columns;
+        otherwise the part of ``x - mean_`` outside that span is lost.
 
         (A^T A)^+ is computed from the P x P Gram matrix A^T A, the
         entrywise product of the modes' Gram matrices U_n^T U_n (the
@@ -614,7 +614,7 @@ class TensorProjection(_Mixin, _Base):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_components_)
+        X : array-like of shape (n_samples, n_components)
             Features, as ``transform`` returns them.
 
         Returns
@@ -784,8 +784,8 @@ _ATTRIBUTES = """
         Number of features P.
     n_features_in_ : int
         Number of entries of one training sample, prod I_n.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names of X when it was a DataFrame with string column names
+    feature_names_in_ : ndarray of shape (n_features,)
+        Column names of X (``n_features_in_`` of them) when it was a DataFrame with string column names
         (with scikit-learn installed).
     shape_in_ : tuple of int
         Sample shape (I_1, ..., I_N).
