@@ -38,5 +38,6 @@ with zipfile.ZipFile(wheel) as z:
     assert b"HDF5 (Hierarchical Data Format 5) Software Library" in z.read(licenses + "third-party/" + covered[hdf5[0]])
     for module in ("Go", "gonum.org/v1/gonum", "gonum.org/v1/hdf5"):
         assert module in covered, f"no licence for {module}"
-        assert b"Redistribution and use in source and binary forms" in z.read(licenses + "third-party/" + covered[module])
+        text = z.read(licenses + "third-party/" + covered[module])
+        assert b"Redistribution and use in source and binary forms" in text, f"{covered[module]} is not BSD-style"
 print(f"check_licenses: LICENSE and {len(covered)} third-party licences ({len(libs)} grafted libraries) in the wheel")

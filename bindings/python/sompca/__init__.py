@@ -37,6 +37,7 @@ Examples
 """
 
 from . import _lib  # loads libsompca and checks its version
+from ._citation import __citation__
 from ._estimators import (
     CSA,
     FOMPCA,
@@ -52,7 +53,6 @@ from ._estimators import (
     load,
     method_name,
 )
-from ._citation import __citation__
 from ._lib import LayoutWarning
 from ._version import __version__
 

@@ -33,7 +33,8 @@ def test_one_version_everywhere():
     # The changelog's newest release (the first heading after [Unreleased]) is this version.
     releases = re.findall(r"^## \[([^\]]+)\]", (ROOT / "CHANGELOG.md").read_text(), re.M)
     assert releases[0] == "Unreleased" and releases[1] == version, releases[:2]
-    assert f"[{version}]: https://github.com/sompca/sompca/releases/tag/v{version}" in (ROOT / "CHANGELOG.md").read_text()
+    link = f"[{version}]: https://github.com/sompca/sompca/releases/tag/v{version}"
+    assert link in (ROOT / "CHANGELOG.md").read_text()
 
 
 def test_citation_names_the_software_and_the_paper():
