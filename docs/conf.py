@@ -21,7 +21,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
 ]
 
-exclude_patterns = ["examples", "_generated"]  # the gallery's sources; literal includes
+exclude_patterns = ["examples", "_generated", "DESIGN.md"]  # the gallery's sources; literal includes
 templates_path = ["_templates"]
 html_theme = "alabaster"
 html_theme_options = {"description": "Semi-Orthogonal Multilinear PCA with Relaxed Start", "fixed_sidebar": True}

@@ -2,7 +2,7 @@
 #
 #   make docs       build/docs/html/index.html: docs/*.rst, the Python API from the installed package's
 #                   docstrings (autosummary), include/sompca.h, `go doc -all` of solver and hdf5io,
-#                   CHANGELOG.md, and the example gallery (docs/examples/plot_*.py), whose examples run
+#                   CHANGELOG.md, docs/DESIGN.md's determinism section, and the example gallery (docs/examples/plot_*.py), whose examples run
 #                   during the build and draw its figures
 #   make test-docs  (part of make test) the same build with warnings as errors, so the docs cannot rot,
 #                   and CITATION.cff validated against the CFF 1.2.0 schema (cffconvert ships it)
@@ -27,7 +27,7 @@ $(DOCS_STAMP): $(PY_STAMP)
 docs: $(DOCS_STAMP) python-package
 	rm -rf $(DOCS_BUILD)/src && mkdir -p $(DOCS_BUILD)/src/_generated
 	cp -r docs/. $(DOCS_BUILD)/src/
-	cp include/sompca.h CHANGELOG.md $(DOCS_BUILD)/src/_generated/
+	cp include/sompca.h CHANGELOG.md docs/DESIGN.md $(DOCS_BUILD)/src/_generated/
 	$(GO) doc -all ./solver > $(DOCS_BUILD)/src/_generated/go-solver.txt
 	$(GO) doc -all ./hdf5io > $(DOCS_BUILD)/src/_generated/go-hdf5io.txt
 	cd $(DOCS_BUILD) && env -u SOMPCA_LIBRARY -u PYTHONPATH MPLBACKEND=Agg $(CURDIR)/$(PY) -m sphinx -b html -q \
