@@ -49,10 +49,11 @@
 //   - the data are centred by the training mean (not TROD, CSA);
 //   - eigenvector signs: the entry of largest magnitude is positive (the
 //     first such entry on ties);
-//   - constrained updates solve the equivalent symmetric problem on an
-//     orthonormal basis of the constraint's complement; UMPCA's basis of
-//     span(Y G) drops negligible singular values, so a singular G'Y'YG
-//     narrows the constraint rather than failing;
+//   - constrained updates solve the equivalent symmetric problem
+//     Gamma S Gamma, or B^T S B for B an orthonormal basis of the
+//     constraint's complement; UMPCA's basis of span(Y G) drops negligible
+//     singular values, so a singular G'Y'YG narrows the constraint rather
+//     than failing;
 //   - features are sorted by captured variance S_p/(M-1), descending and
 //     stable (CSA: by energy), as the paper does for classification;
 //     Options.Order = ByExtraction keeps the extraction order;
