@@ -182,7 +182,7 @@ func (t *tridiagWork) top(n, P int, cancel func() bool) (vals, Z []float64, err 
 	impl.Dsytrd(blas.Upper, n, a, n, d, e, tau, t.work, len(t.work))
 	vals = t.vals[:n]
 	copy(vals, d)
-	if !impl.Dsterf(n, vals, append(t.e2[:0], e...)) {
+	if !sterf(vals, append(t.e2[:0], e...)) {
 		return nil, nil, errorf(ErrNumerical, "solver: tridiagonal eigenvalues did not converge")
 	}
 	slices.Reverse(vals) // descending
@@ -263,6 +263,47 @@ func (t *tridiagWork) top(n, P int, cancel func() bool) (vals, Z []float64, err 
 		}
 	}
 	return vals, Z, nil
+}
+
+// sterf computes every eigenvalue of the symmetric tridiagonal T
+// (diagonal d, off-diagonal e[:len(d)-1]; both overwritten, d with the
+// eigenvalues in ascending order) with gonum's Dsterf, which must never
+// rescale a block of T itself: its Dlascl calls there treat d and e as
+// columns of an n x n array (a panic, "insufficient length of a", or the
+// wrong entries scaled). So T far from norm 1 is first scaled by a power
+// of two near 1/||T|| (exact), and entries below 2^-400 of that norm,
+// which no eigenvalue can notice (rounding is 2^-53 of it), are set to
+// zero, so that each block Dsterf splits off has a norm of 0 or within
+// its range [2^-405, 2^509].
+func sterf(d, e []float64) bool {
+	n := len(d)
+	e = e[:max(n-1, 0)]
+	norm := max(maxAbs(d), maxAbs(e))
+	ex := 0
+	if norm != 0 && (norm < 0x1p-300 || norm > 0x1p300) {
+		_, ex = math.Frexp(norm)
+		for i := range d {
+			d[i] = math.Ldexp(d[i], -ex)
+		}
+		for i := range e {
+			e[i] = math.Ldexp(e[i], -ex)
+		}
+		norm = math.Ldexp(norm, -ex)
+	}
+	for _, v := range [][]float64{d, e} {
+		for i := range v {
+			if math.Abs(v[i]) < 0x1p-400*norm {
+				v[i] = 0
+			}
+		}
+	}
+	if !(gonum.Implementation{}).Dsterf(n, d, e) {
+		return false
+	}
+	for i := range d {
+		d[i] = math.Ldexp(d[i], ex)
+	}
+	return true
 }
 
 // shiftedSolve is one step of inverse iteration on the symmetric

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/lapack/gonum"
 )
 
 // smallTop is the workspace of the top eigenpair of a small dense
@@ -114,19 +113,13 @@ func (w *smallTop) top(u []float64, A []float64, lda, n int, warm []float64) (fl
 		// Both iterations failed: the top eigenvalue from all of T's, the
 		// vector by inverse iteration there from a generic start (two
 		// steps, the value being exact to rounding).
-		// T scaled by a power of two near 1/norm (exactly), as gonum's
-		// Dsterf panics when it would scale a far larger or smaller T
-		// itself (its Dlascl calls check e against an n x n array).
-		_, ex := math.Frexp(norm)
 		dd, ee := w.work[:n], w.work[n:2*n]
-		for i := range n - 1 {
-			dd[i], ee[i] = math.Ldexp(d[i], -ex), math.Ldexp(e[i], -ex)
-		}
-		dd[n-1] = math.Ldexp(d[n-1], -ex)
-		if !(gonum.Implementation{}).Dsterf(n, dd, ee[:n-1]) {
+		copy(dd, d)
+		copy(ee, e[:n-1])
+		if !sterf(dd, ee[:n-1]) {
 			return 0, false
 		}
-		theta = math.Ldexp(slices.Max(dd), ex)
+		theta = slices.Max(dd)
 		for i := range s {
 			s[i] = 1 + 0.5*math.Sin(float64(i+1))
 		}

@@ -205,3 +205,38 @@ func TestRank2Update(t *testing.T) {
 		}
 	}
 }
+
+// TestSterfExtremeNorms: every eigenvalue of tridiagonal matrices far
+// from norm 1, where gonum's Dsterf would rescale them itself (and panic,
+// "insufficient length of a"). Expected values by hand: the n x n
+// tridiagonal Toeplitz matrix of diagonal a and off-diagonal b has the
+// eigenvalues a + 2b cos(k pi / (n+1)), k = 1..n; a block 2^-430 times
+// smaller than the largest contributes eigenvalues of about 0 to
+// rounding. Tolerance: 8 eps of the norm.
+func TestSterfExtremeNorms(t *testing.T) {
+	toeplitz := func(s float64) []float64 { // a = 2s, b = s, n = 3
+		return []float64{(2 - math.Sqrt2) * s, 2 * s, (2 + math.Sqrt2) * s}
+	}
+	tiny := 0x1p-430
+	for _, c := range []struct {
+		d, e, want []float64
+	}{
+		{[]float64{2e-200, 2e-200, 2e-200}, []float64{1e-200, 1e-200}, toeplitz(1e-200)},
+		{[]float64{2e200, 2e200, 2e200}, []float64{1e200, 1e200}, toeplitz(1e200)},
+		{[]float64{2e-310, 2e-310, 2e-310}, []float64{1e-310, 1e-310}, toeplitz(1e-310)},
+		{[]float64{2, 2, 2 * tiny, 2 * tiny, 2 * tiny}, []float64{1, 0, tiny, tiny}, []float64{0, 0, 0, 1, 3}},
+		{[]float64{2, 2, 2}, []float64{1, 1}, toeplitz(1)},
+	} {
+		d, e := slices.Clone(c.d), append(slices.Clone(c.e), 0)
+		if !sterf(d, e) {
+			t.Fatalf("sterf(%v, %v) failed", c.d, c.e)
+		}
+		norm := slices.Max(c.want)
+		for i, w := range c.want {
+			if math.Abs(d[i]-w) > 8*0x1p-52*norm {
+				t.Errorf("sterf(%v, %v): eigenvalues %v, want %v", c.d, c.e, d, c.want)
+				break
+			}
+		}
+	}
+}

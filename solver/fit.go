@@ -135,8 +135,8 @@ type fitter struct {
 	// contractions once workspaces and the source are served (planMemory).
 	spare int64
 	// scaled is the local fit's source, read times 2^scaleExp when the
-	// samples' scale is extreme (scale.go); nil for FitWith. peak is then
-	// their largest |value|.
+	// samples' scale is extreme (scale.go); nil for FitWith, whose passes
+	// carry the scale (Pass.Scale). peak is then their largest |value|.
 	scaled   *scaledSource
 	scaleExp int
 	peak     float64
@@ -273,9 +273,15 @@ func (f *fitter) stats() error {
 }
 
 // pass runs p on the fit's executor; the local runner serves the mode
-// scatters of a TVP fit from its cache when it can.
+// scatters of a TVP fit from its cache when it can. The local runner
+// reads rescaled samples through f.scaled; a driver's executor is told
+// the scale in the pass.
 func (f *fitter) pass(p *Pass, out []float64) error {
-	if f.run != nil && (p.Op == OpModeScatter || p.Op == OpModeRows) {
+	if f.run == nil {
+		p.Scale = f.scaleExp
+		return f.exec.Run(p, out)
+	}
+	if p.Op == OpModeScatter || p.Op == OpModeRows {
 		return f.run.runCached(p, out)
 	}
 	return f.exec.Run(p, out)

@@ -7,7 +7,6 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/lapack/gonum"
 )
 
 // krylovTol is the residual at which a top eigenvector is accepted:
@@ -318,7 +317,7 @@ func (k *krylov) ritz(m int, b float64) (float64, []float64) {
 		e := k.work[m : 2*m]
 		copy(d, k.d[:m])
 		copy(e[:m-1], k.e[:m-1])
-		if !(gonum.Implementation{}).Dsterf(m, d, e) {
+		if !sterf(d, e) {
 			k.rvm = 0
 			return math.Inf(1), nil
 		}

@@ -57,9 +57,12 @@ const (
 	// OpModeScatter (I = Shape[Mode] values), whose scatter the TVP mode
 	// update then handles without forming it (see eigenSolver.topGram).
 	OpModeRows
+	// OpPeak: the largest |value| of the samples, a sum pass of one value
+	// combined by max (the engine's test for an extreme scale, scale.go).
+	OpPeak
 )
 
-var opNames = [...]string{"sum", "squares", "mode-scatter", "project", "centred", "scatter", "mode-scatters", "core-moments", "transform", "mode-rows"}
+var opNames = [...]string{"sum", "squares", "mode-scatter", "project", "centred", "scatter", "mode-scatters", "core-moments", "transform", "mode-rows", "peak"}
 
 func (o Op) String() string {
 	if o >= 0 && int(o) < len(opNames) {
@@ -121,6 +124,13 @@ type Pass struct {
 	NoFull      bool
 	Features    [][][]float64 // OpTransform: Features[p][n], feature p's mode-n vector
 	Index       []int         // OpTransform with Factors: feature p's entry of the projected tensor
+
+	// Scale: when not 0, every value of the samples is read times
+	// 2^Scale (exact: only the exponents change) before anything else.
+	// The engine sets it on the passes it hands to an Executor other
+	// than its own runner once it finds the samples at an extreme scale
+	// (scale.go), so that every path fits the same rescaled values.
+	Scale int
 
 	// offset, when set (OpModeScatter, OpModeRows, by the local engine),
 	// has the pass compute Offset itself: see passOffset.
@@ -231,7 +241,7 @@ func (p *Pass) PartialLen() int {
 	switch p.Op {
 	case OpSum:
 		return p.size() + 2
-	case OpSquares:
+	case OpSquares, OpPeak:
 		return 1
 	case OpModeScatter:
 		in := p.Shape[p.Mode]
@@ -271,6 +281,7 @@ type Workspace struct {
 	x2        []float64    // a leaf contracted with complements
 	dims      []int        // a leaf's tensor shape, samples first
 	factors   []*mat.Dense // and its factors
+	scaled    []float64    // the samples times 2^Pass.Scale
 }
 
 // NewWorkspace returns an empty workspace.
@@ -382,12 +393,16 @@ func (p *Pass) leaf(ws *Workspace, dst []float64, start int, x Block, in input, 
 	cnt := x.elems() / size
 	if in == fromZ {
 		cnt = len(z) / p.zRow()
+	} else if p.Scale != 0 {
+		x = ws.scaleBlock(x, p.Scale)
 	}
 	switch p.Op {
 	case OpSum:
 		p.sumLeaf(dst, start, x, cnt, size)
 	case OpSquares:
 		dst[0] = squaresAbout(x, p.Mean)
+	case OpPeak:
+		dst[0] = peakOf(x)
 	case OpModeScatter:
 		p.modeScatterLeaf(ws, dst, start, x, cnt, in, z)
 	case OpModeRows:
@@ -779,6 +794,8 @@ func (p *Pass) combine(left, right []float64) {
 				left[i] = right[i]
 			}
 		}
+	case OpPeak:
+		left[0] = max(left[0], right[0])
 	case OpModeScatter:
 		In := p.Shape[p.Mode]
 		newSymAcc(In, left).add(newSymAcc(In, right))

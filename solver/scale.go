@@ -21,7 +21,10 @@ const scaleLimit = 100
 // whether the samples are at an extreme scale, and if so makes the fit
 // read them times 2^k from now on (reporting true, so that stats runs
 // again). The passes' results say when the scale is ordinary; only
-// otherwise are the samples read once more for their largest |value|.
+// otherwise is their largest |value| found, by one more pass (OpPeak).
+// The rule is the same whatever makes the passes (the local runner or a
+// driver's Executor): the decision depends on the passes' results only,
+// and a driver reads the samples rescaled through Pass.Scale (f.pass).
 func (f *fitter) rescale() (bool, error) {
 	if f.scaleExp != 0 {
 		return false, nil
@@ -32,23 +35,18 @@ func (f *fitter) rescale() (bool, error) {
 	if finite && meanPeak <= 0x1p100 && perElem <= 0x1p200 && perElem >= 0x1p-200 {
 		return false, nil
 	}
-	if f.scaled == nil { // FitWith: the samples are read elsewhere
-		if finite && perElem <= 0x1p200 {
-			return false, nil // small values: the zero-variance check and the results' range check decide
-		}
-		return false, errorf(ErrData, "solver: the samples' scale is too large for float64 arithmetic (total scatter %g); "+
-			"multiply them by a power of two that brings their values near 1 and fit again", f.total)
-	}
-	peak, err := f.scaled.peak(f.run.block, f.run.isCanceled)
-	if err != nil {
+	var peak [1]float64
+	if err := f.pass(&Pass{Op: OpPeak, Shape: f.shape, Samples: f.m}, peak[:]); err != nil {
 		return false, err
 	}
-	_, exp := math.Frexp(peak) // peak = frac * 2^exp, frac in [0.5, 1)
-	if peak == 0 || (exp >= -scaleLimit && exp <= scaleLimit) {
+	_, exp := math.Frexp(peak[0]) // peak = frac * 2^exp, frac in [0.5, 1)
+	if peak[0] == 0 || (exp >= -scaleLimit && exp <= scaleLimit) {
 		return false, nil
 	}
-	f.scaleExp, f.peak = -exp, peak
-	f.scaled.exp = f.scaleExp
+	f.scaleExp, f.peak = -exp, peak[0]
+	if f.scaled != nil {
+		f.scaled.exp = f.scaleExp
+	}
 	return true, nil
 }
 
@@ -110,34 +108,6 @@ func (s *scaledSource) Read(start, n int) (Block, error) {
 	return Block{F64: out}, nil
 }
 
-// peak reads every sample, runs of block samples at a time, and returns
-// the largest |value|; canceled is polled between reads.
-func (s *scaledSource) peak(block int, canceled func() bool) (float64, error) {
-	peak, m := 0.0, s.Len()
-	for start := 0; start < m; start += block {
-		if canceled() {
-			return 0, ErrCanceled
-		}
-		b, err := s.Source.Read(start, min(block, m-start))
-		if err != nil {
-			return 0, err
-		}
-		switch {
-		case b.F64 != nil:
-			peak = max(peak, maxAbs(b.F64))
-		case b.F32 != nil:
-			for _, v := range b.F32 {
-				peak = max(peak, math.Abs(float64(v)))
-			}
-		default:
-			for _, v := range b.U8 {
-				peak = max(peak, float64(v))
-			}
-		}
-	}
-	return peak, nil
-}
-
 // MaxRead passes on the wrapped source's bound on samples per Read.
 func (s *scaledSource) MaxRead() int {
 	if mr, ok := s.Source.(interface{ MaxRead() int }); ok {
@@ -152,4 +122,33 @@ func maxAbs(x []float64) float64 {
 		m = max(m, math.Abs(v))
 	}
 	return m
+}
+
+// peakOf returns the largest |value| of x.
+func peakOf(x Block) float64 {
+	peak := 0.0
+	switch {
+	case x.F64 != nil:
+		peak = maxAbs(x.F64)
+	case x.F32 != nil:
+		for _, v := range x.F32 {
+			peak = max(peak, math.Abs(float64(v)))
+		}
+	default:
+		for _, v := range x.U8 {
+			peak = max(peak, float64(v))
+		}
+	}
+	return peak
+}
+
+// scaleBlock returns x's values times 2^exp as float64, the values
+// scaledSource.Read gives, in ws's buffer.
+func (ws *Workspace) scaleBlock(x Block, exp int) Block {
+	k := x.elems()
+	ws.scaled = grow(ws.scaled, k)
+	for i := range ws.scaled {
+		ws.scaled[i] = math.Ldexp(x.at(i), exp)
+	}
+	return Block{F64: ws.scaled}
 }

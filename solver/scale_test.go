@@ -3,6 +3,7 @@ package solver
 import (
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -15,6 +16,9 @@ import (
 // worst cases after 20 sweeps) for other s. Where s^2 times X's total
 // variance is outside float64's normal range, the fit must fail with
 // ErrData naming the scale, never an internal error or a model of Infs.
+// A fit session (the Dask and C drivers' path) over blocks of
+// BlockMultiple samples must give Model.Fit's model bit for bit, or its
+// error, at every scale: one rescaling rule for every path.
 func TestScales(t *testing.T) {
 	shape := []int{5, 4, 3}
 	const m = 30
@@ -32,6 +36,12 @@ func TestScales(t *testing.T) {
 			src := must(NewSliceSource(xs, m, shape))
 			var model Model
 			err := model.Fit(src, opts)
+			got, _, serr := sessionFit(t, src, opts, []int{BlockMultiple})
+			if (err == nil) != (serr == nil) || err != nil && err.Error() != serr.Error() {
+				t.Errorf("%v at scale %g: session error %v, Fit's %v", c, s, serr, err)
+			} else if err == nil && !reflect.DeepEqual(*got, model) {
+				t.Errorf("%v at scale %g: the session's model differs from Fit's", c, s)
+			}
 			// Representable: the scaled total variance is a normal float64,
 			// computed here in logarithms so that it cannot overflow.
 			logTotal := math.Log2(ref.TotalVariance) + 2*math.Log2(s)

@@ -31,7 +31,10 @@ import (
 // of BlockMultiple samples, since the engine's sums are then made of the
 // same leaves by the same fixed reduction tree; otherwise the leaves cut
 // by block boundaries are summed in two parts, and the model agrees to
-// rounding (about 1e-12 relative). Options.Threads does not apply, and Options.Progress is
+// rounding (about 1e-12 relative). Samples at an extreme scale are
+// rescaled as Model.Fit rescales them, decided from the same passes:
+// the requests carry the scale (Pass.Scale), which PassPartial applies.
+// Options.Threads does not apply, and Options.Progress is
 // called from Next, on the caller's goroutine.
 //
 // A Session is used by one goroutine at a time. Once a call fails, the

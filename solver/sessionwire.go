@@ -320,6 +320,7 @@ func encodePass(w *wire, p *Pass) {
 	w.matrices(p.Complements)
 	w.bool(p.NoFull)
 	w.int(p.Lead)
+	w.int(p.Scale)
 }
 
 // decodeRequest reads a request, checking everything a partial indexes.
@@ -351,6 +352,7 @@ func decodeRequest(b []byte) (p *Pass, first, n int, err error) {
 	p.Complements = r.matrices("complement")
 	p.NoFull = r.int() != 0
 	p.Lead = r.int()
+	p.Scale = r.int()
 	p.Coef = make([][]float64, r.count(8))
 	for i := range p.Coef {
 		p.Coef[i] = r.f64s()
@@ -380,6 +382,9 @@ func (p *Pass) check(first, n int) error {
 	}
 	if n <= 0 || first < 0 || first > p.Samples-n {
 		return bad("block outside the samples")
+	}
+	if p.Scale < -1100 || p.Scale > 1100 { // float64 exponents lie within -1074..1024
+		return bad("scale")
 	}
 	if p.Mean != nil && len(p.Mean) != size || p.Op == OpSquares && p.Mean == nil {
 		return bad("mean")
@@ -464,7 +469,7 @@ func (p *Pass) check(first, n int) error {
 const (
 	wireRequest = 0x5153_4d53 // "SMSQ"
 	wirePartial = 0x5053_4d53 // "SMSP"
-	wireVersion = 3
+	wireVersion = 4
 )
 
 // wire appends fields to a byte slice.
