@@ -47,6 +47,52 @@ func (f *fitter) fitPCA() (*Model, error) {
 	return m, nil
 }
 
+// pcaRankTol: PCA features whose scatter eigenvalue is at most this
+// fraction of the largest lie beyond the samples' rank (rounding noise).
+const pcaRankTol = 1e-12
+
+// completeOrthonormal replaces the columns of W from the first, whose
+// columns before it are orthonormal, by unit vectors orthogonal to every
+// column before them: unit vectors e_i in turn, each made orthogonal by
+// two rounds of Gram-Schmidt, the first whose norm left is at least 1/2
+// kept, else the one with the most left (at least 1/sqrt(d): the squares
+// left sum to d minus the columns before).
+func completeOrthonormal(W *mat.Dense, first int) {
+	d, P := W.Dims()
+	w := W.RawMatrix()
+	col, best := make([]float64, d), make([]float64, d)
+	basis := 0
+	for j := first; j < P; j++ {
+		bestNorm := -1.0
+		for range d {
+			clear(col)
+			col[basis%d] = 1
+			basis++
+			for range 2 {
+				for q := range j {
+					dot := 0.0
+					for i := range d {
+						dot += w.Data[i*w.Stride+q] * col[i]
+					}
+					for i := range d {
+						col[i] -= dot * w.Data[i*w.Stride+q]
+					}
+				}
+			}
+			if n := floats.Norm(col, 2); n > bestNorm {
+				bestNorm = n
+				copy(best, col)
+				if n >= 0.5 {
+					break
+				}
+			}
+		}
+		floats.Scale(1/bestNorm, best)
+		fixSign(best)
+		W.SetCol(j, best)
+	}
+}
+
 // pcaScatter diagonalises the prod(I) x prod(I) scatter matrix.
 func (f *fitter) pcaScatter(P int) (*mat.Dense, []float64, error) {
 	D := f.size
@@ -125,15 +171,24 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// Features past the samples' rank have no variance: Gram eigenvectors
+	// there map to rounding noise, so those columns are completed as any
+	// orthonormal directions beyond the first rank ones (zero variance, as
+	// the scatter path's eigenvectors of zero eigenvalues).
+	rank := P
 	for j := range P {
-		if vals[j] <= 1e-12*vals[0] {
-			return nil, nil, errorf(ErrData, "solver: pca: only %d of the %d requested features have non-zero variance", j, P)
+		if vals[j] <= pcaRankTol*vals[0] {
+			rank = j
+			break
 		}
+	}
+	for j := range rank {
 		col := mat.Col(nil, j, W)
 		floats.Scale(1/floats.Norm(col, 2), col)
 		fixSign(col)
 		W.SetCol(j, col)
 	}
+	completeOrthonormal(W, rank)
 	return W, vals, nil
 }
 

@@ -909,6 +909,12 @@ class UMPCA(_TVP):
 class PCA(TensorProjection):
     __doc__ = """Ordinary PCA of the vectorised (C order) samples, a baseline.
 
+    Samples of rank r (their centred matrix's) below P give, as
+    scikit-learn's PCA does, P components all the same, whether M is below
+    prod_n I_n or not: the first r capture the variance, the others are
+    orthonormal directions of zero variance (explained_variance_ 0 to
+    rounding), and the fit warns, naming the rank.
+
     Parameters
     ----------
     n_components : int or None, default=None
@@ -918,6 +924,16 @@ class PCA(TensorProjection):
 """ + _SAMPLE_SHAPE + _MEMORY_LIMIT + _VERBOSE + _ATTRIBUTES
 
     _method = _lib.METHOD_PCA
+
+    def _fit(self, X, progress=None, read_progress=None):
+        super()._fit(X, progress=progress, read_progress=read_progress)
+        variance = self.explained_variance_
+        # The library's rule for variance beyond the rank (solver/pca.go, pcaRankTol).
+        rank = int(np.count_nonzero(variance > 1e-12 * variance.max(initial=0)))
+        if rank < len(variance):
+            warnings.warn(f"the samples have rank {rank}: components {rank + 1} to {len(variance)} of the "
+                          f"{len(variance)} have zero variance (any orthonormal directions of it)", stacklevel=3)
+        return self
 
     def __init__(self, n_components=None, n_jobs=None,
                  sample_shape=None, memory_limit=None, verbose=False):

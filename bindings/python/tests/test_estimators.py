@@ -173,3 +173,31 @@ def test_pickle_and_deepcopy(X3):
 
 def test_version_matches_library():
     assert sompca.__version__ == sompca.library_version()
+
+
+@pytest.mark.parametrize("copies", [2, 14], ids=["M<=D", "M>D"])
+def test_pca_on_rank_deficient_samples(copies):
+    """Five samples of 8 x 8 repeated: rank 4 after centring, fewer or more samples than the 64 values.
+
+    Expected, from numpy's SVD of the centred matrix: the first 4 variances
+    s_j^2 / (M - 1) and directions (up to sign); every further component has
+    zero variance (to rounding) and all P are orthonormal, as scikit-learn's.
+    """
+    Y = np.random.default_rng(39).normal(size=(5, 8, 8))
+    X = np.concatenate([Y] * copies)
+    M = len(X)
+    Xc = (X - X.mean(axis=0)).reshape(M, -1)
+    _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    with pytest.warns(UserWarning, match=r"the samples have rank 4: components 5 to \d+"):
+        estimator = sompca.PCA().fit(X)
+    P = min(M - 1, 64)
+    W = estimator.projections_[0]
+    assert W.shape == (64, P)
+    assert_close(W.T @ W, np.eye(P), tol=1e-12)
+    variance = estimator.explained_variance_
+    np.testing.assert_allclose(variance[:4], s[:4] ** 2 / (M - 1), rtol=1e-10)
+    assert np.all(np.abs(variance[4:]) <= 1e-12 * variance[0])
+    for j in range(4):
+        assert_close(abs(W[:, j] @ Vt[j]), 1.0, tol=1e-10)
+    # The zero-variance directions really carry none of the samples.
+    assert np.var(Xc @ W[:, 4:], axis=0).max() <= 1e-12 * variance[0]
