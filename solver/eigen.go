@@ -918,10 +918,12 @@ func complementBasis(C *mat.Dense) *mat.Dense {
 // dropping directions whose singular value is negligible (below
 // max(n, c) eps sigma_max, as numpy's matrix_rank), or nil when A is
 // (numerically) zero. A singular G'Y'YG in UMPCA thus narrows the
-// constraint instead of breaking the fit.
-func orthonormalRange(A *mat.Dense) *mat.Dense {
+// constraint instead of breaking the fit. Singular values at most floor
+// are dropped too (UMPCA: those that are rounding on the scale of the
+// factors of A, tvpFit.crossFloor).
+func orthonormalRange(A *mat.Dense, floor float64) *mat.Dense {
 	var w svdWork
-	return w.orthonormalRange(A.RawMatrix())
+	return w.orthonormalRange(A.RawMatrix(), floor)
 }
 
 // symApply returns v -> S v for the upper triangle of S. The function is

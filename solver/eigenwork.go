@@ -277,7 +277,7 @@ func (w *svdWork) reserve(rows []int, c int) {
 
 // orthonormalRange is the function of that name on scratch w; the basis
 // it returns is valid until the next call.
-func (w *svdWork) orthonormalRange(A blas64.General) *mat.Dense {
+func (w *svdWork) orthonormalRange(A blas64.General, floor float64) *mat.Dense {
 	n, c := A.Rows, A.Cols
 	k := min(n, c)
 	w.a = grow(w.a, n*c)
@@ -295,10 +295,10 @@ func (w *svdWork) orthonormalRange(A blas64.General) *mat.Dense {
 		return nil
 	}
 	s := w.s
-	if len(s) == 0 || s[0] == 0 {
+	if len(s) == 0 || s[0] <= floor {
 		return nil
 	}
-	tol := float64(max(n, c)) * 2.220446049250313e-16 * s[0]
+	tol := max(float64(max(n, c))*2.220446049250313e-16*s[0], floor)
 	r := 0
 	for _, v := range s {
 		if v > tol {

@@ -56,7 +56,7 @@ func TestKrylovTop(t *testing.T) {
 			C = mat.NewDense(n, c, nil)
 			C.Copy(randomOrthonormal(rng, n, c))
 			C.SetCol(0, mat.Col(nil, 0, Q))
-			C = orthonormalRange(C)
+			C = orthonormalRange(C, 0)
 			R = mat.DenseCopyOf(C.T())
 		}
 		var want []float64

@@ -267,7 +267,7 @@ func (t *tvpFit) emp(p int) error {
 			}
 			C := fixed[n]
 			if t.spec.constraint == uncorrelated && p > 0 {
-				C = t.rows(t.svd.orthonormalRange(A.RawMatrix()))
+				C = t.rows(t.svd.orthonormalRange(A.RawMatrix(), t.crossFloor(p, n)))
 			}
 			if t.S != nil {
 				lambda, err = t.eig.top(vs[n], t.S[n], C, vs[n], &t.hint[n])
@@ -292,6 +292,35 @@ func (t *tvpFit) emp(p int) error {
 		return err
 	}
 	return nil
+}
+
+// crossFloor returns the size below which a singular value of UMPCA's
+// cross term A = Y~ G (the I_n x M mode-n partial projections times the
+// M x p previous features) is rounding: (M + I_n) eps ||Y~||_F ||G||_F.
+// A column of A that small says that the feature is already uncorrelated
+// with that previous one whatever this mode's vector: the constraint
+// then holds in the whole space, and is dropped rather than turned, by
+// the relative rank test alone, into a direction the vector must avoid.
+// When a mode is constant (every partial projection a multiple of 1), A
+// is such a column of rounding along 1 once the other modes have made
+// the feature uncorrelated, and avoiding 1 would leave only features of
+// zero variance.
+func (t *tvpFit) crossFloor(p, n int) float64 {
+	In := t.shape[n]
+	var yy float64
+	if t.S != nil {
+		for i := range In {
+			yy += t.S[n].At(i, i)
+		}
+	} else {
+		Y := t.ys[:t.m*In]
+		yy = floats.Dot(Y, Y)
+	}
+	gg := 0.0
+	for q := range p {
+		gg += floats.Dot(t.y[q], t.y[q])
+	}
+	return float64(t.m+In) * 0x1p-52 * math.Sqrt(yy) * math.Sqrt(gg)
 }
 
 // rows returns UMPCA's constraint C (I_n x r, orthonormal columns; nil:
