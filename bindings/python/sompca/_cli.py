@@ -46,6 +46,14 @@ def _data_spec(text):
     return text
 
 
+def _model_file(text):
+    """An argparse type: fit's output, a file name; "-" (standard output) is refused."""
+    if text == "-":
+        raise argparse.ArgumentTypeError("a model file cannot go to standard output ('-'): HDF5 writes a file it can "
+                                         "seek in; give a file name")
+    return text
+
+
 def _mode_arg(text):
     """--mode: a 0-based mode number or "all"."""
     if text == "all":
@@ -102,8 +110,8 @@ def _build_parser():
                           "csa; -rs = relaxed start (default: %(default)s)")
     fit.add_argument("-P", "--n-components", type=_count("a number of features"), metavar="P",
                      help="number of features (default: the method's bound, e.g. I_nu for so-mpca)")
-    fit.add_argument("-o", "--output", required=True, metavar="MODEL.h5",
-                     help="model file to write (written atomically)")
+    fit.add_argument("-o", "--output", required=True, metavar="MODEL.h5", type=_model_file,
+                     help="model file to write (written atomically; not '-': HDF5 cannot write to a pipe)")
     fit.add_argument("--mode", type=_mode_arg, metavar="NU",
                      help="so-mpca only: the orthogonal mode, 0-based, or 'all' (one fit per mode, features fused "
                           "by captured variance) (default: the largest mode)")
@@ -147,11 +155,22 @@ def _build_parser():
     return parser
 
 
+class _Layout(argparse.Action):
+    """--layout and --samples-last: given together they must agree, else the error names both."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        value, said = (self.const, option_string) if self.nargs == 0 else (values, f"{option_string} {values}")
+        before = getattr(namespace, "layout_option", None)
+        if before is not None and value != namespace.layout:
+            parser.error(f"{said} conflicts with {before}: give one layout")
+        namespace.layout, namespace.layout_option = value, said
+
+
 def _add_layout(parser):
-    parser.add_argument("--layout", choices=list(LAYOUTS), default="samples-first",
+    parser.add_argument("--layout", choices=list(LAYOUTS), default="samples-first", action=_Layout,
                         help="where the samples and modes are: samples-first (default), samples-last, or "
                              "column-major for data written by MATLAB -v7.3, R or Julia")
-    parser.add_argument("--samples-last", dest="layout", action="store_const", const="samples-last",
+    parser.add_argument("--samples-last", dest="layout", action=_Layout, nargs=0, const="samples-last",
                         help="the same as --layout samples-last")
 
 
