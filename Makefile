@@ -52,14 +52,15 @@ bench-go:
 deps: deps-system deps-python
 
 # Debian packages: installed with apt-get when missing and we are root;
-# otherwise say exactly what to install.
+# otherwise say exactly what to install. APT_INSTALL_FLAGS: extra apt-get
+# flags (the bindings' large packages use --no-install-recommends).
 deps-system:
 	@missing=""; for p in $(APT_PACKAGES) $(EXTRA_APT_PACKAGES); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing Debian packages:$$missing"; \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) || \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_INSTALL_FLAGS) $$missing >/dev/null) || \
 	      { echo "error: apt-get could not install:$$missing" >&2; exit 1; }; \
 	  else \
 	    echo "error: missing Debian packages:$$missing; run: sudo apt-get install$$missing" >&2; exit 1; \
