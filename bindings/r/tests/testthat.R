@@ -1,0 +1,4 @@
+library(testthat)
+library(sompca)
+
+test_check("sompca")
