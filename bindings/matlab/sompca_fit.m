@@ -81,10 +81,7 @@ function model = sompca_fit(X, P, varargin)
                 'max_iter', sompca_scalar(max_iter, 'MaxIter'), 'tol', sompca_scalar(tol, 'Tol'), ...
                 'n_threads', sompca_scalar(threads, 'Threads'), 'q', sompca_scalar(q, 'Q'), ...
                 'verbose', double(logical(sompca_scalar(verbose, 'Verbose'))));
-  file = [tempname() '.h5'];
-  cleanup = onCleanup(@() sompca_delete(file));
-  info = sompca_mex('fit', Xc, shape, opts, file);
-  model = sompca_model(info, file);
+  model = sompca_model(sompca_mex('fit', Xc, shape, opts));
 end
 
 function v = sompca_scalar(v, name)

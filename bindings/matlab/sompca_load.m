@@ -10,6 +10,5 @@ function model = sompca_load(file)
   if nargin ~= 1 || ~ischar(file) || isempty(file)
     error('sompca:badInput', 'sompca_load: usage: model = sompca_load(file), file a character vector');
   end
-  info = sompca_mex('info', file);
-  model = sompca_model(info, file);
+  model = sompca_model(sompca_mex('load', file));
 end

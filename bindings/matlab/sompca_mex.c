@@ -5,13 +5,14 @@
  * and MATLAB's `mex`. The .m wrappers (sompca_fit, sompca_transform,
  * sompca_save, sompca_load) call it; it is not meant to be called directly.
  *
- *   info = sompca_mex('fit', X, shape, opts, path)
+ *   info = sompca_mex('fit', X, shape, opts)
  *       Fits the samples X (double, single, uint8 or logical) whose memory
- *       is the C-order array M x shape(1) x ... x shape(N), writes the model
- *       file to path and returns the model's contents (see model_info).
- *   info = sompca_mex('info', path)       loads a model file
- *   F = sompca_mex('transform', path, X)  M x P features of X (memory as for 'fit')
- *   sompca_mex('save', path, dest)        loads a model file and saves it to dest
+ *       is the C-order array M x shape(1) x ... x shape(N) and returns the
+ *       model's contents (see model_info), its file's bytes in info.file.
+ *   info = sompca_mex('load', path)        the same of a model file
+ *   F = sompca_mex('transform', file, X)   M x P features of X (memory as
+ *                                          for 'fit'); file: info.file
+ *   sompca_mex('save', file, path)         writes info.file's model to path
  *
  * Arrays cross over in C order as the library gives them; the .m wrappers
  * turn them into MATLAB's column-major conventions.
@@ -249,7 +250,7 @@ static mxArray *model_info(sompca_model *model)
 {
 	static const char *fields[] = {"method", "shape", "n_components", "n_samples", "mode", "projections",
 	                               "variance", "variance_ratio", "mean", "extraction", "iterations",
-	                               "history", "feature_modes", "ranks", "max_iter", "tol", "q"};
+	                               "history", "feature_modes", "ranks", "max_iter", "tol", "q", "file"};
 	size_t order, p, m, n, j, size = 1, rows, largest = 0, len;
 	size_t shape[32];
 	int method, relaxed, mode;
@@ -341,12 +342,16 @@ static mxArray *model_info(sompca_model *model)
 	mxSetField(info, 0, "max_iter", mxCreateDoubleScalar(opts.max_iter));
 	mxSetField(info, 0, "tol", mxCreateDoubleScalar(opts.tol));
 	mxSetField(info, 0, "q", mxCreateDoubleScalar(opts.q));
+	CHECK(sompca_model_serialize(model, NULL, 0, &len));
+	a = mxCreateNumericMatrix(len, 1, mxUINT8_CLASS, mxREAL);
+	mxSetField(info, 0, "file", a);
+	CHECK(sompca_model_serialize(model, mxGetData(a), len, &len));
 	mxFree(buf);
 	sompca_model_free(model);
 	return info;
 }
 
-/* info = sompca_mex('fit', X, shape, opts, path) */
+/* info = sompca_mex('fit', X, shape, opts) */
 static mxArray *fit(int nrhs, const mxArray *prhs[])
 {
 	sompca_options opts;
@@ -355,12 +360,10 @@ static mxArray *fit(int nrhs, const mxArray *prhs[])
 	const void *data;
 	int dtype, status, relaxed, verbose;
 	const char *method;
-	char *path;
 	const mxArray *o;
-	void *buf = NULL;
 
-	if (nrhs != 5 || !mxIsStruct(prhs[3]))
-		bad_input("sompca_mex('fit', X, shape, opts, path): wrong arguments");
+	if (nrhs != 4 || !mxIsStruct(prhs[3]))
+		bad_input("sompca_mex('fit', X, shape, opts): wrong arguments");
 	data = samples_arg(prhs[1], &dtype, &numel);
 	order = mxGetNumberOfElements(prhs[2]);
 	if (!mxIsDouble(prhs[2]) || order < 1 || order > 32)
@@ -390,14 +393,12 @@ static mxArray *fit(int nrhs, const mxArray *prhs[])
 	verbose = int_option(o, "verbose", 0, 0, 1);
 	opts.progress = progress;
 	opts.progress_user = &verbose;
-	path = string_arg(prhs[4], "the model file");
 
 	begin_cancellable();
 	status = sompca_fit(&model, data, dtype, numel / size, order, shape, &opts);
 	end_cancellable(status);
 	if (status != SOMPCA_OK)
 		fail(status);
-	CHECK(sompca_model_save(model, path));
 	return model_info(model);
 }
 
@@ -411,18 +412,30 @@ static sompca_model *load(const mxArray *path_arg)
 	return model;
 }
 
-/* sompca_mex('save', path, dest): the library checks the file (its
- * checksum) and writes dest atomically. */
-static void save(const mxArray *src, const mxArray *dest)
+/* The model of a model struct's File bytes (the library checks them). */
+static sompca_model *from_file_bytes(const mxArray *bytes)
+{
+	sompca_model *model = NULL;
+	int status;
+	if (!mxIsUint8(bytes) || mxIsEmpty(bytes))
+		mexErrMsgIdAndTxt("sompca:badModel", "sompca: the model's File must be the uint8 bytes of a model file");
+	status = sompca_model_deserialize(&model, mxGetData(bytes), mxGetNumberOfElements(bytes));
+	if (status != SOMPCA_OK)
+		fail(status);
+	return model;
+}
+
+/* sompca_mex('save', file, path): the library writes path atomically. */
+static void save(const mxArray *bytes, const mxArray *dest)
 {
 	char *path = string_arg(dest, "the file name");
-	sompca_model *model = load(src);
+	sompca_model *model = from_file_bytes(bytes);
 	void *buf = NULL;
 	CHECK(sompca_model_save(model, path));
 	sompca_model_free(model);
 }
 
-/* F = sompca_mex('transform', path, X): M x P. */
+/* F = sompca_mex('transform', file, X): M x P. */
 static mxArray *transform(int nrhs, const mxArray *prhs[])
 {
 	sompca_model *model;
@@ -433,9 +446,9 @@ static mxArray *transform(int nrhs, const mxArray *prhs[])
 	mxArray *out;
 
 	if (nrhs != 3)
-		bad_input("sompca_mex('transform', path, X): wrong arguments");
+		bad_input("sompca_mex('transform', file, X): wrong arguments");
 	data = samples_arg(prhs[2], &dtype, &numel);
-	model = load(prhs[1]);
+	model = from_file_bytes(prhs[1]);
 	CHECK(sompca_model_order(model, &order));
 	CHECK(sompca_model_shape(model, shape, 32));
 	CHECK(sompca_model_n_components(model, &p));
@@ -471,7 +484,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[])
 	cmd = string_arg(prhs[0], "the command");
 	if (strcmp(cmd, "fit") == 0)
 		plhs[0] = fit(nrhs, prhs);
-	else if (strcmp(cmd, "info") == 0 && nrhs == 2)
+	else if (strcmp(cmd, "load") == 0 && nrhs == 2)
 		plhs[0] = model_info(load(prhs[1]));
 	else if (strcmp(cmd, "save") == 0 && nrhs == 3)
 		save(prhs[1], prhs[2]);

@@ -9,7 +9,5 @@ function sompca_save(model, file)
   if nargin ~= 2 || ~ischar(file) || isempty(file)
     error('sompca:badInput', 'sompca_save: usage: sompca_save(model, file), file a character vector');
   end
-  src = sompca_write_model(model, 'sompca_save');
-  cleanup = onCleanup(@() sompca_delete(src));
-  sompca_mex('save', src, file);
+  sompca_mex('save', sompca_file_bytes(model, 'sompca_save'), file);
 end

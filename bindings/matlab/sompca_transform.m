@@ -18,8 +18,7 @@ function F = sompca_transform(model, X, varargin)
     error('sompca:badInput', 'sompca_transform: usage: F = sompca_transform(model, X)');
   end
   values = sompca_options({'samplesfirst'}, {false}, varargin, 'sompca_transform');
-  file = sompca_write_model(model, 'sompca_transform');
-  cleanup = onCleanup(@() sompca_delete(file));
+  bytes = sompca_file_bytes(model, 'sompca_transform');
   Xc = sompca_samples(X, model.Shape, values{1}, 'sompca_transform');
-  F = sompca_mex('transform', file, Xc);
+  F = sompca_mex('transform', bytes, Xc);
 end

@@ -1,6 +1,6 @@
-function model = sompca_model(info, file)
+function model = sompca_model(info)
 % The model struct of the library's contents of a model (sompca_mex's
-% info, C-order arrays and 0-based modes) and its file.
+% info: C-order arrays, 0-based modes, the model file's bytes).
   shape = info.shape;
   N = numel(shape);
   S = prod(shape);
@@ -29,17 +29,11 @@ function model = sompca_model(info, file)
   else
     feature_modes = [];
   end
-  fid = fopen(file, 'r');
-  if fid < 0
-    error('sompca:io', 'sompca: cannot read the model file %s', file);
-  end
-  bytes = fread(fid, Inf, '*uint8');
-  fclose(fid);
   model = struct('Method', info.method, 'Shape', shape, 'NumComponents', info.n_components, ...
                  'NumSamples', info.n_samples, 'Mode', mode, 'Projections', {projections}, ...
                  'Variance', info.variance, 'VarianceRatio', info.variance_ratio, ...
                  'Mean', reshape(info.mean(idx), [shape, 1]), 'History', {info.history}, ...
                  'Iterations', info.iterations, 'ExtractionOrder', info.extraction + 1, ...
                  'FeatureModes', feature_modes, 'Ranks', info.ranks, 'MaxIter', info.max_iter, ...
-                 'Tol', info.tol, 'Q', info.q, 'File', bytes);
+                 'Tol', info.tol, 'Q', info.q, 'File', info.file);
 end
