@@ -5,7 +5,7 @@
 #                   use it with .libPaths("build/rlib") or R_LIBS=build/rlib
 #   make test-r     its testthat suite: fits against Python's (tests/bindings/reference.py, 1e-12)
 #                   and a model read across languages (fitted in Octave, saved again by Python);
-#                   runs test-octave first for that model
+#                   runs test-octave first for that model; and Ctrl-C during a fit
 #
 # The Debian packages come with Octave's (deps-bindings in mk/octave.mk): r-base-core and
 # r-cran-testthat; R's headers and Makeconf are in r-base-core, so r-base-dev is not needed.
@@ -34,5 +34,6 @@ $(R_STAMP): $(R_PKG_SRC) include/sompca.h $(SOMPCA_LIB) | deps-bindings
 
 test-r: $(R_STAMP) test-octave
 	env -u SOMPCA_LIBRARY -u PYTHONPATH $(PY) tests/bindings/reference.py relay $(XCHECK_DIR)
-	SOMPCA_XCHECK_DIR=$(CURDIR)/$(XCHECK_DIR) R_LIBS=$(CURDIR)/$(RLIB) Rscript bindings/r/tests/run.R bindings/r/tests/testthat
+	SOMPCA_XCHECK_DIR=$(CURDIR)/$(XCHECK_DIR) R_LIBS=$(CURDIR)/$(RLIB) Rscript tests/bindings/run_r_tests.R bindings/r/tests/testthat
+	sh tests/bindings/r_ctrl_c.sh $(CURDIR)/$(RLIB)
 	@echo "test-r: passed"

@@ -1,4 +1,4 @@
-# make test-r: the examples of the help pages, then the testthat suite,
+# make test-r: the R package's (bindings/r) examples of the help pages, then the testthat suite,
 # against the package installed in build/rlib; fails on any failure, error,
 # warning or skip (a skipped test is not a pass).
 args <- commandArgs(trailingOnly = TRUE)
