@@ -88,7 +88,13 @@
     extraction_order = info$extraction + 1,
     feature_modes = if (so) ifelse(info$feature_modes == -2, 0, info$feature_modes + 1) else NULL,
     ranks = info$ranks, max_iter = info$max_iter, tol = info$tol, q = info$q,
-    handle = ptr), class = "sompca")
+    file = .Call(sompca_r_serialize, ptr), handle = ptr), class = "sompca")
+}
+
+# The library's model: the handle, or, for an object that saveRDS or save
+# kept without it, the model remade from its file bytes.
+.handle <- function(model) {
+  if (.Call(sompca_r_alive, model$handle)) model$handle else .Call(sompca_r_deserialize, model$file)
 }
 
 #' @export
@@ -109,7 +115,7 @@ sompca_fit <- function(x, n_components = NULL, method = "so-mpca-rs", mode = NUL
 #' @export
 predict.sompca <- function(object, newdata, samples_last = FALSE, ...) {
   s <- .samples(newdata, object$shape, samples_last, "predict")
-  t(.Call(sompca_r_transform, object$handle, s$data))
+  t(.Call(sompca_r_transform, .handle(object), s$data))
 }
 
 #' @export
@@ -142,7 +148,7 @@ sompca_save <- function(model, file) {
   if (!inherits(model, "sompca")) stop("model must be a sompca model", call. = FALSE)
   if (!is.character(file) || length(file) != 1 || is.na(file) || !nzchar(file))
     stop("file must be one file name", call. = FALSE)
-  invisible(.Call(sompca_r_save, model$handle, path.expand(file)))
+  invisible(.Call(sompca_r_save, .handle(model), path.expand(file)))
 }
 
 #' @export

@@ -43,7 +43,8 @@ static SEXP wrap(sompca_model *model)
 	return ptr;
 }
 
-/* The model of an external pointer; a pointer restored by readRDS is NULL. */
+/* The model of an external pointer (R/sompca.R remakes a pointer that
+ * saveRDS or save left NULL from the model's file bytes). */
 static const sompca_model *model_of(SEXP ptr)
 {
 	const sompca_model *model;
@@ -51,9 +52,44 @@ static const sompca_model *model_of(SEXP ptr)
 		Rf_error("not a sompca model handle");
 	model = R_ExternalPtrAddr(ptr);
 	if (model == NULL)
-		Rf_error("the model's library handle is gone (an object restored by readRDS or load?): "
-		         "keep models with sompca_save and sompca_load");
+		Rf_error("the model's library handle is gone");
 	return model;
+}
+
+/* .Call("sompca_r_alive", ptr): whether the pointer holds a model. */
+SEXP sompca_r_alive(SEXP ptr)
+{
+	return Rf_ScalarLogical(TYPEOF(ptr) == EXTPTRSXP && R_ExternalPtrAddr(ptr) != NULL);
+}
+
+/* .Call("sompca_r_serialize", ptr): the bytes of the model's file (raw). */
+SEXP sompca_r_serialize(SEXP ptr)
+{
+	const sompca_model *model = model_of(ptr);
+	size_t len;
+	int status;
+	SEXP out;
+	if ((status = sompca_model_serialize(model, NULL, 0, &len)) != SOMPCA_OK)
+		fail(status);
+	out = PROTECT(Rf_allocVector(RAWSXP, (R_xlen_t)len));
+	if ((status = sompca_model_serialize(model, RAW(out), len, &len)) != SOMPCA_OK)
+		fail(status);
+	UNPROTECT(1);
+	return out;
+}
+
+/* .Call("sompca_r_deserialize", bytes): the model of a model file's bytes
+ * (the library checks them: a corrupt file is an error). */
+SEXP sompca_r_deserialize(SEXP bytes)
+{
+	sompca_model *model = NULL;
+	int status;
+	if (TYPEOF(bytes) != RAWSXP || XLENGTH(bytes) == 0)
+		Rf_error("the model's file must be the raw bytes of a model file");
+	status = sompca_model_deserialize(&model, RAW(bytes), (size_t)XLENGTH(bytes));
+	if (status != SOMPCA_OK)
+		fail(status);
+	return wrap(model);
 }
 
 /* The samples: data pointer, dtype and element count. */
@@ -338,6 +374,9 @@ static const R_CallMethodDef calls[] = {
 	{"sompca_r_transform", (DL_FUNC)&sompca_r_transform, 2},
 	{"sompca_r_info", (DL_FUNC)&sompca_r_info, 1},
 	{"sompca_r_version", (DL_FUNC)&sompca_r_version, 0},
+	{"sompca_r_alive", (DL_FUNC)&sompca_r_alive, 1},
+	{"sompca_r_serialize", (DL_FUNC)&sompca_r_serialize, 1},
+	{"sompca_r_deserialize", (DL_FUNC)&sompca_r_deserialize, 1},
 	{NULL, NULL, 0},
 };
 

@@ -49,17 +49,27 @@ test_that("print and summary describe the model", {
   expect_output(print(summary(sompca_fit(samples(), 0, method = "mpca", q = 0.9))), "mode ranks:")
 })
 
-test_that("save and load keep the model; a restored handle is an error", {
+test_that("save and load keep the model, and so do saveRDS and readRDS", {
   model <- sompca_fit(samples(), 3)
   file <- tempfile(fileext = ".h5")
   on.exit(unlink(file))
   sompca_save(model, file)
   again <- sompca_load(file)
-  expect_identical(again[names(again) != "handle"], model[names(model) != "handle"])
+  keep <- setdiff(names(model), c("handle", "file"))
+  expect_identical(again[keep], model[keep])
+  expect_identical(predict(again, samples()), predict(model, samples()))
+  # saveRDS keeps no external pointer: the model comes back from its file bytes.
   rds <- tempfile(fileext = ".rds")
   on.exit(unlink(rds), add = TRUE)
   saveRDS(model, rds)
-  expect_error(predict(readRDS(rds), samples()), "sompca_save and sompca_load")
+  restored <- readRDS(rds)
+  expect_identical(predict(restored, samples()), predict(model, samples()))
+  sompca_save(restored, file)
+  expect_identical(sompca_load(file)$variance, model$variance)
+  # Truncated bytes are an error, never another model.
+  restored <- readRDS(rds)
+  restored$file <- restored$file[seq_len(length(restored$file) %/% 2)]
+  expect_error(predict(restored, samples()), "sompca_model_deserialize")
 })
 
 test_that("bad arguments are R errors naming what is wrong", {
