@@ -6,7 +6,7 @@
 #                      (MATLAB: see bindings/matlab/README.md)
 #   make test-octave   the Octave suite: the binding's fits of the samples of
 #                      tests/bindings/reference.py against Python's (1e-12), Python's
-#                      model files, bad arguments and Ctrl-C
+#                      model files, bad arguments, Ctrl-C and README.md's MATLAB blocks
 #
 # Octave and R (mk/r.mk) come from Debian, without their recommended
 # packages, in one apt-get run: about 2.5 minutes on a fresh machine.
@@ -40,4 +40,13 @@ $(XCHECK_DIR)/manifest.txt: tests/bindings/reference.py $(SOMPCA_LIB) | python-p
 test-octave: $(SOMPCA_MEX) $(XCHECK_DIR)/manifest.txt
 	$(OCTAVE_RUN) --eval "addpath('bindings/matlab', '$(MEX_DIR)', 'bindings/matlab/tests'); test_sompca('$(XCHECK_DIR)')"
 	sh bindings/matlab/tests/ctrl_c.sh "$(OCTAVE_RUN)" $(MEX_DIR)
+	@# README.md's MATLAB blocks run as a reader at the repository's root would, in a folder of their
+	@# own whose bindings/ and build/ are the repository's.
+	rm -rf $(XCHECK_DIR)/readme-octave
+	$(PY) tests/bindings/readme_blocks.py matlab $(XCHECK_DIR)/readme-octave
+	ln -s $(CURDIR)/bindings $(CURDIR)/$(BUILD) $(XCHECK_DIR)/readme-octave/
+	for f in $(XCHECK_DIR)/readme-octave/*.m; do \
+	  (cd $(XCHECK_DIR)/readme-octave && $(OCTAVE_RUN) --eval "source('$$(basename $$f)')") || exit 1; \
+	done
+	cd $(XCHECK_DIR)/readme-octave && rm bindings build   # no link loops left in build/
 	@echo "test-octave: passed"

@@ -5,7 +5,7 @@
 #                   use it with .libPaths("build/rlib") or R_LIBS=build/rlib
 #   make test-r     its testthat suite: fits against Python's (tests/bindings/reference.py, 1e-12)
 #                   and a model read across languages (fitted in Octave, saved again by Python);
-#                   runs test-octave first for that model; and Ctrl-C during a fit
+#                   runs test-octave first for that model; Ctrl-C during a fit; README.md's R blocks
 #
 # The Debian packages come with Octave's (deps-bindings in mk/octave.mk): r-base-core and
 # r-cran-testthat; R's headers and Makeconf are in r-base-core, so r-base-dev is not needed.
@@ -33,7 +33,17 @@ $(R_STAMP): $(R_PKG_SRC) include/sompca.h $(SOMPCA_LIB) | deps-bindings
 	touch $@
 
 test-r: $(R_STAMP) test-octave
+	@grep -qx 'Version: $(SOMPCA_VERSION)' bindings/r/DESCRIPTION || \
+	  { echo "error: bindings/r/DESCRIPTION's Version is not sompca.h's $(SOMPCA_VERSION)" >&2; exit 1; }
 	env -u SOMPCA_LIBRARY -u PYTHONPATH $(PY) tests/bindings/reference.py relay $(XCHECK_DIR)
 	SOMPCA_XCHECK_DIR=$(CURDIR)/$(XCHECK_DIR) R_LIBS=$(CURDIR)/$(RLIB) Rscript tests/bindings/run_r_tests.R bindings/r/tests/testthat
 	sh tests/bindings/r_ctrl_c.sh $(CURDIR)/$(RLIB)
+	@# README.md's R blocks run as a reader at the repository's root would (mk/octave.mk's MATLAB blocks alike).
+	rm -rf $(XCHECK_DIR)/readme-r
+	$(PY) tests/bindings/readme_blocks.py r $(XCHECK_DIR)/readme-r
+	ln -s $(CURDIR)/$(BUILD) $(XCHECK_DIR)/readme-r/
+	for f in $(XCHECK_DIR)/readme-r/*.R; do \
+	  (cd $(XCHECK_DIR)/readme-r && Rscript -e 'options(warn = 2)' -e "source('$$(basename $$f)', echo = FALSE)") || exit 1; \
+	done
+	cd $(XCHECK_DIR)/readme-r && rm build   # no link loops left in build/
 	@echo "test-r: passed"
