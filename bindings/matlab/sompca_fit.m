@@ -5,7 +5,10 @@ function model = sompca_fit(X, P, varargin)
 %   LAST, the convention of the MPCA/UMPCA toolboxes. X may be double,
 %   single, uint8 or logical (read by the library in its own class) or any
 %   other real numeric class (converted to double). P = [] or 0 takes the
-%   method's maximum.
+%   method's maximum. The sample shape is size(X) without its last
+%   dimension; MATLAB drops trailing dimensions of size 1, so M must be at
+%   least 2 (as every method needs) and, with 'SamplesFirst', a last mode
+%   of size 1 is lost: give such samples last.
 %
 %   MODEL = SOMPCA_FIT(X, P, Name, Value, ...) with
 %     'Method'       'so-mpca-rs' (default), 'so-mpca', 'fo-mpca-rs',
