@@ -1,12 +1,13 @@
 """Sphinx configuration of the sompca documentation site (make docs; built from a copy in build/docs/src)."""
 
-import os
 import pathlib
+import re
+
+from sphinx.util import logging
 
 import sompca
 
-# make docs copies docs/ to build/docs/src and generates the Go and C pages' inputs beside it.
-ROOT = pathlib.Path(os.environ.get("SOMPCA_ROOT", pathlib.Path(__file__).resolve().parents[1]))
+logger = logging.getLogger(__name__)
 
 project = "sompca"
 author = "The sompca developers"
@@ -52,5 +53,14 @@ def skip_foreign_members(app, what, name, obj, skip, options):
     return None
 
 
+def check_api_page(app):
+    """Every public name of the package (sompca.__all__) has its entry on the API page: warn (an error under -W)."""
+    text = (pathlib.Path(app.srcdir) / "api.rst").read_text()
+    listed = set(re.findall(r"^   (\w+)$", text, re.M)) | set(re.findall(r"^\.\. py:data:: (\w+)$", text, re.M))
+    for name in sorted(set(sompca.__all__) - listed):
+        logger.warning(f"api.rst does not list sompca.{name}: add it to an autosummary there")
+
+
 def setup(app):
     app.connect("autodoc-skip-member", skip_foreign_members)
+    app.connect("builder-inited", check_api_page)
