@@ -912,7 +912,7 @@ class PCA(TensorProjection):
     Samples of rank r (their centred matrix's) below P give, as
     scikit-learn's PCA does, P components all the same, whether M is below
     prod_n I_n or not: the first r capture the variance, the others are
-    orthonormal directions of zero variance (explained_variance_ 0 to
+    orthonormal directions of zero variance (``explained_variance_`` 0 to
     rounding), and the fit warns, naming the rank.
 
     Parameters
