@@ -123,6 +123,8 @@ _SIGNATURES = {
     "sompca_model_ranks": (c_int, [_model_p, POINTER(c_size_t), c_size_t]),
     "sompca_model_save": (c_int, [_model_p, c_char_p]),
     "sompca_model_load": (c_int, [POINTER(_model_p), c_char_p]),
+    "sompca_model_serialize": (c_int, [_model_p, c_void_p, c_size_t, POINTER(c_size_t)]),
+    "sompca_model_deserialize": (c_int, [POINTER(_model_p), c_void_p, c_size_t]),
     "sompca_model_free": (None, [_model_p]),
     "sompca_session_begin": (c_int, [POINTER(_session_p), c_size_t, c_size_t, POINTER(c_size_t), POINTER(Options)]),
     "sompca_session_next": (c_int, [_session_p, POINTER(c_int)]),
