@@ -37,7 +37,7 @@ test-r: $(R_STAMP) test-octave
 	  { echo "error: bindings/r/DESCRIPTION's Version is not sompca.h's $(SOMPCA_VERSION)" >&2; exit 1; }
 	env -u SOMPCA_LIBRARY -u PYTHONPATH $(PY) tests/bindings/reference.py relay $(XCHECK_DIR)
 	SOMPCA_XCHECK_DIR=$(CURDIR)/$(XCHECK_DIR) R_LIBS=$(CURDIR)/$(RLIB) Rscript tests/bindings/run_r_tests.R bindings/r/tests/testthat
-	sh tests/bindings/r_ctrl_c.sh $(CURDIR)/$(RLIB)
+	R_LIBS=$(CURDIR)/$(RLIB) sh tests/bindings/ctrl_c.sh 'caught:.*cancel' Rscript tests/bindings/ctrl_c_fit.R
 	@# README.md's R blocks run as a reader at the repository's root would (mk/octave.mk's MATLAB blocks alike).
 	rm -rf $(XCHECK_DIR)/readme-r
 	$(PY) tests/bindings/readme_blocks.py r $(XCHECK_DIR)/readme-r
