@@ -68,8 +68,33 @@
 // solver.Options.ReadProgress, through solver.ReadCounter).
 //
 // A read that fails, also in the middle of a fit or on the read-ahead
-// goroutine, is an *Error naming file and dataset and wrapping ErrCorrupt
-// (never bad data).
+// goroutine, is an *Error naming file and dataset and wrapping its cause
+// (ErrCorrupt, ErrFilter, ErrIO; never bad data).
+//
+// # Storage as HDF5 writes it
+//
+// Before a dataset of samples is read, Open checks what its storage
+// holds against its layout (checkSampleStorage): what was never written
+// reads the dataset's fill value, as in h5py (a contiguous dataset never
+// allocated; the chunks never written: H5Dget_num_chunks counts those
+// that were); an allocated contiguous or compact dataset stores its whole
+// extent, each written chunk a whole chunk (at least 1/1100 of one when
+// filtered); external raw files exist and hold the extent; and each
+// source of a virtual dataset exists and is checked the same way. A
+// source file or dataset that is missing is an error naming it
+// (ErrNotExist), not the fill value that libhdf5 would read in its place:
+// a fit of fill values would be a fit of nothing. A dataset that is all
+// fill value fails the fit as zero variance. A filter that libhdf5
+// cannot load (h5py's LZF, a plugin not on HDF5_PLUGIN_PATH) is ErrFilter
+// naming it and how to install it.
+//
+// A file that a writer holds open in SWMR mode (h5py's swmr_mode) is
+// opened with H5F_ACC_SWMR_READ when a plain open meets the superblock's
+// "open for write" mark; the fit reads the samples there are when it
+// opens the file, and the file may grow while it reads. A file that a
+// writer holds otherwise is ErrLocked, naming HDF5_USE_FILE_LOCKING and
+// its risk; libhdf5's advice to run h5clear is not passed on (it corrupts
+// a file being written).
 //
 // A fit from a Source gives the same model, bit for bit, as the fit from
 // the same values in memory (the solver's sums do not depend on how reads
@@ -195,9 +220,14 @@
 //
 // Every error is an *Error naming the operation, the file and, where there
 // is one, the dataset, and wraps one of ErrNotExist, ErrNotHDF5,
-// ErrCorrupt, ErrType, ErrShape, ErrFormat, ErrExists or ErrIO for
-// errors.Is. It covers: missing file, a directory, not an HDF5 file,
-// truncated or corrupt file, missing dataset or group, a group or named
+// ErrCorrupt, ErrType, ErrShape, ErrFormat, ErrExists, ErrIO, ErrLink,
+// ErrFilter, ErrLocked, ErrPermission or ErrVersion for errors.Is. It
+// covers: missing file, a directory, not an HDF5 file, truncated or
+// corrupt file, a soft or external link to nothing (naming link and
+// target), a filter libhdf5 cannot load, a file locked by a writer, a
+// refused permission, a format newer than libhdf5 1.10 reads (h5py's
+// libver "v112" and later: the message names the HDF5 release that
+// writes it), missing dataset or group, a group or named
 // datatype where a dataset was expected, element types that are not real
 // numbers (string, compound, complex, enum other than h5py's bool,
 // opaque, ...), rank below 2, zero samples, an empty mode, a model file of

@@ -56,7 +56,7 @@ func TestOpenErrors(t *testing.T) {
 		{"root", good, "/", ErrType, "group"},
 		{"group", odd, "/group", ErrType, "is a group, not a dataset"},
 		{"named datatype", odd, "/named_type", ErrType, "named datatype"},
-		{"dangling link", odd, "/dangling", ErrCorrupt, "dangling"},
+		{"dangling link", odd, "/dangling", ErrLink, "soft link to"},
 		{"fixed strings", odd, "/strings", ErrType, "string, not real numbers"},
 		{"vlen strings", odd, "/vlen_strings", ErrType, "string, not real numbers"},
 		{"compound", odd, "/compound", ErrType, "compound, not real numbers"},

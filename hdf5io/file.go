@@ -19,33 +19,56 @@ func hid(id interface{ ID() int64 }) C.hid_t { return C.hid_t(id.ID()) }
 // openRead opens path read-only. Callers hold h5mu. An input file is
 // never opened for writing.
 func openRead(path string) (*hdf5.File, error) {
+	f, _, err := openReadSWMR(path)
+	return f, err
+}
+
+// openReadSWMR is openRead that also opens a file that a writer holds in
+// SWMR mode (single writer, multiple readers), reporting whether it did:
+// its superblock says it is open for writing, which a plain open refuses.
+// Callers hold h5mu.
+func openReadSWMR(path string) (*hdf5.File, bool, error) {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%w: no such file", ErrNotExist)
+		return nil, false, fmt.Errorf("%w: no such file", ErrNotExist)
+	case errors.Is(err, fs.ErrPermission):
+		return nil, false, fmt.Errorf("%w: %v", ErrPermission, err)
 	case err != nil:
-		return nil, fmt.Errorf("%w: %v", ErrIO, err)
+		return nil, false, fmt.Errorf("%w: %v", ErrIO, err)
 	case fi.IsDir():
-		return nil, fmt.Errorf("%w: is a directory", ErrNotHDF5)
+		return nil, false, fmt.Errorf("%w: is a directory", ErrNotHDF5)
 	case fi.Mode()&(fs.ModeNamedPipe|fs.ModeSocket|fs.ModeCharDevice) != 0:
 		// libhdf5 would block in open or read for as long as nothing
 		// writes to a pipe, where no cancellation can reach it; and it
 		// seeks, which a pipe cannot.
-		return nil, fmt.Errorf("%w: is a %s, not a regular file: HDF5 needs a file it can seek in (copy the data to a file first)", ErrNotHDF5, special(fi.Mode()))
+		return nil, false, fmt.Errorf("%w: is a %s, not a regular file: HDF5 needs a file it can seek in (copy the data to a file first)", ErrNotHDF5, special(fi.Mode()))
 	}
 	c := cstr(path)
 	defer freeCString(c)
 	switch is := C.H5Fis_hdf5(c); {
 	case is < 0:
-		return nil, h5err(ErrIO, "cannot read the file")
+		return nil, false, h5err(ErrIO, "cannot read the file")
 	case is == 0:
-		return nil, fmt.Errorf("%w (no HDF5 signature)", ErrNotHDF5)
+		return nil, false, fmt.Errorf("%w (no HDF5 signature)", ErrNotHDF5)
 	}
 	f, err := hdf5.OpenFile(path, hdf5.F_ACC_RDONLY)
-	if err != nil {
-		return nil, h5err(ErrCorrupt, "cannot open")
+	if err == nil {
+		return f, false, nil
 	}
-	return f, nil
+	msg := h5msg()
+	if !strings.Contains(msg, "already open for write") {
+		return nil, false, h5cause(ErrCorrupt, "cannot open", msg)
+	}
+	if f, err = hdf5.OpenFile(path, hdf5.F_ACC_RDONLY|int(C.H5F_ACC_SWMR_READ)); err == nil {
+		return f, true, nil
+	}
+	C.sompca_h5_clear()
+	// libhdf5 advises h5clear, which must never be run on a file that a
+	// process is writing.
+	return nil, false, fmt.Errorf("%w: the file's superblock says a writer has it open, not in SWMR mode, "+
+		"so it cannot be read now: wait for the writer to close it; if no process is writing it (a writer "+
+		"crashed), `h5clear -s FILE` clears the mark (never while a process writes the file)", ErrLocked)
 }
 
 // objectType returns the H5I type of the object at the absolute path
@@ -75,7 +98,7 @@ func objectType(f *hdf5.File, name string) (C.int, error) {
 		case ex == 0:
 			return 0, fmt.Errorf("%w: the file has no object %q", ErrNotExist, prefix)
 		case t < 0:
-			return 0, h5err(ErrCorrupt, fmt.Sprintf("cannot open object %q (dangling link?)", prefix))
+			return 0, openFailure(f, prefix)
 		case i < len(parts)-1 && t != C.H5I_GROUP:
 			return 0, fmt.Errorf("%w: %q is not a group", ErrNotExist, prefix)
 		case i == len(parts)-1:
@@ -187,4 +210,43 @@ func special(m fs.FileMode) string {
 		return "socket"
 	}
 	return "character device"
+}
+
+// openFailure explains why the object at the link name of f, which
+// exists, cannot be opened: a soft or external link to nothing, or what
+// libhdf5 says (a format too new, corruption). Callers hold h5mu, right
+// after the failed open.
+func openFailure(f *hdf5.File, name string) error {
+	msg := h5msg()
+	c := cstr(name)
+	defer freeCString(c)
+	var fbuf, pbuf [1024]C.char
+	switch C.sompca_h5_link_target(hid(f), c, &fbuf[0], &pbuf[0], C.size_t(len(fbuf))) {
+	case 1:
+		target := C.GoString(&pbuf[0])
+		tc := cstr(target)
+		defer freeCString(tc)
+		if C.sompca_h5_link_exists(hid(f), tc) <= 0 {
+			C.sompca_h5_clear()
+			return fmt.Errorf("%w: %q is a soft link to %q, which does not exist in the file", ErrLink, name, target)
+		}
+	case 2:
+		file, target := C.GoString(&fbuf[0]), C.GoString(&pbuf[0])
+		if strings.Contains(msg, "unable to open external file") {
+			return fmt.Errorf("%w: %q is an external link to %q in file %q, which cannot be opened (libhdf5 looks "+
+				"for it under HDF5_EXT_PREFIX, beside this file and in the working directory): %s", ErrLink, name, target, file, lastCause(msg))
+		}
+		if strings.Contains(msg, "component not found") || strings.Contains(msg, "object not found") {
+			return fmt.Errorf("%w: %q is an external link to %q in file %q, which has no such object", ErrLink, name, target, file)
+		}
+	}
+	return h5cause(ErrCorrupt, fmt.Sprintf("cannot open object %q", name), msg)
+}
+
+// lastCause is the innermost cause of an HDF5 error stack's text.
+func lastCause(msg string) string {
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		return msg[i+2:]
+	}
+	return msg
 }

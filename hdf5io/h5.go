@@ -63,11 +63,41 @@ func h5msg() string {
 // formats) is ErrCorrupt and says "checksum mismatch" first, whatever the
 // caller expected.
 func h5err(kind error, what string) error {
-	msg := h5msg()
+	return h5cause(kind, what, h5msg())
+}
+
+// h5cause is h5err for the text msg of an error stack already taken.
+// Causes that are not corruption are told apart by their words: a filter
+// that libhdf5 cannot load (ErrFilter), a format newer than this libhdf5
+// (ErrVersion), another process's file lock (ErrLocked), a refused
+// permission (ErrPermission).
+func h5cause(kind error, what, msg string) error {
+	lower := strings.ToLower(msg)
+	switch {
+	case strings.Contains(lower, "required filter"):
+		name := "a filter"
+		if m := filterName.FindStringSubmatch(msg); m != nil {
+			name = "filter " + strconv.Quote(m[1])
+		}
+		return fmt.Errorf("%w: %s: the dataset needs HDF5 %s, which this libhdf5 (%s) cannot load: %s", ErrFilter, what, name, libVersion(), filterAdvice(name))
+	case strings.Contains(lower, "bad version") && !strings.Contains(lower, "superblock"):
+		return fmt.Errorf("%w: %s: the file uses a format that this libhdf5 (%s) cannot read (%s): it was "+
+			"written by HDF5 %s or later (h5py with libver=\"latest\" or a libver newer than \"v110\"); read it through "+
+			"h5py (sompca's Python estimators take an h5py Dataset), or rewrite it with libver=\"v110\" or older; "+
+			"if no newer HDF5 wrote it, it is corrupt", ErrVersion, what, libVersion(), lastCause(msg), neededVersion(lower))
+	case strings.Contains(lower, "unable to lock file"):
+		return lockedError(what)
+	}
 	if strings.Contains(strings.ToLower(msg), "checksum") {
 		return fmt.Errorf("%w: checksum mismatch (the file was corrupted after it was written): %s: %s", ErrCorrupt, what, msg)
 	}
 	if e, call := osError(msg); e != 0 {
+		switch {
+		case e == syscall.EAGAIN && strings.HasPrefix(call, "H5Fopen"):
+			return lockedError(what)
+		case e == syscall.EACCES || e == syscall.EPERM:
+			kind = ErrPermission
+		}
 		// A failed system call (a full disk, EIO): its error first, the
 		// HDF5 call that met it after; errors.Is(err, syscall.EIO) holds.
 		// It says nothing of the file's content: ErrIO, not ErrCorrupt.
@@ -83,6 +113,33 @@ func h5err(kind error, what string) error {
 		return fmt.Errorf("%w: %s: %s", kind, what, msg)
 	}
 	return fmt.Errorf("%s: %s", what, msg)
+}
+
+// filterName finds the filter in libhdf5's "required filter 'lzf' is not
+// registered".
+var filterName = regexp.MustCompile(`required filter '([^']*)'`)
+
+// neededVersion is the first HDF5 release that writes the structure whose
+// version libhdf5 refused (lower is the error stack's text, lower case):
+// selections of version 3 (as in virtual datasets' mappings) came with
+// 1.12, layout messages of version 5 and virtual dataset heaps of version
+// 1 with 2.0.
+func neededVersion(lower string) string {
+	switch {
+	case strings.Contains(lower, "selection"):
+		return "1.12"
+	case strings.Contains(lower, "layout message"), strings.Contains(lower, "vds heap"):
+		return "2.0"
+	}
+	return "1.12"
+}
+
+// lockedError: the open failed on another process's lock on the file.
+func lockedError(what string) error {
+	return fmt.Errorf("%w: %s: another process has the file open for writing, and HDF5 locks it against readers "+
+		"until it closes it: wait for it, or have it open the file in SWMR mode; setting HDF5_USE_FILE_LOCKING=FALSE "+
+		"skips the lock, but a fit may then read data the writer is changing (half-written samples, a garbled file)",
+		ErrLocked, what)
 }
 
 // sysErrno finds the system error in the text of libhdf5's file drivers
@@ -133,6 +190,20 @@ var (
 	ErrExists = errors.New("already exists")
 	// ErrIO: an operating-system or HDF5 failure while reading or writing.
 	ErrIO = errors.New("I/O error")
+	// ErrLink: a soft or external link whose target does not exist
+	// (the message names the link and its target).
+	ErrLink = errors.New("broken link")
+	// ErrFilter: a dataset needs an HDF5 filter (compression) that
+	// libhdf5 cannot load; the message names it and how to install it.
+	ErrFilter = errors.New("missing HDF5 filter")
+	// ErrLocked: another process holds the file open for writing (HDF5's
+	// file lock).
+	ErrLocked = errors.New("file locked by another process")
+	// ErrPermission: the operating system refuses access to the file.
+	ErrPermission = errors.New("permission denied")
+	// ErrVersion: the file uses a format newer than this libhdf5 reads;
+	// the message names the HDF5 version it needs.
+	ErrVersion = errors.New("HDF5 file format too new")
 )
 
 // Error is the type of the errors hdf5io returns: what was being done to

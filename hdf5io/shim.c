@@ -2,6 +2,7 @@
  * failure and leaves HDF5's error stack for sompca_h5_errmsg to read. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,6 +213,49 @@ int sompca_h5_link_exists(hid_t loc, const char *name)
 	return H5Lexists(loc, name, H5P_DEFAULT);
 }
 
+/* sompca_h5_link_target gives the kind of the link name (0: hard, 1:
+ * soft, 2: external, 3: other) and, for a soft link, its target path
+ * (into path) or, for an external link, its file (into file) and path;
+ * both NUL-terminated, truncated to cap bytes. Returns the kind or -1. */
+int sompca_h5_link_target(hid_t loc, const char *name, char *file, char *path, size_t cap)
+{
+	H5L_info_t info;
+	char *val = NULL;
+	int rc = -1;
+	hid_t saved;
+	file[0] = path[0] = 0;
+	if (H5Lget_info(loc, name, &info, H5P_DEFAULT) < 0)
+		goto out;
+	if (info.type == H5L_TYPE_HARD) {
+		rc = 0;
+		goto out;
+	}
+	if (info.type != H5L_TYPE_SOFT && info.type != H5L_TYPE_EXTERNAL) {
+		rc = 3;
+		goto out;
+	}
+	if ((val = malloc(info.u.val_size + 1)) == NULL || H5Lget_val(loc, name, val, info.u.val_size + 1, H5P_DEFAULT) < 0)
+		goto out;
+	val[info.u.val_size] = 0;
+	if (info.type == H5L_TYPE_SOFT) {
+		snprintf(path, cap, "%s", val);
+		rc = 1;
+	} else {
+		unsigned flags;
+		const char *f = NULL, *o = NULL;
+		if (H5Lunpack_elink_val(val, info.u.val_size, &flags, &f, &o) < 0)
+			goto out;
+		snprintf(file, cap, "%s", f);
+		snprintf(path, cap, "%s", o);
+		rc = 2;
+	}
+out:
+	free(val);
+	saved = save_errors(rc < 0);
+	restore_errors(saved);
+	return rc;
+}
+
 herr_t sompca_h5_link_delete(hid_t loc, const char *name)
 {
 	return H5Ldelete(loc, name, H5P_DEFAULT);
@@ -359,20 +403,132 @@ herr_t sompca_h5_checksummed_format(hid_t file)
 	return H5Fset_libver_bounds(file, H5F_LIBVER_V110, H5F_LIBVER_V110);
 }
 
-/* sompca_h5_dataset_storage gives the bytes a dataset occupies in the
- * file and whether it has filters (compression, checksums). */
-int sompca_h5_dataset_storage(hid_t dset, unsigned long long *bytes, int *filtered)
+/* sompca_h5_dataset_storage describes where a dataset's bytes are: its
+ * layout, filters, external files and virtual mappings, the bytes it
+ * occupies in the file and, for a chunked one, how many chunks are
+ * allocated (the others read the fill value). */
+int sompca_h5_dataset_storage(hid_t dset, struct sompca_h5_storage *st)
 {
 	hid_t dcpl = H5Dget_create_plist(dset), saved;
-	int n, rc = -1;
+	int rc = -1;
+	H5D_space_status_t status;
+	memset(st, 0, sizeof *st);
 	if (dcpl < 0)
 		return -1;
-	n = H5Pget_nfilters(dcpl);
-	if (n >= 0) {
-		*filtered = n > 0;
-		*bytes = H5Dget_storage_size(dset);
-		rc = 0;
+	st->layout = H5Pget_layout(dcpl);
+	st->nfilters = H5Pget_nfilters(dcpl);
+	st->nexternal = H5Pget_external_count(dcpl);
+	if (st->layout < 0 || st->nfilters < 0 || st->nexternal < 0)
+		goto out;
+	st->bytes = H5Dget_storage_size(dset);
+	if (H5Dget_space_status(dset, &status) < 0)
+		goto out;
+	st->allocated = status == H5D_SPACE_STATUS_NOT_ALLOCATED ? 0 : status == H5D_SPACE_STATUS_ALLOCATED ? 2 : 1;
+	if (st->layout == H5D_CHUNKED) {
+		hsize_t n = 0;
+		hid_t space = H5Dget_space(dset);
+		herr_t got = space < 0 ? -1 : H5Dget_num_chunks(dset, space, &n);
+		if (space >= 0)
+			H5Sclose(space);
+		if (got < 0)
+			goto out;
+		st->nchunks = n;
 	}
+	if (st->layout == H5D_VIRTUAL) {
+		size_t n = 0;
+		if (H5Pget_virtual_count(dcpl, &n) < 0)
+			goto out;
+		st->nvirtual = n;
+	}
+	rc = 0;
+out:
+	saved = save_errors(rc < 0);
+	H5Pclose(dcpl);
+	restore_errors(saved);
+	return rc;
+}
+
+/* sompca_h5_external gives external file i of a dataset: its name (into
+ * name, cap bytes, NUL-terminated), the offset of the data in it and the
+ * bytes it holds (H5F_UNLIMITED: to the end of the file). */
+herr_t sompca_h5_external(hid_t dset, int i, char *name, size_t cap, long long *offset, unsigned long long *size)
+{
+	hid_t dcpl = H5Dget_create_plist(dset), saved;
+	herr_t rc;
+	off_t off = 0;
+	hsize_t sz = 0;
+	if (dcpl < 0)
+		return -1;
+	rc = H5Pget_external(dcpl, (unsigned)i, cap, name, &off, &sz);
+	if (cap > 0)
+		name[cap - 1] = 0;
+	*offset = (long long)off;
+	*size = sz;
+	saved = save_errors(rc < 0);
+	H5Pclose(dcpl);
+	restore_errors(saved);
+	return rc;
+}
+
+/* sompca_h5_virtual gives the source file and dataset names of mapping i
+ * of a virtual dataset (NUL-terminated, truncated to cap bytes); returns
+ * the length of the longer name, or -1. */
+long sompca_h5_virtual(hid_t dset, size_t i, char *file, char *name, size_t cap)
+{
+	hid_t dcpl = H5Dget_create_plist(dset), saved;
+	ssize_t nf, nd;
+	long rc = -1;
+	if (dcpl < 0)
+		return -1;
+	nf = H5Pget_virtual_filename(dcpl, i, file, cap);
+	nd = nf < 0 ? -1 : H5Pget_virtual_dsetname(dcpl, i, name, cap);
+	if (nf >= 0 && nd >= 0)
+		rc = nf > nd ? (long)nf : (long)nd;
+	saved = save_errors(rc < 0);
+	H5Pclose(dcpl);
+	restore_errors(saved);
+	return rc;
+}
+
+/* sompca_h5_filters names the filters of a dataset that are not available
+ * to this libhdf5 (nor loadable as plugins), separated by ", ", into buf;
+ * returns how many, or -1. */
+int sompca_h5_missing_filters(hid_t dset, char *buf, size_t cap)
+{
+	hid_t dcpl = H5Dget_create_plist(dset), saved;
+	int n, i, missing = 0, rc = -1;
+	size_t used = 0;
+	if (cap > 0)
+		buf[0] = 0;
+	if (dcpl < 0)
+		return -1;
+	if ((n = H5Pget_nfilters(dcpl)) < 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		unsigned flags = 0, conf = 0;
+		size_t nvals = 0;
+		char name[64] = "";
+		H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &nvals, NULL, sizeof name, name, &conf);
+		htri_t avail;
+		if (id < 0)
+			goto out;
+		avail = H5Zfilter_avail(id);
+		if (avail < 0)
+			goto out;
+		if (avail > 0)
+			continue;
+		/* H5Zfilter_avail tries the plugin path; a filter may be optional */
+		if (flags & H5Z_FLAG_OPTIONAL)
+			continue;
+		missing++;
+		if (used < cap) {
+			int w = snprintf(buf + used, cap - used, "%s%d \"%s\"", used ? ", " : "", (int)id, name);
+			if (w > 0)
+				used += (size_t)w < cap - used ? (size_t)w : cap - used - 1;
+		}
+	}
+	rc = missing;
+out:
 	saved = save_errors(rc < 0);
 	H5Pclose(dcpl);
 	restore_errors(saved);

@@ -35,6 +35,7 @@ int sompca_h5_userblock(hid_t file, hsize_t *size);
 int sompca_h5_obj_type(hid_t loc, const char *name);
 int sompca_h5_link_exists(hid_t loc, const char *name);
 herr_t sompca_h5_link_delete(hid_t loc, const char *name);
+int sompca_h5_link_target(hid_t loc, const char *name, char *file, char *path, size_t cap);
 herr_t sompca_h5_read(hid_t dset, int kind, hid_t memspace, hid_t filespace, void *buf);
 herr_t sompca_h5_write(hid_t dset, int kind, hid_t memspace, hid_t filespace, const void *buf);
 herr_t sompca_h5_close_dataset(hid_t dset);
@@ -57,7 +58,20 @@ struct sompca_h5_image {
 };
 herr_t sompca_h5_image_create(struct sompca_h5_image *img);
 hid_t sompca_h5_image_open(struct sompca_h5_image *img, const void *buf, size_t len, int write);
-int sompca_h5_dataset_storage(hid_t dset, unsigned long long *bytes, int *filtered);
+/* Where a dataset's bytes are (sompca_h5_dataset_storage). */
+struct sompca_h5_storage {
+	int layout;               /* H5D_layout_t */
+	int nfilters;             /* filters in the pipeline */
+	int nexternal;            /* external raw data files */
+	unsigned long long bytes; /* H5Dget_storage_size */
+	int allocated;            /* 0: none, 1: part (chunks), 2: all */
+	unsigned long long nchunks; /* chunked: allocated chunks */
+	size_t nvirtual;          /* virtual: mappings */
+};
+int sompca_h5_dataset_storage(hid_t dset, struct sompca_h5_storage *st);
+herr_t sompca_h5_external(hid_t dset, int i, char *name, size_t cap, long long *offset, unsigned long long *size);
+long sompca_h5_virtual(hid_t dset, size_t i, char *file, char *name, size_t cap);
+int sompca_h5_missing_filters(hid_t dset, char *buf, size_t cap);
 long long sompca_h5_file_size(hid_t file);
 herr_t sompca_h5_flush(hid_t file);
 herr_t sompca_h5_abandon(hid_t file);

@@ -67,6 +67,7 @@ type Source struct {
 
 	file  *hdf5.File
 	size0 int64 // the file's size when opened (-1: unknown); a read checks it has not changed
+	swmr  bool  // opened for SWMR reading: a writer may append to the file (it may grow, not shrink)
 	dset  *hdf5.Dataset
 	rd    C.hid_t // the dataset again, with a chunk cache sized for the reads; reads go through it
 	dims  []uint  // the dataset's dimensions
@@ -125,7 +126,7 @@ func open(path, dataset string, opts Options) (_ *Source, err error) {
 			s.close()
 		}
 	}()
-	if s.file, err = openRead(path); err != nil {
+	if s.file, s.swmr, err = openReadSWMR(path); err != nil {
 		return nil, err
 	}
 	s.size0 = int64(C.sompca_h5_file_size(hid(s.file)))
@@ -142,7 +143,7 @@ func open(path, dataset string, opts Options) (_ *Source, err error) {
 	if err = s.setShape(); err != nil {
 		return nil, err
 	}
-	if err = checkStorage(hid(s.dset), uint64(s.m)*uint64(s.size), uint64(s.kind.bytes())); err != nil {
+	if err = checkSampleStorage(path, hid(s.dset), s.dims, uint64(s.kind.bytes()), 0); err != nil {
 		return nil, err
 	}
 	if s.layout == ColumnMajor {

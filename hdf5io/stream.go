@@ -482,7 +482,7 @@ func (s *Source) readSlab(out solver.Block, start, k, off int) error {
 	// libhdf5 reads the part of a dataset beyond the end of a truncated
 	// file as zeros, without an error: a file that changed size while it
 	// is read (truncated, rewritten, appended to) is an error instead.
-	if now := int64(C.sompca_h5_file_size(hid(s.file))); s.size0 >= 0 && now != s.size0 {
+	if now := int64(C.sompca_h5_file_size(hid(s.file))); s.size0 >= 0 && now != s.size0 && !(s.swmr && now > s.size0) {
 		return fmt.Errorf("%w: the file changed size from %d to %d bytes while samples [%d, %d) were read from it (was it truncated or rewritten?)", ErrIO, s.size0, now, start, start+k)
 	}
 	if !direct {

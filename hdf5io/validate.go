@@ -6,9 +6,13 @@ import "C"
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // Validation of what a file says before it is read. libhdf5 trusts the
@@ -113,30 +117,264 @@ func checkDatasetLayout(d C.hid_t) error {
 // in at least 2 bits); checksum filters add bytes.
 const maxCompression = 1100
 
+// storageDesc is where a dataset's bytes are (sompca_h5_dataset_storage).
+type storageDesc = C.struct_sompca_h5_storage
+
+func describeStorage(d C.hid_t) (storageDesc, error) {
+	var st storageDesc
+	if C.sompca_h5_dataset_storage(d, &st) < 0 {
+		return st, h5err(ErrCorrupt, "cannot read the dataset's storage layout")
+	}
+	return st, nil
+}
+
 // checkStorage checks, before a dataset of elems elements of elemBytes
-// each is read into memory, that the file holds data for it: an
-// unfiltered dataset stores at least every byte of its extent, a filtered
-// (compressed) one at least 1/maxCompression of them. A corrupted extent
-// is thus an error, not an allocation of any size the bytes say. Callers
-// hold h5mu.
+// each that sompca wrote (a model's) is read into memory, that the file
+// holds data for all of it: an unfiltered dataset stores at least every
+// byte of its extent, a filtered (compressed) one at least
+// 1/maxCompression of them. A corrupted extent is thus an error, not an
+// allocation of any size the bytes say. Callers hold h5mu.
 func checkStorage(d C.hid_t, elems, elemBytes uint64) error {
-	var stored C.ulonglong
-	var filtered C.int
-	if C.sompca_h5_dataset_storage(d, &stored, &filtered) < 0 {
-		return h5err(ErrCorrupt, "cannot read the dataset's storage size")
+	st, err := describeStorage(d)
+	if err != nil {
+		return err
 	}
 	need := elems * elemBytes
 	if elemBytes != 0 && need/elemBytes != elems {
 		return fmt.Errorf("%w: the dataset's extent (%d elements) overflows", ErrShape, elems)
 	}
-	have := uint64(stored)
-	if filtered != 0 {
+	have := uint64(st.bytes)
+	if st.nfilters != 0 {
 		have = min(have, ^uint64(0)/maxCompression) * maxCompression
 	}
 	if need > have {
-		return fmt.Errorf("%w: the dataset's extent needs %d bytes but the file stores %d for it", ErrCorrupt, need, uint64(stored))
+		return fmt.Errorf("%w: the dataset's extent needs %d bytes but the file stores %d for it", ErrCorrupt, need, uint64(st.bytes))
 	}
 	return nil
+}
+
+// maxVirtualDepth bounds virtual datasets whose sources are virtual.
+const maxVirtualDepth = 4
+
+// checkSampleStorage checks, before the samples of dataset d (in the file
+// at path, of dimensions dims, elemBytes a value) are read, that the file
+// stores what HDF5 will read for them, knowing HDF5's layouts: what was
+// never written reads the dataset's fill value (a contiguous dataset
+// never allocated, the chunks never written); an allocated contiguous or
+// compact dataset stores its whole extent; each allocated chunk stores a
+// whole chunk (at least 1/maxCompression of one when filtered); external
+// files exist and hold the extent; each source of a virtual dataset
+// exists and is itself checked. A source file or dataset that is missing
+// is an error naming it: sompca does not fit the fill value that HDF5
+// would read in its place. Callers hold h5mu.
+func checkSampleStorage(path string, d C.hid_t, dims []uint, elemBytes uint64, depth int) error {
+	st, err := describeStorage(d)
+	if err != nil {
+		return err
+	}
+	elems := uint64(1)
+	for _, n := range dims {
+		if n != 0 && elems > ^uint64(0)/uint64(n) {
+			return fmt.Errorf("%w: the dataset's extent %s overflows", ErrShape, formatDims(dims))
+		}
+		elems *= uint64(n)
+	}
+	need := elems * elemBytes
+	if elemBytes != 0 && need/elemBytes != elems {
+		return fmt.Errorf("%w: the dataset's extent (%d elements) overflows", ErrShape, elems)
+	}
+	stored := uint64(st.bytes)
+	if missing, names := missingFilters(d); missing {
+		return fmt.Errorf("%w: %s", ErrFilter, names)
+	}
+	switch st.layout {
+	case C.H5D_VIRTUAL:
+		return checkVirtual(path, d, int(st.nvirtual), depth)
+	case C.H5D_CHUNKED:
+		chunk := make([]C.hsize_t, max(len(dims), 1))
+		if C.sompca_h5_chunk_dims(d, C.int(len(dims)), &chunk[0]) != 1 {
+			return h5err(ErrCorrupt, "cannot read the dataset's chunk shape")
+		}
+		chunkBytes := elemBytes
+		for _, c := range chunk[:len(dims)] {
+			if c == 0 || chunkBytes > ^uint64(0)/uint64(c) {
+				return fmt.Errorf("%w: chunk shape %v of the dataset is absurd", ErrCorrupt, chunk[:len(dims)])
+			}
+			chunkBytes *= uint64(c)
+		}
+		n := uint64(st.nchunks)
+		if n != 0 && chunkBytes > ^uint64(0)/n {
+			return fmt.Errorf("%w: %d chunks of %d bytes overflow", ErrCorrupt, n, chunkBytes)
+		}
+		have := stored
+		if st.nfilters != 0 {
+			have = min(have, ^uint64(0)/maxCompression) * maxCompression
+		}
+		if n*chunkBytes > have {
+			return fmt.Errorf("%w: the dataset's %d written chunks need %d bytes but the file stores %d for them", ErrCorrupt, n, n*chunkBytes, stored)
+		}
+		return nil
+	case C.H5D_CONTIGUOUS:
+		if st.nexternal > 0 {
+			return checkExternal(path, d, int(st.nexternal), need)
+		}
+		if st.allocated == 0 {
+			return nil // never written: reads the fill value
+		}
+	}
+	if need > stored {
+		return fmt.Errorf("%w: the dataset's extent needs %d bytes but the file stores %d for it", ErrCorrupt, need, stored)
+	}
+	return nil
+}
+
+// missingFilters reports whether a filter of d's pipeline is unavailable
+// (not built in, no plugin found), and says which and how to get it.
+func missingFilters(d C.hid_t) (bool, string) {
+	var buf [512]C.char
+	n := C.sompca_h5_missing_filters(d, &buf[0], C.size_t(len(buf)))
+	if n <= 0 {
+		C.sompca_h5_clear()
+		return false, ""
+	}
+	names := C.GoString(&buf[0])
+	return true, fmt.Sprintf("the dataset needs HDF5 filter %s, which this libhdf5 (%s) cannot load: %s", names, libVersion(), filterAdvice(names))
+}
+
+// filterAdvice says how to make the filters named available to libhdf5.
+func filterAdvice(names string) string {
+	const viaH5py = "sompca's Python estimators read an h5py Dataset through h5py when the library cannot"
+	if strings.Contains(strings.ToLower(names), "lzf") {
+		// h5py's own filter: it has no plugin in hdf5plugin.
+		return "LZF is h5py's own filter, which libhdf5 loads only as a plugin built for it (HDF5_PLUGIN_PATH); " +
+			viaH5py + ", or rewrite the data with gzip (h5repack -f GZIP=4 IN OUT)"
+	}
+	return "install the filter's plugin and point HDF5_PLUGIN_PATH at its folder (Python: pip install hdf5plugin; " +
+		"its folder is hdf5plugin.PLUGIN_PATH); " + viaH5py
+}
+
+// libVersion is the version of the libhdf5 sompca runs with.
+func libVersion() string {
+	var major, minor, release C.uint
+	C.H5get_libversion(&major, &minor, &release)
+	return fmt.Sprintf("%d.%d.%d", major, minor, release)
+}
+
+// checkExternal checks that the external raw data files of d exist and
+// hold the need bytes of its extent. libhdf5 finds a relative name under
+// HDF5_EXTFILE_PREFIX (where ${ORIGIN} is the HDF5 file's folder), else
+// relative to the working directory.
+func checkExternal(path string, d C.hid_t, n int, need uint64) error {
+	var have uint64
+	prefix := strings.ReplaceAll(os.Getenv("HDF5_EXTFILE_PREFIX"), "${ORIGIN}", filepath.Dir(path))
+	var buf [4096]C.char
+	for i := 0; i < n; i++ {
+		var off C.longlong
+		var size C.ulonglong
+		if C.sompca_h5_external(d, C.int(i), &buf[0], C.size_t(len(buf)), &off, &size) < 0 {
+			return h5err(ErrCorrupt, "cannot read the dataset's external storage")
+		}
+		name := C.GoString(&buf[0])
+		full := name
+		if !filepath.IsAbs(name) && prefix != "" {
+			full = filepath.Join(prefix, name)
+		}
+		fi, err := os.Stat(full)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("%w: external raw data file %q of the dataset does not exist", ErrNotExist, full)
+			}
+			return fmt.Errorf("%w: external raw data file %q of the dataset: %v", ErrIO, full, err)
+		}
+		avail := uint64(0)
+		if int64(off) >= 0 && fi.Size() > int64(off) {
+			avail = uint64(fi.Size() - int64(off))
+		}
+		if uint64(size) != uint64(C.H5F_UNLIMITED) {
+			avail = min(avail, uint64(size))
+		}
+		have += avail
+	}
+	if need > have {
+		return fmt.Errorf("%w: the dataset's extent needs %d bytes but its external files hold %d", ErrCorrupt, need, have)
+	}
+	return nil
+}
+
+// checkVirtual checks each source of the virtual dataset d of the file at
+// path: its file and dataset exist, and their storage is sound. libhdf5
+// looks for a relative source file under HDF5_VDS_PREFIX (${ORIGIN}: the
+// virtual dataset's folder), then beside the virtual dataset's file, then
+// relative to the working directory; "." is the file itself.
+func checkVirtual(path string, d C.hid_t, n, depth int) error {
+	if depth >= maxVirtualDepth {
+		return fmt.Errorf("%w: virtual datasets nested more than %d deep", ErrType, maxVirtualDepth)
+	}
+	var fbuf, dbuf [4096]C.char
+	seen := map[[2]string]bool{}
+	for i := 0; i < n; i++ {
+		if C.sompca_h5_virtual(d, C.size_t(i), &fbuf[0], &dbuf[0], C.size_t(len(fbuf))) < 0 {
+			return h5err(ErrCorrupt, "cannot read the virtual dataset's mapping")
+		}
+		file, name := C.GoString(&fbuf[0]), C.GoString(&dbuf[0])
+		if seen[[2]string{file, name}] {
+			continue
+		}
+		seen[[2]string{file, name}] = true
+		if strings.Contains(file, "%") || strings.Contains(name, "%") {
+			continue // a printf-style pattern: its sources are found as the dataset grows
+		}
+		src := path
+		if file != "." {
+			src = sourceFile(path, file)
+		}
+		if err := checkVirtualSource(src, name, depth); err != nil {
+			return fmt.Errorf("source %d (%q in %q) of the virtual dataset: %w", i, name, src, err)
+		}
+	}
+	return nil
+}
+
+// sourceFile finds a virtual dataset's source file as libhdf5 does.
+func sourceFile(path, file string) string {
+	if filepath.IsAbs(file) {
+		return file
+	}
+	var tries []string
+	if prefix := os.Getenv("HDF5_VDS_PREFIX"); prefix != "" {
+		tries = append(tries, filepath.Join(strings.ReplaceAll(prefix, "${ORIGIN}", filepath.Dir(path)), file))
+	}
+	tries = append(tries, filepath.Join(filepath.Dir(path), file), file)
+	for _, t := range tries {
+		if _, err := os.Stat(t); err == nil {
+			return t
+		}
+	}
+	return tries[0]
+}
+
+// checkVirtualSource opens the source dataset name of the file at path and
+// checks its storage. Callers hold h5mu.
+func checkVirtualSource(path, name string, depth int) error {
+	f, err := openRead(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	ds, err := openDataset(f, datasetName(name))
+	if err != nil {
+		return err
+	}
+	defer ds.Close()
+	k, err := datasetKind(ds)
+	if err != nil {
+		return err
+	}
+	dims, err := datasetDims(ds)
+	if err != nil {
+		return err
+	}
+	return checkSampleStorage(path, hid(ds), dims, uint64(k.bytes()), depth+1)
 }
 
 // checkGlobalHeaps walks every global heap collection of the file at path
