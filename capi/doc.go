@@ -46,9 +46,10 @@
 //     SOMPCA_ESHAPE for bad or disagreeing sizes, SOMPCA_ERANGE for a
 //     caller buffer that is too small, SOMPCA_ENOTFITTED for a NULL
 //     handle, SOMPCA_EHANDLE for a freed or foreign one, SOMPCA_EIO for a
-//     file that cannot be opened, read or written, SOMPCA_EFILE for a file
-//     whose content is invalid (corrupt, checksum mismatch, unsupported
-//     type, not a model), SOMPCA_EDATA for data the solver rejects,
+//     file that cannot be read or written, SOMPCA_EFILE for a file whose
+//     content is invalid (corrupt, checksum mismatch, not a model), the
+//     HDF5 causes SOMPCA_ENOTFOUND ... SOMPCA_EVERSION (hdf5.go's
+//     fileCode), SOMPCA_EDATA for data the solver rejects,
 //     SOMPCA_ENUMERICAL when its eigensolvers fail, SOMPCA_ECANCELED when
 //     the progress function stops a fit. A failed read during a fit is
 //     solver.ErrSource wrapping hdf5io's error, classified by the latter.

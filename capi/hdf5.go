@@ -30,18 +30,35 @@ func goString(s *C.sompca_cchar, what string) (string, error) {
 // fileCode returns the status of an error of package hdf5io by its kind,
 // or 0 if it has none: a dataset whose shape cannot hold samples or does
 // not match the model is SOMPCA_ESHAPE; a file whose content is not what
-// it should be (not HDF5, corrupt or failing a checksum, unsupported type,
-// not a readable model) SOMPCA_EFILE; a missing file or dataset, a
-// failing read or write and an existing output SOMPCA_EIO.
+// it should be (not HDF5, corrupt or failing a checksum, not a readable
+// model) SOMPCA_EFILE; a missing file or object SOMPCA_ENOTFOUND, a link
+// to nothing SOMPCA_ELINK, a missing filter SOMPCA_EFILTER, a file locked
+// by a writer SOMPCA_ELOCKED, refused permission SOMPCA_EPERM, an
+// unsupported object or type SOMPCA_ETYPE, a format too new
+// SOMPCA_EVERSION; a failing read or write and an existing output
+// SOMPCA_EIO.
 func fileCode(err error) C.int {
-	switch {
-	case errors.Is(err, hdf5io.ErrShape):
-		return C.SOMPCA_ESHAPE
-	case errors.Is(err, hdf5io.ErrNotHDF5), errors.Is(err, hdf5io.ErrCorrupt),
-		errors.Is(err, hdf5io.ErrType), errors.Is(err, hdf5io.ErrFormat):
-		return C.SOMPCA_EFILE
-	case errors.Is(err, hdf5io.ErrNotExist), errors.Is(err, hdf5io.ErrIO), errors.Is(err, hdf5io.ErrExists):
-		return C.SOMPCA_EIO
+	for _, c := range []struct {
+		kind error
+		code C.int
+	}{
+		{hdf5io.ErrShape, C.SOMPCA_ESHAPE},
+		{hdf5io.ErrLink, C.SOMPCA_ELINK},
+		{hdf5io.ErrFilter, C.SOMPCA_EFILTER},
+		{hdf5io.ErrLocked, C.SOMPCA_ELOCKED},
+		{hdf5io.ErrPermission, C.SOMPCA_EPERM},
+		{hdf5io.ErrVersion, C.SOMPCA_EVERSION},
+		{hdf5io.ErrType, C.SOMPCA_ETYPE},
+		{hdf5io.ErrNotExist, C.SOMPCA_ENOTFOUND},
+		{hdf5io.ErrNotHDF5, C.SOMPCA_EFILE},
+		{hdf5io.ErrCorrupt, C.SOMPCA_EFILE},
+		{hdf5io.ErrFormat, C.SOMPCA_EFILE},
+		{hdf5io.ErrIO, C.SOMPCA_EIO},
+		{hdf5io.ErrExists, C.SOMPCA_EIO},
+	} {
+		if errors.Is(err, c.kind) {
+			return c.code
+		}
 	}
 	return 0
 }

@@ -111,7 +111,21 @@ const char *sompca_errstr(int code)
 	case SOMPCA_ENUMERICAL:
 		return "numerical failure (an eigensolver did not converge)";
 	case SOMPCA_EFILE:
-		return "invalid file content (not HDF5, corrupt, checksum mismatch, unsupported type, not a sompca model)";
+		return "invalid file content (not HDF5, corrupt, checksum mismatch, not a sompca model)";
+	case SOMPCA_ENOTFOUND:
+		return "file, dataset or group not found";
+	case SOMPCA_ELINK:
+		return "soft or external link to nothing";
+	case SOMPCA_EFILTER:
+		return "HDF5 filter not available (install its plugin)";
+	case SOMPCA_ELOCKED:
+		return "file locked by another process that writes it";
+	case SOMPCA_EPERM:
+		return "permission denied";
+	case SOMPCA_ETYPE:
+		return "unsupported object or element type";
+	case SOMPCA_EVERSION:
+		return "HDF5 file format newer than the library's libhdf5";
 	}
 	return "unknown status code";
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,11 +37,60 @@ func lock() {
 	// automatic error printing a per-thread setting: switch it off on
 	// whichever thread we are.
 	C.sompca_h5_silence()
+	pluginsOnce.Do(appendPluginPath)
+}
+
+var pluginsOnce sync.Once
+
+// PluginPathVariable names the environment variable of folders (separated
+// by ':') where sompca's libhdf5 looks for filter plugins after those of
+// HDF5_PLUGIN_PATH, and before libhdf5's default folder. Unlike
+// HDF5_PLUGIN_PATH it is not read by other copies of libhdf5 in the
+// process (h5py's), whose plugins it may not suit; the Python package sets
+// it to hdf5plugin's folder.
+const PluginPathVariable = "SOMPCA_HDF5_PLUGIN_PATH"
+
+// appendPluginPath adds the folders of PluginPathVariable to libhdf5's
+// plugin search path. Callers hold h5mu.
+func appendPluginPath() {
+	dirs := strings.Split(getenv(PluginPathVariable), ":")
+	// libhdf5 1.10.8 gives up its search at a folder it cannot open, as
+	// its default one often is (Debian ships none): before that folder,
+	// unless HDF5_PLUGIN_PATH replaced it.
+	prepend := getenv("HDF5_PLUGIN_PATH") == ""
+	if prepend {
+		slices.Reverse(dirs)
+	}
+	for _, dir := range dirs {
+		if dir == "" {
+			continue
+		}
+		c := cstr(dir)
+		if prepend {
+			C.H5PLprepend(c)
+		} else {
+			C.H5PLappend(c)
+		}
+		freeCString(c)
+	}
+	C.sompca_h5_clear()
 }
 
 func unlock() {
 	h5mu.Unlock()
 	runtime.UnlockOSThread()
+}
+
+// getenv reads the process's environment as libhdf5 does: a library
+// built with -buildmode=c-shared sees in os.Getenv only the environment
+// the process started with, not what its host (Python) set since.
+func getenv(name string) string {
+	c := cstr(name)
+	defer freeCString(c)
+	if v := C.getenv(c); v != nil {
+		return C.GoString(v)
+	}
+	return ""
 }
 
 // h5msg returns the text of HDF5's current error stack and clears it; it

@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"unsafe"
@@ -73,26 +74,42 @@ func modelBytes(m *solver.Model) int64 {
 }
 
 // checkReplaceable returns nil if path does not exist or is a sompca model
-// file, which SaveModel may replace.
+// file, which SaveModel may replace. A file that cannot be told (locked
+// by a writer, unreadable) or a directory is refused for what it is.
 func checkReplaceable(path string) error {
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil
+	case err != nil:
+		return fmt.Errorf("%w: %v", ErrIO, err)
+	case fi.IsDir():
+		return fmt.Errorf("%w: is a directory; name a file for the model (e.g. %s)", ErrIO, filepath.Join(path, "model.h5"))
 	}
 	return withLock(func() error {
-		f, err := openRead(path)
-		if err == nil {
-			err = checkGlobalHeaps(path)
-		}
-		if err == nil {
-			var format string
-			format, err = readStringAttr(hid(f), "format")
-			f.Close()
-			if err == nil && format == ModelFormat {
-				return nil
-			}
+		format, err := fileFormat(path)
+		switch {
+		case err == nil && format == ModelFormat:
+			return nil
+		case errors.Is(err, ErrLocked), errors.Is(err, ErrPermission), errors.Is(err, ErrIO):
+			return fmt.Errorf("cannot tell whether the existing file is a sompca model, so it is not replaced: %w", err)
 		}
 		return fmt.Errorf("%w: the file exists and is not a sompca model file; refusing to replace it", ErrExists)
 	})
+}
+
+// fileFormat returns the "format" attribute of the HDF5 file at path
+// ("sompca-model" for a model file). Callers hold h5mu.
+func fileFormat(path string) (string, error) {
+	f, err := openRead(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if err := checkGlobalHeaps(path); err != nil {
+		return "", err
+	}
+	return readStringAttr(hid(f), "format")
 }
 
 // writeModel writes m in the layout of format version (tests write other

@@ -37,6 +37,9 @@ func TransformFile(model *solver.Model, inPath, inDataset string, in Options, ou
 	} else if same {
 		return outErr(fmt.Errorf("%w: the output file is the input file %q, which is never written; write the features to another file", ErrExists, inPath))
 	}
+	if isModelFile(outPath) {
+		return outErr(fmt.Errorf("%w: the output file is a sompca model file, which holds a model only; write the features to another file", ErrExists))
+	}
 	src, err := Open(inPath, inDataset, in)
 	if err != nil {
 		return err
@@ -135,6 +138,18 @@ func sameFile(a, b string) (bool, error) {
 		return false, nil // Open reports it
 	}
 	return os.SameFile(fa, fb), nil
+}
+
+// isModelFile reports whether path is an HDF5 file that says it is a
+// sompca model file.
+func isModelFile(path string) bool {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	lock()
+	defer unlock()
+	format, err := fileFormat(path)
+	return err == nil && format == ModelFormat
 }
 
 // writeRows writes the rows x cols float64s of buf into rows [row0,

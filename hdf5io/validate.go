@@ -249,8 +249,8 @@ func filterAdvice(names string) string {
 		return "LZF is h5py's own filter, which libhdf5 loads only as a plugin built for it (HDF5_PLUGIN_PATH); " +
 			viaH5py + ", or rewrite the data with gzip (h5repack -f GZIP=4 IN OUT)"
 	}
-	return "install the filter's plugin and point HDF5_PLUGIN_PATH at its folder (Python: pip install hdf5plugin; " +
-		"its folder is hdf5plugin.PLUGIN_PATH); " + viaH5py
+	return "install the filter's plugin and point HDF5_PLUGIN_PATH (or " + PluginPathVariable + ") at its folder " +
+		"(Python: pip install hdf5plugin, whose folder sompca's Python package finds itself); " + viaH5py
 }
 
 // libVersion is the version of the libhdf5 sompca runs with.
@@ -266,7 +266,7 @@ func libVersion() string {
 // relative to the working directory.
 func checkExternal(path string, d C.hid_t, n int, need uint64) error {
 	var have uint64
-	prefix := strings.ReplaceAll(os.Getenv("HDF5_EXTFILE_PREFIX"), "${ORIGIN}", filepath.Dir(path))
+	prefix := strings.ReplaceAll(getenv("HDF5_EXTFILE_PREFIX"), "${ORIGIN}", filepath.Dir(path))
 	var buf [4096]C.char
 	for i := 0; i < n; i++ {
 		var off C.longlong
@@ -341,7 +341,7 @@ func sourceFile(path, file string) string {
 		return file
 	}
 	var tries []string
-	if prefix := os.Getenv("HDF5_VDS_PREFIX"); prefix != "" {
+	if prefix := getenv("HDF5_VDS_PREFIX"); prefix != "" {
 		tries = append(tries, filepath.Join(strings.ReplaceAll(prefix, "${ORIGIN}", filepath.Dir(path)), file))
 	}
 	tries = append(tries, filepath.Join(filepath.Dir(path), file), file)

@@ -33,6 +33,11 @@ func update(path string, keep bool, reserve int64, fn func(f *hdf5.File) error) 
 // updateFile is update; with checksummed a new file is created in the
 // HDF5 1.10 format, whose superblock and object headers carry checksums.
 func updateFile(path string, keep, checksummed bool, reserve int64, fn func(f *hdf5.File) error) (err error) {
+	// A symbolic link stays: its target is replaced (as editors and h5py
+	// write through a link), atomically beside the target.
+	if path, err = linkTarget(path); err != nil {
+		return err
+	}
 	fi, statErr := os.Stat(path)
 	exists := statErr == nil
 	switch {
@@ -95,6 +100,27 @@ func updateFile(path string, keep, checksummed bool, reserve int64, fn func(f *h
 	}
 	syncDir(filepath.Dir(path))
 	return nil
+}
+
+// linkTarget returns the file that the symbolic link path names (through
+// every link on the way, even if that file does not exist yet), or path
+// itself if it is not a link.
+func linkTarget(path string) (string, error) {
+	for range 40 { // Linux's own bound on links followed
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return "", fmt.Errorf("%w: %v", ErrIO, err)
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(path), dest)
+		}
+		path = dest
+	}
+	return "", fmt.Errorf("%w: too many levels of symbolic links", ErrIO)
 }
 
 // editHDF5 opens (or creates) the temporary file, runs fn and closes it.

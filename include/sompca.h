@@ -99,7 +99,7 @@ extern "C" {
 #define SOMPCA_ESHAPE     2 /* shapes or sizes are zero, absurd (their product overflows) or do not agree */
 #define SOMPCA_ERANGE     3 /* caller buffer too small */
 #define SOMPCA_ENOTFITTED 4 /* NULL model handle */
-#define SOMPCA_EIO        5 /* file or HDF5 I/O failure: missing file or dataset, a failing read or write, existing output */
+#define SOMPCA_EIO        5 /* file or HDF5 I/O failure: a failing read or write, existing output */
 #define SOMPCA_ENOMEM     6 /* out of memory */
 #define SOMPCA_EDATA      7 /* bad data: NaN or Inf, zero variance, too few samples for the method */
 #define SOMPCA_ECANCELED  8 /* cancelled: by the progress callback or the flag of sompca_cancel_flag */
@@ -107,8 +107,17 @@ extern "C" {
 #define SOMPCA_EHANDLE    10 /* misuse: a freed or foreign model or session handle (not made by sompca, freed, or of the other kind) */
 #define SOMPCA_EFORK     11 /* called in a child forked after the library was loaded: see "Fork" */
 #define SOMPCA_ENUMERICAL 12 /* the numerics failed (an eigensolver did not converge) on data that passed every check */
-#define SOMPCA_EFILE      13 /* a file's content is invalid: not HDF5, corrupt (checksum mismatch), unsupported
-                               element type or layout, not a readable sompca model; the message names file and object */
+#define SOMPCA_EFILE      13 /* a file's content is invalid: not HDF5, truncated or corrupt (checksum mismatch),
+                               not a readable sompca model; the message names file and object */
+/* HDF5 failures by cause (the message names the file, the object and what to do): */
+#define SOMPCA_ENOTFOUND  14 /* the file, or the dataset or group in it, does not exist */
+#define SOMPCA_ELINK      15 /* a soft or external link whose target does not exist (link and target named) */
+#define SOMPCA_EFILTER    16 /* a dataset needs an HDF5 filter libhdf5 cannot load (named, with how to install it) */
+#define SOMPCA_ELOCKED    17 /* another process holds the file open for writing (HDF5's file lock) */
+#define SOMPCA_EPERM      18 /* the operating system refuses access to the file */
+#define SOMPCA_ETYPE      19 /* the object is not a dataset of real numbers in a standard bit layout */
+#define SOMPCA_EVERSION   20 /* the file uses a format newer than the library's libhdf5 reads (the HDF5
+                               release that writes it is named) */
 
 /* Methods (sompca_options.method). */
 #define SOMPCA_METHOD_SOMPCA 0 /* semi-orthogonal MPCA (the paper's method with relaxed_start) */
@@ -401,9 +410,21 @@ int sompca_fit(sompca_model **out, const void *data, int dtype, size_t n_samples
  *              sompca_last_warning for a MATLAB file read otherwise.
  * opts         options, or NULL for the defaults.
  *
- * Returns as sompca_fit (SOMPCA_EINVAL also for an unknown layout), plus SOMPCA_EIO when the file or dataset cannot
- * be opened or read, SOMPCA_EFILE when its content is invalid (not HDF5,
- * corrupt, an element type that is not real numbers: complex, string, compound), also when a read fails that way
+ * Storage as HDF5 writes it is read: chunks never written and a dataset
+ * never written read the fill value; compact, external and virtual
+ * datasets (each source file and dataset must exist: a missing one is
+ * SOMPCA_ENOTFOUND naming it); a file a writer holds in SWMR mode (the
+ * samples there are when the fit starts).
+ *
+ * Returns as sompca_fit (SOMPCA_EINVAL also for an unknown layout), plus
+ * SOMPCA_ENOTFOUND for a missing file or dataset, SOMPCA_ELINK for a soft
+ * or external link to nothing, SOMPCA_EFILTER for a filter libhdf5 cannot
+ * load, SOMPCA_ELOCKED for a file another process writes (not in SWMR
+ * mode), SOMPCA_EPERM, SOMPCA_ETYPE for an object that is not a dataset of
+ * real numbers (complex, string, compound, a group), SOMPCA_EVERSION for a
+ * format newer than the library's libhdf5 1.10 reads, SOMPCA_EIO when the
+ * file cannot be read, SOMPCA_EFILE when its content is invalid (not HDF5,
+ * corrupt), also when a read fails that way
  * in the middle of the fit (the message names file and dataset),
  * SOMPCA_ESHAPE when its shape cannot hold samples (rank below 2, an empty
  * axis), and SOMPCA_ENOMEM when opts->memory_limit cannot hold the fit's
@@ -597,8 +618,8 @@ int sompca_model_save(const sompca_model *model, const char *path);
  * path the HDF5 file, opened read-only.
  *
  * Returns SOMPCA_OK; SOMPCA_EINVAL for NULL out or a NULL or empty path;
- * SOMPCA_EIO when the file cannot be read (missing, unreadable);
- * SOMPCA_EFILE when it does not hold a consistent model or is corrupt:
+ * SOMPCA_ENOTFOUND when the file is missing; SOMPCA_EIO when it cannot be
+ * read; SOMPCA_EFILE when it does not hold a consistent model or is corrupt:
  * files written by sompca carry checksums (HDF5's, and a SHA-256 of the
  * model), so a corrupted file gives this status with "checksum mismatch"
  * in sompca_last_error(), never a different model. Thread-safe.

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"fmt"
 	"math"
 )
 
@@ -77,9 +78,15 @@ func (f *fitter) unscale(m *Model) error {
 	}
 	if !ok {
 		_, e := math.Frexp(scaled) // total variance = 2^(e - 2k) roughly
+		factor := fmt.Sprintf("(%g)", math.Ldexp(1, k))
+		if k > 1023 || k < -1022 {
+			// The factor itself is no float64 (denormal samples): an
+			// exponent shift, as numpy's ldexp or Go's math.Ldexp do.
+			factor = fmt.Sprintf("(a factor beyond float64's range: shift the exponents, e.g. numpy.ldexp(X, %d))", k)
+		}
 		return errorf(ErrData, "solver: the samples' scale is out of float64's range for a fit: the largest |value| is %g, "+
 			"so the total variance would be about 2^%d, beyond float64's 2^-1022..2^1023; multiply the samples by "+
-			"about 2^%d (%g) and fit again", f.peak, e-2*k, k, math.Ldexp(1, k))
+			"about 2^%d %s and fit again", f.peak, e-2*k, k, factor)
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ test "$(grep -c '^feature [0-9]*: variance' "$out/fit_last.out")" = 3 || fail "f
 if "$build/examples/c/fit_hdf5" "$out/data.h5" /nothing "$out/m.h5" "$out/f.h5" 2> "$out/missing.err"; then
   fail "fit_hdf5 on a missing dataset succeeded"
 fi
-grep -q 'fit failed: file or HDF5 failure (status 5): sompca_fit_hdf5: .*/nothing' "$out/missing.err" ||
+grep -q 'fit failed: file, dataset or group not found (status 14): sompca_fit_hdf5: .*/nothing' "$out/missing.err" ||
   fail "fit_hdf5: unexpected message for a missing dataset: $(cat "$out/missing.err")"
 
 # fit_memory: the progress lines, the transform, and one line per error case.
@@ -46,7 +46,7 @@ expect '^features of sample 0:\( -*[0-9.]*\)\{6\}$'
 expect '^fit with a zero-sized mode: status 2 (shapes or sizes do not agree): sompca_fit: shape\[1\] is 0'
 expect '^transform into too small a buffer: status 3 (output buffer too small): sompca_transform: dst holds 179 doubles, need 180'
 expect '^fit with mode 7 of a 2-mode sample: status 1 (invalid argument or option value): sompca_fit: opts->mode is 7'
-expect '^load a missing file: status 5 (file or HDF5 failure): sompca_model_load: .*no-such-model.h5'
+expect '^load a missing file: status 14 (file, dataset or group not found): sompca_model_load: .*no-such-model.h5'
 expect '^use a NULL model: status 4 (NULL model handle): sompca_transform_size: model is NULL$'
 expect '^fit cancelled by the progress callback after 2 EMPs: status 8 (fit canceled by the progress callback): sompca_fit: '
 expect '^no model was made by the failed calls: yes$'

@@ -145,7 +145,8 @@ static void test_errstr(void)
 {
 	static const int codes[] = {SOMPCA_OK, SOMPCA_EINVAL, SOMPCA_ESHAPE, SOMPCA_ERANGE, SOMPCA_ENOTFITTED,
 	                            SOMPCA_EIO, SOMPCA_ENOMEM, SOMPCA_EDATA, SOMPCA_ECANCELED, SOMPCA_EINTERNAL,
-	                            SOMPCA_EHANDLE, SOMPCA_ENUMERICAL, SOMPCA_EFILE};
+	                            SOMPCA_EHANDLE, SOMPCA_ENUMERICAL, SOMPCA_EFILE, SOMPCA_ENOTFOUND, SOMPCA_ELINK,
+	                            SOMPCA_EFILTER, SOMPCA_ELOCKED, SOMPCA_EPERM, SOMPCA_ETYPE, SOMPCA_EVERSION};
 	const size_t ncodes = sizeof codes / sizeof codes[0];
 	for (size_t i = 0; i < ncodes; i++) {
 		const char *s = sompca_errstr(codes[i]);
@@ -926,9 +927,9 @@ static void test_errors(void)
 	/* Files: missing, not HDF5; NULL strings. */
 	char *missing = path_in(tmpdir, "missing.h5");
 	model = (sompca_model *)&opts;
-	CHECK_STATUS(sompca_fit_hdf5(&model, missing, "/x", 0, NULL), SOMPCA_EIO);
+	CHECK_STATUS(sompca_fit_hdf5(&model, missing, "/x", 0, NULL), SOMPCA_ENOTFOUND);
 	CHECK(model == NULL && contains(sompca_last_error(), "missing.h5"));
-	CHECK_STATUS(sompca_model_load(&model, missing), SOMPCA_EIO);
+	CHECK_STATUS(sompca_model_load(&model, missing), SOMPCA_ENOTFOUND);
 	CHECK(model == NULL && contains(sompca_last_error(), "missing.h5"));
 	CHECK_STATUS(sompca_fit_hdf5(NULL, missing, "/x", 0, NULL), SOMPCA_EINVAL);
 	CHECK_STATUS(sompca_fit_hdf5(&model, NULL, "/x", 0, NULL), SOMPCA_EINVAL);
@@ -1142,7 +1143,7 @@ static void test_hdf5(void)
 	CHECK(contains(sompca_last_error(), "/z"));
 	CHECK_OK(sompca_transform_hdf5(model, first, "/group/x", 0, out, "/z", 1));
 	CHECK_STATUS(sompca_transform_hdf5(model, first, "/group/x", 1, out, "/z2", 0), SOMPCA_ESHAPE);
-	CHECK_STATUS(sompca_transform_hdf5(model, first, "/nothing", 0, out, "/z3", 0), SOMPCA_EIO);
+	CHECK_STATUS(sompca_transform_hdf5(model, first, "/nothing", 0, out, "/z3", 0), SOMPCA_ENOTFOUND);
 	CHECK(contains(sompca_last_error(), "/nothing"));
 	CHECK_STATUS(sompca_transform_hdf5(model, first, "/group/x", 0, NULL, "/z", 1), SOMPCA_EINVAL);
 	CHECK_STATUS(sompca_transform_hdf5(model, first, "/group/x", 0, out, "", 1), SOMPCA_EINVAL);

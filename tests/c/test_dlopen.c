@@ -24,7 +24,7 @@ int main(int argc, char **argv)
 	CHECK(version_number != NULL && load != NULL && last_error != NULL);
 	CHECK(version_number() == SOMPCA_VERSION_NUMBER);
 	sompca_model *model = NULL;
-	CHECK(load(&model, "/nonexistent/model.h5") == SOMPCA_EIO);
+	CHECK(load(&model, "/nonexistent/model.h5") == SOMPCA_ENOTFOUND);
 	CHECK_MSG(strstr(last_error(), "/nonexistent/model.h5") != NULL, "message %s", last_error());
 	CHECK(dlsym(lib, "sompca_capi_set_error") == NULL); /* internal helpers are not exported */
 	check_report();

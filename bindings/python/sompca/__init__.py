@@ -22,7 +22,9 @@ an h5py Dataset, or a string ``"file.h5:/path/to/dataset"`` that the
 library streams from disk; ``HDF5("file.h5:/X", layout="column-major")``
 reads data written by MATLAB, R or Julia with its modes in their order.
 Modes are numbered from 0 (numpy's axes of a sample) everywhere. Errors: ValueError for bad input, OSError for
-files, RuntimeError otherwise, each carrying the library's message.
+files (by cause: FileNotFoundError, PermissionError, InvalidFileError, BrokenLinkError, MissingFilterError,
+FileLockedError, UnsupportedTypeError, FileVersionError), RuntimeError otherwise, each carrying the library's
+message.
 
 Examples
 --------
@@ -53,12 +55,21 @@ from ._estimators import (
     load,
     method_name,
 )
-from ._lib import LayoutWarning
+from ._lib import (
+    BrokenLinkError,
+    FileLockedError,
+    FileVersionError,
+    InvalidFileError,
+    LayoutWarning,
+    MissingFilterError,
+    UnsupportedTypeError,
+)
 from ._version import __version__
 
 __all__ = ["SOMPCA", "FOMPCA", "TROD", "UMPCA", "PCA", "MPCA", "CSA", "TensorProjection", "NotFittedError",
            "HDF5", "LayoutWarning", "estimator_for", "method_name", "load", "library_version", "__version__",
-           "__citation__"]
+           "__citation__", "InvalidFileError", "BrokenLinkError", "MissingFilterError", "FileLockedError",
+           "UnsupportedTypeError", "FileVersionError"]
 
 
 def library_version() -> str:

@@ -297,6 +297,31 @@ def fit(X, options, report=None, rounds=None, partial_bytes=None, stats=None):
     client = _client()
     runner = _ClusterRounds(client, X) if client is not None else _LocalRounds(X)
     spans = [(first, n) for first, n in zip(_block_starts(X.chunks[0]), X.chunks[0])]
+    try:
+        return _run(n_samples, shape, spans, runner, options, report, rounds, partial_bytes)
+    finally:
+        if stats is not None and client is not None:
+            stats.update(served=runner.served, tasked=runner.tasked)
+
+
+def fit_blocks(read, n_samples, shape, options, report=None, block_bytes=64 << 20):
+    """Fit a library model to samples read a block at a time by ``read(first, n)``, in this process.
+
+    ``read`` returns samples [first, first + n) as an array (n, *shape) of
+    any real dtype; each pass reads every block again, so memory holds one
+    block (of at most about ``block_bytes`` as float64) and the blocks'
+    caches. Blocks start at multiples of ``BLOCK_MULTIPLE`` samples, so the
+    model is the in-memory fit's bit for bit. It is how an h5py Dataset
+    that the library cannot open is fitted, read through h5py.
+    """
+    size = int(np.prod(shape))
+    per_block = max(1, block_bytes // max(8 * size, 1) // BLOCK_MULTIPLE) * BLOCK_MULTIPLE
+    spans = [(first, min(per_block, n_samples - first)) for first in range(0, n_samples, per_block)]
+    return _run(n_samples, tuple(shape), spans, _ReadRounds(read, spans), options, report)
+
+
+def _run(n_samples, shape, spans, runner, options, report=None, rounds=None, partial_bytes=None):
+    """Run a fit session whose passes ``runner`` computes, one request per span (first, n) of samples."""
     token = uuid.uuid4().hex
     session = _lib.Session(n_samples, shape, options, report)
     try:
@@ -315,8 +340,28 @@ def fit(X, options, report=None, rounds=None, partial_bytes=None, stats=None):
     finally:
         session.close()
         runner.drop(token)
-        if stats is not None and client is not None:
-            stats.update(served=runner.served, tasked=runner.tasked)
+
+
+class _ReadRounds:
+    """Rounds whose blocks ``read(first, n)`` reads again for each pass, computed in this process."""
+
+    def __init__(self, read, spans):
+        self.read, self.spans = read, spans
+
+    def round(self, token, requests):
+        out = []
+        for (first, n), request in zip(self.spans, requests):
+            if request is None:
+                out.append(None)
+                continue
+            block = np.asarray(self.read(first, n))
+            if block.dtype.newbyteorder("=") != block.dtype or block.dtype not in (np.float64, np.float32, np.uint8):
+                block = block.astype(np.float64)
+            out.extend(block_partials(token, [(request, block)]))
+        return out
+
+    def drop(self, token):
+        drop_caches(token)
 
 
 class _LocalRounds:

@@ -94,18 +94,29 @@ _Estimator = TypeVar("_Estimator", bound="TensorProjection")
 def split_spec(spec: str) -> Tuple[str, str]:
     """Split ``"file.h5:/path/to/dataset"`` into the file and the dataset name.
 
-    The split is at the last ``':'`` followed by ``'/'``, so file names may
-    hold colons.
+    The split is at a ``':'`` followed by ``'/'``: the first whose left
+    part is an existing file, else the first whose left part ends in an
+    HDF5 file suffix (.h5, .hdf5, .hdf, .he5, .nc, .mat), else the last.
+    So file names may hold colons, and so may group names: in
+    ``"x.h5:/g:/X"`` the file is x.h5 and the dataset ``/g:/X``.
 
     Examples
     --------
     >>> split_spec("data/x.h5:/train/X")
     ('data/x.h5', '/train/X')
+    >>> split_spec("new.h5:/g:/X")
+    ('new.h5', '/g:/X')
     """
-    cut = spec.rfind(":/")
-    if cut <= 0:
+    cuts = [i for i in range(1, len(spec)) if spec.startswith(":/", i)]
+    if not cuts:
         raise ValueError(f"{spec!r} is not 'FILE.h5:/DATASET' (a file name, a colon, then the dataset's absolute path)")
+    cut = next((i for i in cuts if os.path.isfile(spec[:i])), None)
+    if cut is None:
+        cut = next((i for i in cuts if spec[:i].lower().endswith(_HDF5_SUFFIXES)), cuts[-1])
     return spec[:cut], spec[cut + 1:]
+
+
+_HDF5_SUFFIXES = (".h5", ".hdf5", ".hdf", ".he5", ".nc", ".mat")
 
 
 class HDF5:
@@ -159,12 +170,91 @@ def _hdf5_location(X):
         raise ValueError(f"X = {X!r}: give an HDF5 dataset as the string 'FILE.h5:/DATASET'")
     h5py = sys.modules.get("h5py")  # an h5py object implies h5py is imported
     if h5py is not None and isinstance(X, h5py.Dataset):
+        _check_h5py_dataset(X)
         file = X.file
         # Stream from disk only when the library would read what h5py sees:
         # a file on disk, opened read-only (no unflushed writes, no lock).
         if file.mode == "r" and file.driver != "core" and os.path.isfile(file.filename):
             return file.filename, X.name, layout
     return None
+
+
+def _h5py_dataset(X):
+    """The h5py Dataset that X is or holds (sompca.HDF5 of one), else None."""
+    if isinstance(X, HDF5):
+        X = X.source
+    h5py = sys.modules.get("h5py")
+    return X if h5py is not None and isinstance(X, h5py.Dataset) else None
+
+
+def _check_h5py_dataset(X):
+    """Refuse a closed h5py Dataset with the reason, not h5py's 'invalid identifier'."""
+    if not X.id.valid:
+        raise ValueError("X is a closed h5py Dataset (its file was closed): use it inside the `with h5py.File(...)` "
+                         "block, or reopen the file")
+
+
+def _reject_h5py_group(X):
+    h5py = sys.modules.get("h5py")
+    if h5py is not None and isinstance(X, h5py.Group):
+        if not X.id.valid:
+            raise ValueError("X is a closed h5py Group (its file was closed); pass an open h5py Dataset")
+        names = [name for name in X if isinstance(X.get(name, getlink=False), h5py.Dataset)][:5]
+        hint = f" (its datasets include {', '.join(map(repr, names))})" if names else ""
+        raise TypeError(f"X is an h5py {'File' if isinstance(X, h5py.File) else 'Group'} ({X.name!r}), not a Dataset: "
+                        f"pass one of its datasets, e.g. X[name]{hint}")
+
+
+# The library's failures on an h5py Dataset that h5py itself reads: its
+# filters (LZF, plugins), newer file formats, a lock that h5py's own open
+# of the file holds. The dataset is then read through h5py.
+_READ_THROUGH_H5PY = (_lib.MissingFilterError, _lib.FileVersionError, _lib.FileLockedError)
+
+
+def _warn_matlab(X, layout, stacklevel):
+    if layout != "column-major" and ("MATLAB_class" in X.attrs or X.file.userblock_size == 512):
+        warnings.warn(f"{X.file.filename}:{X.name} looks written by MATLAB (MATLAB_class attribute or a 512-byte "
+                      f"user block), which writes column-major: read as {layout} its modes are reversed; "
+                      "pass sompca.HDF5(dataset, layout=\"column-major\")", _lib.LayoutWarning, stacklevel=stacklevel)
+
+
+def _h5py_blocks(X, sample_shape):
+    """(read(first, n), n_samples, sample shape) of an h5py Dataset (or HDF5 of one) read through h5py."""
+    layout = X.layout if isinstance(X, HDF5) else "samples-first"
+    dataset = _h5py_dataset(X)
+    _check_h5py_dataset(dataset)
+    _reject_non_real(dataset.dtype)
+    _check_order(dataset.shape)
+    _warn_matlab(dataset, layout, stacklevel=7)
+    read, shape, n_samples = _h5py_reader(dataset, layout)
+    if n_samples == 0 or 0 in shape:
+        raise ValueError(f"Found array with 0 sample(s) or 0 feature(s) (shape={dataset.shape}) while a minimum of 1 "
+                         "is required.")
+    if sample_shape is not None and shape != sample_shape:
+        size = int(np.prod(sample_shape))
+        if len(shape) != 1 or shape[0] != size:
+            raise ValueError(f"X has samples of shape {shape}, but sample_shape={sample_shape} needs "
+                             f"X of shape (n_samples, {size}) or (n_samples, {', '.join(map(str, sample_shape))})")
+        flat = read
+
+        def read(first, n):
+            return flat(first, n).reshape((-1,) + sample_shape)
+        shape = sample_shape
+    return read, n_samples, shape
+
+
+def _h5py_reader(dataset, layout):
+    """``read(first, n)`` of the samples of an h5py Dataset in ``layout``, and the sample shape."""
+    if layout == "samples-last":
+        def read(first, n):
+            return np.moveaxis(dataset[..., first:first + n], -1, 0)
+        return read, tuple(dataset.shape[:-1]), dataset.shape[-1]
+    if layout == "column-major":
+        def read(first, n):
+            block = dataset[first:first + n]
+            return block.transpose([0, *range(block.ndim - 1, 0, -1)])
+        return read, tuple(dataset.shape[:0:-1]), dataset.shape[0]
+    return (lambda first, n: dataset[first:first + n]), tuple(dataset.shape[1:]), dataset.shape[0]
 
 
 def _read_hdf5(X):
@@ -176,11 +266,10 @@ def _read_hdf5(X):
     if isinstance(X, HDF5):
         X, layout = X.source, X.layout
     h5py = sys.modules.get("h5py")
+    _reject_h5py_group(X)
     if h5py is not None and isinstance(X, h5py.Dataset):
-        if layout != "column-major" and ("MATLAB_class" in X.attrs or X.file.userblock_size == 512):
-            warnings.warn(f"{X.file.filename}:{X.name} looks written by MATLAB (MATLAB_class attribute or a 512-byte "
-                          f"user block), which writes column-major: read as {layout} its modes are reversed; "
-                          "pass sompca.HDF5(dataset, layout=\"column-major\")", _lib.LayoutWarning, stacklevel=5)
+        _check_h5py_dataset(X)
+        _warn_matlab(X, layout, stacklevel=6)
         X = X[()]
         if X.ndim >= 2 and layout == "samples-last":
             X = np.moveaxis(X, -1, 0)
@@ -406,7 +495,10 @@ class TensorProjection(_Mixin, _Base):
             Training samples, samples first. A numpy array of any real
             dtype (C-contiguous float64, float32 and uint8 are used without
             a copy); an h5py Dataset (streamed from disk by the library when
-            its file is open read-only, else read into memory); a string
+            its file is open read-only, else, or when the library cannot read
+            it (a filter only h5py has such as LZF, a format newer than the
+            library's libhdf5, an in-memory file), read through h5py a block
+            at a time, with the same model); a string
             ``"file.h5:/path/to/dataset"``, streamed from disk;
             ``sompca.HDF5(dataset, layout=...)`` for samples last or data
             from MATLAB, R and Julia (``layout="column-major"``); or a
@@ -449,17 +541,28 @@ class TensorProjection(_Mixin, _Base):
                 del self.feature_names_in_
             return self
         location = _hdf5_location(X)
+        through_h5py = location is None and _h5py_dataset(X) is not None
         if location is not None:
             path, dataset, layout = location
             if sample_shape is not None:
                 _check_hdf5_sample_shape(path, dataset, layout, sample_shape)
-            model = _lib.Model.fit_hdf5(path, dataset, options, layout=layout, report=progress,
-                                        report_read=read_progress)
-        else:
+            try:
+                model = _lib.Model.fit_hdf5(path, dataset, options, layout=layout, report=progress,
+                                            report_read=read_progress)
+            except _READ_THROUGH_H5PY:
+                if _h5py_dataset(X) is None:
+                    raise
+                through_h5py = True
+        if through_h5py:
+            # The library cannot read what h5py can here: h5py reads it, a
+            # block at a time, for a fit session.
+            read, n_samples, shape = _h5py_blocks(X, sample_shape)
+            model = _dask.fit_blocks(read, n_samples, shape, options, report=progress)
+        elif location is None:
             array, dtype, matrix = self._samples(X)
             model = _lib.Model.fit_array(array, dtype, options, report=progress)
         self._set_model(model)
-        if location is None and matrix and _validate_data is not None:
+        if location is None and not through_h5py and matrix and _validate_data is not None:
             # Feature names of a DataFrame (feature_names_in_), the scikit-learn way.
             _validate_data(self, X, reset=True, skip_check_array=True)
         elif hasattr(self, "feature_names_in_"):
@@ -584,11 +687,13 @@ class TensorProjection(_Mixin, _Base):
             return _dask.transform(model, _dask.with_sample_shape(X, self._sample_shape()))
         location = _hdf5_location(X)
         if location is not None:
-            features = _read_features(model, *location)
-        else:
-            array, dtype, _ = self._samples(X, fitted=True)
-            features = model.transform_array(array, dtype)
-        return features
+            try:
+                return _read_features(model, *location)
+            except _READ_THROUGH_H5PY:
+                if _h5py_dataset(X) is None:
+                    raise  # else h5py reads it, below
+        array, dtype, _ = self._samples(X, fitted=True)
+        return model.transform_array(array, dtype)
 
     def inverse_transform(self, X: npt.ArrayLike) -> np.ndarray:
         """Reconstruct samples from their features (least squares).

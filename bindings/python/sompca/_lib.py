@@ -13,9 +13,15 @@ The library is looked up in this order:
 3. ``build/libsompca.so`` of the source tree this file lives in.
 
 Error model: ``SOMPCA_EINVAL``, ``SOMPCA_ESHAPE``, ``SOMPCA_ERANGE`` and
-``SOMPCA_EDATA`` raise :class:`ValueError`, ``SOMPCA_EIO`` and
+``SOMPCA_EDATA`` raise :class:`ValueError`; the file codes raise
+:class:`OSError` or a subclass by cause: ``SOMPCA_EIO`` OSError,
 ``SOMPCA_EFILE`` (a file's content is invalid: corrupt, "checksum
-mismatch", not a model) raise :class:`OSError`, ``SOMPCA_ENOMEM`` :class:`MemoryError`, any other code
+mismatch", not a model) :class:`InvalidFileError`, ``SOMPCA_ENOTFOUND``
+FileNotFoundError, ``SOMPCA_ELINK`` :class:`BrokenLinkError`,
+``SOMPCA_EFILTER`` :class:`MissingFilterError`, ``SOMPCA_ELOCKED``
+:class:`FileLockedError`, ``SOMPCA_EPERM`` PermissionError,
+``SOMPCA_ETYPE`` :class:`UnsupportedTypeError` (also a TypeError),
+``SOMPCA_EVERSION`` :class:`FileVersionError`; ``SOMPCA_ENOMEM`` :class:`MemoryError`, any other code
 (``SOMPCA_ENUMERICAL``, ``SOMPCA_EHANDLE``, ...) :class:`RuntimeError`; the message is
 ``sompca_last_error()``, read right after the failing call on the same
 thread (the library keeps it per thread), and the exception's ``status``
@@ -25,6 +31,7 @@ Ctrl-C stops within milliseconds and raises :class:`KeyboardInterrupt`.
 
 import ctypes
 import functools
+import importlib.util
 import os
 import pathlib
 import signal
@@ -40,6 +47,7 @@ from ._version import __version__
 # Status codes, methods, element types and feature orders of sompca.h.
 OK, EINVAL, ESHAPE, ERANGE, ENOTFITTED, EIO, ENOMEM, EDATA, ECANCELED, EINTERNAL = range(10)
 EHANDLE, EFORK, ENUMERICAL, EFILE = 10, 11, 12, 13
+ENOTFOUND, ELINK, EFILTER, ELOCKED, EPERM, ETYPE, EVERSION = range(14, 21)
 METHOD_SOMPCA, METHOD_FOMPCA, METHOD_TROD, METHOD_UMPCA, METHOD_PCA, METHOD_MPCA, METHOD_CSA = range(7)
 FLOAT64, FLOAT32, UINT8 = range(3)
 LAYOUT_SAMPLES_FIRST, LAYOUT_SAMPLES_LAST, LAYOUT_COLUMN_MAJOR = range(3)
@@ -159,9 +167,29 @@ def _find():
     )
 
 
+def _plugin_path():
+    """Point the library's libhdf5 at hdf5plugin's filters (Blosc, Zstd, LZ4, Bitshuffle...) when installed.
+
+    Through SOMPCA_HDF5_PLUGIN_PATH, searched after HDF5_PLUGIN_PATH by the
+    library's libhdf5 alone: h5py's own HDF5 gets hdf5plugin's filters from
+    hdf5plugin itself, and fails to create Blosc and Bitshuffle datasets
+    when HDF5_PLUGIN_PATH also names that folder. A value the user set is
+    kept. The package is found without importing it (which imports h5py).
+    """
+    if "SOMPCA_HDF5_PLUGIN_PATH" in os.environ:
+        return
+    spec = importlib.util.find_spec("hdf5plugin")
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+        plugins = os.path.join(folder, "plugins")
+        if os.path.isdir(plugins):
+            os.environ["SOMPCA_HDF5_PLUGIN_PATH"] = plugins
+            return
+
+
 def _open(path, shown=None):
     """Load the library at path, declare its functions and check its version."""
     shown = shown or path
+    _plugin_path()
     try:
         cdll = ctypes.CDLL(str(path))
     except OSError as err:
@@ -262,12 +290,42 @@ def _message(status):
     return text.decode(errors="replace") if text else f"sompca: status {status}"
 
 
+class InvalidFileError(OSError):
+    """A file's content is invalid: not HDF5, truncated or corrupt (a checksum mismatch), not a sompca model."""
+
+
+class BrokenLinkError(FileNotFoundError):
+    """An HDF5 soft or external link whose target does not exist; the message names link and target."""
+
+
+class MissingFilterError(OSError):
+    """A dataset needs an HDF5 filter (compression) that libhdf5 cannot load; the message names it and its plugin."""
+
+
+class FileLockedError(OSError):
+    """Another process holds the HDF5 file open for writing (HDF5's file lock; see HDF5_USE_FILE_LOCKING)."""
+
+
+class UnsupportedTypeError(OSError, TypeError):
+    """The HDF5 object is not a dataset of real numbers in a standard bit layout (a group, strings, complex...)."""
+
+
+class FileVersionError(OSError):
+    """The HDF5 file uses a format newer than the library's libhdf5 reads; the message names the release it needs."""
+
+
+# Status codes of files, by cause, and their exceptions (all OSError).
+_FILE_ERRORS = {EIO: OSError, EFILE: InvalidFileError, ENOTFOUND: FileNotFoundError, ELINK: BrokenLinkError,
+                EFILTER: MissingFilterError, ELOCKED: FileLockedError, EPERM: PermissionError,
+                ETYPE: UnsupportedTypeError, EVERSION: FileVersionError}
+
+
 def error_for(status, message):
     """Return the exception for a failing status and its message."""
     if status in _VALUE_ERRORS:
         exc = ValueError(message)
-    elif status in (EIO, EFILE):
-        exc = OSError(message)
+    elif status in _FILE_ERRORS:
+        exc = _FILE_ERRORS[status](message)
     elif status == ENOMEM:
         exc = MemoryError(message)
     else:

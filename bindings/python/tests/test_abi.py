@@ -45,7 +45,7 @@ def test_constants_match_the_header(header):
         if hasattr(_lib, attribute):
             assert getattr(_lib, attribute) == value, name
     ours = ["OK", "EINVAL", "ESHAPE", "ERANGE", "ENOTFITTED", "EIO", "ENOMEM", "EDATA", "ECANCELED", "EINTERNAL",
-            "EHANDLE", "ENUMERICAL", "EFILE",
+            "EHANDLE", "ENUMERICAL", "EFILE", "ENOTFOUND", "ELINK", "EFILTER", "ELOCKED", "EPERM", "ETYPE", "EVERSION",
             "METHOD_SOMPCA", "METHOD_FOMPCA", "METHOD_TROD", "METHOD_UMPCA", "METHOD_PCA", "METHOD_MPCA",
             "METHOD_CSA", "FLOAT64", "FLOAT32", "UINT8", "ORDER_VARIANCE", "ORDER_EXTRACTION"]
     assert all("SOMPCA_" + name in macros for name in ours)

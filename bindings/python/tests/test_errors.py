@@ -20,7 +20,11 @@ def test_status_codes_map_to_exceptions():
     # MemoryError, the rest -> RuntimeError.
     expected = {_lib.EINVAL: ValueError, _lib.ESHAPE: ValueError, _lib.ERANGE: ValueError, _lib.EDATA: ValueError,
                 _lib.EIO: OSError, _lib.ENOTFITTED: RuntimeError, _lib.ENOMEM: MemoryError,
-                _lib.ECANCELED: RuntimeError, _lib.EINTERNAL: RuntimeError, _lib.EFILE: OSError,
+                _lib.ECANCELED: RuntimeError, _lib.EINTERNAL: RuntimeError, _lib.EFILE: sompca.InvalidFileError,
+                _lib.ENOTFOUND: FileNotFoundError, _lib.ELINK: sompca.BrokenLinkError,
+                _lib.EFILTER: sompca.MissingFilterError, _lib.ELOCKED: sompca.FileLockedError,
+                _lib.EPERM: PermissionError, _lib.ETYPE: sompca.UnsupportedTypeError,
+                _lib.EVERSION: sompca.FileVersionError,
                 _lib.ENUMERICAL: RuntimeError, _lib.EHANDLE: RuntimeError, 42: RuntimeError}
     for status, cls in expected.items():
         exc = _lib.error_for(status, "message")
