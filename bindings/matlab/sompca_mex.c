@@ -49,8 +49,15 @@ static const char *status_id(int status)
 	case SOMPCA_EDATA:
 		return "sompca:badData";
 	case SOMPCA_EIO:
+	case SOMPCA_ENOTFOUND:
+	case SOMPCA_ELINK:
+	case SOMPCA_ELOCKED:
+	case SOMPCA_EPERM:
 		return "sompca:io";
 	case SOMPCA_EFILE:
+	case SOMPCA_EFILTER:
+	case SOMPCA_ETYPE:
+	case SOMPCA_EVERSION:
 		return "sompca:badFile";
 	case SOMPCA_ENOMEM:
 		return "sompca:outOfMemory";
