@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"os"
 	"testing"
@@ -254,7 +255,7 @@ func TestBeforeSplit(t *testing.T) {
 		got[c.Name] = beforeOf(t, &m, beforeData(c, beforeTransformed))
 	}
 	variant := "portable"
-	if useAVX2 {
+	if kernel.AVX2() {
 		variant = "avx2"
 	}
 	all := map[string]map[string]beforeFit{}

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"bytes"
+	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"unsafe"
 
@@ -329,7 +330,7 @@ func (cw *complementWork) product(dst, y []float64) {
 }
 
 // form sets the upper triangle of M (r x r, stride n) to B^T S B for S
-// (n x n, row-major, both triangles), by gramCols4x8's 4 x 8 blocks
+// (n x n, row-major, both triangles), by kernel.GramCols4x8's 4 x 8 blocks
 // (each entry one chain of FMAs in a fixed order, so the same bits every
 // time): T = S B (n x r, stride n) as S^T B, then M = B^T T, from the
 // basis with stride n (bn, copied from b once per basis). sb holds T.
@@ -338,7 +339,7 @@ func (cw *complementWork) product(dst, y []float64) {
 // same products by the contraction kernels.
 func (b *compBasis) form(M, T, S []float64) {
 	n, r, rp := b.n, b.r, b.rp
-	if !useAVX2 || n < 8 {
+	if !kernel.AVX2() || n < 8 {
 		bb := Block{F64: b.b[:n*rp]}
 		for i := range n {
 			axpyRows(T[i*rp:(i+1)*rp], bb, n, rp, S[i*n:(i+1)*n]) // row i of S B
@@ -366,14 +367,14 @@ func (b *compBasis) form(M, T, S []float64) {
 		i := min(i0, n-4)
 		for j0 := 0; j0 < r; j0 += 8 {
 			j := min(j0, n-8)
-			gramCols4x8(T[i*n+j:], n, S[i:], b.bn[j:], n, n)
+			kernel.GramCols4x8(T[i*n+j:], n, S[i:], b.bn[j:], n, n)
 		}
 	}
 	for i0 := 0; i0 < r; i0 += 4 {
 		i := min(i0, n-4)
 		for j0 := i0; j0 < r; j0 += 8 {
 			j := min(j0, n-8)
-			gramCols4x8(M[i*n+j:], n, b.bn[i:], T[j:], n, n)
+			kernel.GramCols4x8(M[i*n+j:], n, b.bn[i:], T[j:], n, n)
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package solver
 
-import "gonum.org/v1/gonum/floats"
+import (
+	"github.com/sompca/sompca/solver/internal/kernel"
+	"gonum.org/v1/gonum/floats"
+)
 
 // contractor computes partial multilinear projections (eq. 10) of samples
 // of one shape: the contraction of every mode but one with given vectors.
@@ -25,7 +28,7 @@ type contractor struct {
 
 	// The exact contractions of samples whose values are all uint8
 	// values (see sampleBytes and doc.go, "Kernels"): u8 holds such a
-	// float sample's values, sums is axpyRowsFixed's scratch, and the
+	// float sample's values, sums is kernel.AxpyRowsFixed's scratch, and the
 	// vectors the first contraction takes are kept in fixed point, made
 	// once per vector: vs[0] (the mode-0 axpyRows; order 1's dot
 	// product), vs[N-1] (the trailing mode's dotRows) and the Kronecker
@@ -35,22 +38,18 @@ type contractor struct {
 	fx0, fxLast, fxKron fixedCache
 }
 
-// fixedCache holds a vector in fixed point (fixedVec). Keyed by equality
+// fixedCache holds a vector in fixed point (kernel.FixedVec). Keyed by equality
 // (keyed: the copy of), it is made anew when asked for another vector;
 // the Kronecker vector's is made anew when kronecker remakes that vector
 // (which clears ready).
 type fixedCache struct {
 	keyed, ready bool
 	of           []float64
-	f            fixedVec
+	f            kernel.FixedVec
 }
 
 func newFixedCache(n int, keyed bool) fixedCache {
-	ld := (n + fixedPad - 1) / fixedPad * fixedPad
-	fc := fixedCache{keyed: keyed, f: fixedVec{limbs: make([]int16, 0, fixedLimbs*ld)}}
-	if n <= fixedQuadMax {
-		fc.f.tab = make([]int16, 0, fixedTabLen(n))
-	}
+	fc := fixedCache{keyed: keyed, f: kernel.NewFixedVec(n)}
 	if keyed {
 		fc.of = make([]float64, 0, n)
 	}
@@ -58,14 +57,14 @@ func newFixedCache(n int, keyed bool) fixedCache {
 }
 
 // get returns v in fixed point.
-func (fc *fixedCache) get(v []float64) *fixedVec {
+func (fc *fixedCache) get(v []float64) *kernel.FixedVec {
 	if fc.ready && (!fc.keyed || equalFloats(fc.of, v)) {
 		return &fc.f
 	}
 	if fc.keyed {
 		fc.of = append(fc.of[:0], v...)
 	}
-	fc.f.set(v)
+	fc.f.Set(v)
 	fc.ready = true
 	return &fc.f
 }
@@ -93,7 +92,7 @@ func newContractor(dims []int) *contractor {
 		c.red[k] = append(append([]int(nil), dims[:k]...), dims[k+1:]...)
 	}
 	c.u8 = make([]uint8, size)
-	c.sums = make([]int64, fixedLimbs*(size/dims[0]))
+	c.sums = make([]int64, kernel.FixedLimbs*(size/dims[0]))
 	c.fx0, c.fxLast = newFixedCache(dims[0], true), newFixedCache(dims[last], true)
 	if c.byKron() {
 		c.fxKron = newFixedCache(size/dims[0], false)
@@ -129,14 +128,14 @@ func bytesOf(buf []uint8, x Block) ([]uint8, bool) {
 
 // dotSample is dotRows(dst, x, rows, cols, v) on sample x (or rows of
 // several): when its values are uint8 values (sampleBytes), the exact
-// dotRowsFixed with v in fixed point (fc's), or the float64 kernel for
-// uint8 when v has no fixed point (fixedVec.ok) or the rows are shorter
+// kernel.DotRowsFixed with v in fixed point (fc's), or the float64 kernel for
+// uint8 when v has no fixed point (kernel.FixedVec.ok) or the rows are shorter
 // than fixedDotMin; else the float64 kernel for x's type (dotRowsStream:
 // the samples come from memory).
 func (c *contractor) dotSample(dst []float64, x Block, rows, cols int, v []float64, fc *fixedCache) {
 	if u, ok := c.sampleBytes(x); ok {
-		if f := fc.get(v); f.ok && cols >= fixedDotMin {
-			dotRowsFixed(dst, u, rows, cols, f)
+		if f := fc.get(v); f.OK() && cols >= fixedDotMin {
+			kernel.DotRowsFixed(dst, u, rows, cols, f)
 			return
 		}
 		x = Block{U8: u}
@@ -150,15 +149,15 @@ func (c *contractor) dotSample(dst []float64, x Block, rows, cols int, v []float
 func (c *contractor) mode0(dst []float64, x Block, cnt int, v []float64) {
 	size := len(c.a)
 	cols := size / c.dims[0]
-	var f *fixedVec
+	var f *kernel.FixedVec
 	for i := range cnt {
 		xi, di := x.slice(i*size, (i+1)*size), dst[i*cols:(i+1)*cols]
 		if u, ok := c.sampleBytes(xi); ok {
 			if f == nil {
 				f = c.fx0.get(v)
 			}
-			if f.ok {
-				axpyRowsFixed(di, u, c.dims[0], cols, f, c.sums)
+			if f.OK() {
+				kernel.AxpyRowsFixed(di, u, c.dims[0], cols, f, c.sums)
 				continue
 			}
 			xi = Block{U8: u}
@@ -167,10 +166,10 @@ func (c *contractor) mode0(dst []float64, x Block, cnt int, v []float64) {
 	}
 }
 
-// fixedDotMin is the shortest row dotSample contracts by dotRowsFixed:
+// fixedDotMin is the shortest row dotSample contracts by kernel.DotRowsFixed:
 // shorter rows take the float64 kernel for uint8, whatever the sample's
 // type, as well. The fixed kernel rounds rows up to whole blocks of 16
-// columns, four rows at a time up to fixedQuadMax columns (fixed_amd64.go):
+// columns, four rows at a time up to kernel.FixedQuadMax columns (fixed_amd64.go):
 // against the float64 kernel for uint8 it gains from 32 columns
 // (BenchmarkKernels, fixed/float64; see fixed_amd64.go), and rows of
 // 8-24 columns lose or gain nothing to speak of.
@@ -180,7 +179,7 @@ const fixedDotMin = 32
 // the cnt samples in x when they are one dotRows a sample (oneDot): of
 // order 2, with vs[1], or by the Kronecker vector of vs. It is one
 // dotSample over all their rows when they are uint8, else one a sample;
-// each row's result is its own (dotRows and dotRowsFixed), so it is
+// each row's result is its own (dotRows and kernel.DotRowsFixed), so it is
 // partial's, sample by sample.
 func (c *contractor) rows0(out []float64, x Block, cnt int, vs [][]float64) {
 	v, fc := vs[1], &c.fxLast
@@ -348,7 +347,7 @@ func (c *contractor) finishCache(out, cur []float64, cnt, n int, vs [][]float64,
 // contractions of the trailing modes (dotRows, each row on its own) for
 // all cnt samples at once, in bufA and bufB (each at least len(cur)
 // values), then those of the leading modes (axpyRows) sample by sample
-// (one axpySlabsAsm over all cnt when that is mode 0 alone, the same
+// (one kernel.AxpySlabs over all cnt when that is mode 0 alone, the same
 // bits), the modes in the order of partial's for n >= 1 (k = 0) with
 // mode k left out. partialLead is the same on one sample.
 func (c *contractor) finishLead(out, cur []float64, cnt, k, n int, vs [][]float64, bufA, bufB []float64) {
@@ -373,7 +372,7 @@ func (c *contractor) finishLead(out, cur []float64, cnt, k, n int, vs [][]float6
 		return
 	}
 	per, d := len(cur)/cnt, dims[n]
-	if hi == 1 && axpySlabsAsm(out[:cnt*d], cur, dims[0], d, cnt, rv[0]) {
+	if hi == 1 && kernel.AxpySlabs(out[:cnt*d], cur, dims[0], d, cnt, rv[0]) {
 		// n = 1 of two modes left: finishOn's one step, each sample's
 		// axpyRows (the gait cache's 22 x 10 in mode 2), in one call
 		// with the same bits.
@@ -398,7 +397,7 @@ func (c *contractor) reduced(k int, vs [][]float64) ([]int, [][]float64) {
 // mode by the axpyRows of each of its prod_{j<k} dims[j] slices, in the
 // samples' own type or, for samples of uint8 values (sampleBytes), by
 // the float64 kernel for uint8 (float64 samples whose slices have rows
-// of 4 to 16 values: all of them in one call, axpySlabsAsm, the same
+// of 4 to 16 values: all of them in one call, kernel.AxpySlabs, the same
 // bits; the gait samples' 32 slices of 22 x 10). The same operations
 // whatever the number of samples: a function of each sample's values.
 func (c *contractor) lead(dst []float64, x Block, cnt, k int, v []float64) {
@@ -422,7 +421,7 @@ func (c *contractor) lead(dst []float64, x Block, cnt, k int, v []float64) {
 			xi, di := x.slice(i*size, (i+1)*size), dst[i*cols:(i+1)*cols]
 			if u, ok := c.sampleBytes(xi); ok {
 				xi = Block{U8: u}
-			} else if xi.F64 != nil && axpySlabsAsm(di, xi.F64, dims[k], inner, size/slab, v) {
+			} else if xi.F64 != nil && kernel.AxpySlabs(di, xi.F64, dims[k], inner, size/slab, v) {
 				continue // the same bits as the loop below, in one call
 			}
 			for a := range size / slab {

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -279,11 +280,11 @@ func TestSampleBytesRule(t *testing.T) {
 		if len(dims) == 2 {
 			// Mode 0: row r dotted with vs[1]; mode 1: column j with vs[0].
 			for n, d := range dims {
-				var f fixedVec
-				f.set(vs[1-n])
+				var f kernel.FixedVec
+				f.Set(vs[1-n])
 				q := make([]*big.Int, dims[1-n])
 				for i := range q {
-					q[i] = big.NewInt(f.q(i))
+					q[i] = big.NewInt(f.Q(i))
 				}
 				got := make([]float64, d)
 				c.partial(got, Block{F64: x}, n, vs)
@@ -304,7 +305,7 @@ func TestSampleBytesRule(t *testing.T) {
 							line[j] = u8[j*dims[1]+i]
 						}
 					}
-					if w := exactDot(q, line, f.scale); got[i] != w {
+					if w := exactDot(q, line, f.Scale()); got[i] != w {
 						t.Errorf("%v mode %d entry %d: %v, want x . q rounded once %v", dims, n, i, got[i], w)
 					}
 				}
@@ -346,4 +347,29 @@ func TestSampleBytesRule(t *testing.T) {
 			t.Errorf("%v, NaN vectors: float64 contractions differ from uint8's", dims)
 		}
 	}
+}
+
+// fixedTestVec and exactDot as in internal/kernel's tests, for the
+// contractions that call its exact kernels.
+
+// fixedTestVec returns a vector of n entries in [-1, 1) whose magnitudes
+// span 2^0 .. 2^-40, so that its fixed point rounds some entries.
+func fixedTestVec(rng *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = (2*rng.Float64() - 1) * math.Ldexp(1, -rng.IntN(41))
+	}
+	return v
+}
+
+// exactDot returns sum_i x[i] q[i] scale rounded once to float64 (big.Int
+// sum, then big.Float's round to nearest even): the value every fixed
+// kernel must give.
+func exactDot(q []*big.Int, x []uint8, scale float64) float64 {
+	s := new(big.Int)
+	for i, b := range x {
+		s.Add(s, new(big.Int).Mul(q[i], big.NewInt(int64(b))))
+	}
+	f, _ := new(big.Float).SetInt(s).Float64()
+	return f * scale
 }

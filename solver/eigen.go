@@ -2,6 +2,7 @@ package solver
 
 import (
 	"errors"
+	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"runtime"
 	"slices"
@@ -207,7 +208,7 @@ func (e *eigenSolver) smallDense(u []float64, S *mat.SymDense, apply func(dst, v
 
 // fullS returns the storage of S (n x n, row-major) with both
 // triangles: e.s when S is the scatter topGram formed (e.sym, as
-// gramCols and formS leave it), else a copy in e.comp.full with the
+// kernel.GramCols and formS leave it), else a copy in e.comp.full with the
 // lower triangle mirrored from the upper.
 func (e *eigenSolver) fullS(S *mat.SymDense) []float64 {
 	n := S.SymmetricDim()
@@ -273,7 +274,7 @@ func (e *eigenSolver) topGram(u []float64, Y []float64, R *mat.Dense, warm []flo
 // formS sets e.s (n x n, both triangles) to S = Y^T Y for Y (m x n,
 // row-major, m >= 1), spread on e.team, the same bits whatever the number
 // of threads. Up to formRowsMax it sums the chunks of rows' scatters by a
-// fixed tree (formRows); beyond, it computes S as gramCols does, bit for
+// fixed tree (formRows); beyond, it computes S as kernel.GramCols does, bit for
 // bit (every entry the same chain of FMAs over all rows, by the same 4 x
 // 8 block kernel): the 4-row blocks of the upper triangle are dealt to
 // the members in runs of about equal work, each member writing only its
@@ -284,11 +285,11 @@ func (e *eigenSolver) formS(Y []float64, m, n int) error {
 	if chunks := (m + gramChunk - 1) / gramChunk; chunks > 1 && chunks*n*n <= formRowsMax {
 		return e.formRows(Y, m, n, chunks)
 	}
-	if !useAVX2 || n < 8 {
-		// gramCols's portable path (and short rows): under
+	if !kernel.AVX2() || n < 8 {
+		// kernel.GramCols's portable path (and short rows): under
 		// interruptible when the fit can be canceled.
 		if e.kr.cancel == nil {
-			gramCols(e.s, Y, m, n)
+			kernel.GramCols(e.s, Y, m, n)
 			return nil
 		}
 		if err := gramColsInterruptible(e.kr.cancel, e.s, Y, m, n); err != nil {
@@ -360,7 +361,7 @@ type formOp struct {
 const formRowsMax = 1 << 18
 
 // formRows is formS by chunks of rows, for S of moderate size: the
-// scatter of each chunk of gramChunk rows (gramCols), summed by the
+// scatter of each chunk of gramChunk rows (kernel.GramCols), summed by the
 // products' fixed tree over the same chunks, dealt to the same members
 // (gramOp.layout). The bits do not depend on the number of threads; each
 // member reads the rows of Y it wrote in the pass, where splitting S by
@@ -467,8 +468,8 @@ func formBands(dst []int, n int) []int {
 		total += bandCost(n, u)
 	}
 	parts := min(formParts, max(1, n/16), units)
-	if !useAVX2 || n < 8 {
-		parts = 1 // gramCols makes the whole chunk
+	if !kernel.AVX2() || n < 8 {
+		parts = 1 // kernel.GramCols makes the whole chunk
 	}
 	dst = append(dst, 0)
 	acc := 0
@@ -500,8 +501,8 @@ func (e *eigenSolver) formRowsShare(w int) {
 		c, q := g.chunkOrder[i/parts], i%parts
 		lo, hi := c*gramChunk, min(m, (c+1)*gramChunk)
 		Sc, Yc := e.chunkS[c*nn:(c+1)*nn], Y[lo*n:hi*n]
-		if !useAVX2 || n < 8 {
-			gramCols(Sc, Yc, hi-lo, n) // in one part (formBands)
+		if !kernel.AVX2() || n < 8 {
+			kernel.GramCols(Sc, Yc, hi-lo, n) // in one part (formBands)
 		} else {
 			gramBands(Sc, Yc, hi-lo, n, f.bands[q], f.bands[q+1])
 		}
@@ -516,7 +517,7 @@ func (e *eigenSolver) formRowsShare(w int) {
 func bandCost(n, u int) int { return (n - min(4*u, n-4) + 7) / 8 }
 
 // gramBands writes the 4-row bands [u0, u1) of the upper triangle of the
-// scatter S (n x n, n >= 8) of the rows of Y (rows x n) by gramCols's
+// scatter S (n x n, n >= 8) of the rows of Y (rows x n) by kernel.GramCols's
 // 4 x 8 blocks, stored straight into S's rows (with some entries of the
 // lower triangle near the diagonal); the last band, moved back to rows
 // n-4.. when 4 does not divide n, writes only its own rows, so that
@@ -530,10 +531,10 @@ func gramBands(S, Y []float64, rows, n, u0, u1 int) {
 		for j0 := i; j0 < n; j0 += 8 {
 			j := min(j0, n-8)
 			if i == r0 {
-				gramCols4x8(S[i*n+j:], n, Y[i:], Y[j:], n, rows)
+				kernel.GramCols4x8(S[i*n+j:], n, Y[i:], Y[j:], n, rows)
 				continue
 			}
-			gramCols4x8(t[:], 8, Y[i:], Y[j:], n, rows)
+			kernel.GramCols4x8(t[:], 8, Y[i:], Y[j:], n, rows)
 			for r := r0; r < r1; r++ {
 				copy(S[r*n+j:r*n+j+8], t[8*(r-i):8*(r-i)+8])
 			}
@@ -641,25 +642,25 @@ func (e *eigenSolver) crew() *team {
 	return e.team
 }
 
-// gramColsInterruptible runs gramCols under interruptible (a separate
+// gramColsInterruptible runs kernel.GramCols under interruptible (a separate
 // function, so that the closure's captures do not move topGram's
 // variables to the heap when there is no cancellation).
 //
 //go:noinline
 func gramColsInterruptible(cancel func() bool, S, Y []float64, m, n int) error {
-	return interruptible(cancel, func() { gramCols(S, Y, m, n) })
+	return interruptible(cancel, func() { kernel.GramCols(S, Y, m, n) })
 }
 
 // fullApply returns v -> S v for the n x n matrix S in e.s with both
-// triangles set (as gramCols leaves it), one dot product per row by the
+// triangles set (as kernel.GramCols leaves it), one dot product per row by the
 // contraction kernel. The function is made once per eigenSolver.
 func (e *eigenSolver) fullApply(n int) func(dst, v []float64) {
 	e.fullN = n
 	if e.fullFn == nil {
 		e.fullFn = func(dst, v []float64) {
 			n := e.fullN
-			if useAVX2 && n%4 == 0 {
-				symvUpper(dst, e.s, n, v)
+			if kernel.AVX2() && n%4 == 0 {
+				kernel.SymvUpper(dst, e.s, n, v)
 				return
 			}
 			dotRows(dst, Block{F64: e.s[:n*n]}, n, n, v)
@@ -669,7 +670,7 @@ func (e *eigenSolver) fullApply(n int) func(dst, v []float64) {
 }
 
 // gramBudget is the number of products S v = Y^T (Y v) that cost about as
-// much as forming S by gramCols (m n^2 / 2 FMAs at about twice the rate of
+// much as forming S by kernel.GramCols (m n^2 / 2 FMAs at about twice the rate of
 // the products' 2 m n: BenchmarkModeEigen's Form / YApply is n/10 to n/6
 // at m = 300..721, n = 32..256).
 func gramBudget(n int) int { return max(4, n/8) }

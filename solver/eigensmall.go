@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"slices"
 
@@ -30,7 +31,7 @@ import (
 // K = 20: the 10 x 10 and 22 x 22 scatters of its mode updates, with
 // their warm starts, recorded and replayed by a Go benchmark not kept,
 // chrt) it took 3.2 and 12 us a problem where tridiagWork.top took 8.7
-// and 38. The reduction's rank-2 updates are rank2Update's (an AVX2
+// and 38. The reduction's rank-2 updates are kernel.Rank2Update's (an AVX2
 // kernel, two FMAs an entry) since 2026-11-27, where a Go loop rounded
 // each product: the 22 x 22 problems 8.6 -> 6.6 us (replay, min of 7),
 // against 7.9 for the Krylov iteration on the formed scatter, which
@@ -200,7 +201,7 @@ func (w *smallTop) reduce(n int, d0 float64) {
 		}
 		// Rows 1.. less their first entries: the next B.
 		m2 := m1 - 1
-		rank2Update(nxt[:m2*m2], B[m1+1:], m2, m2, m1, v[1:m1], z[1:m1])
+		kernel.Rank2Update(nxt[:m2*m2], B[m1+1:], m2, m2, m1, v[1:m1], z[1:m1])
 		cur, nxt = nxt, cur
 	}
 	// The last 2 x 2 matrix.
@@ -283,20 +284,6 @@ func dotShort(x, y []float64) float64 {
 		s0 += x[i] * y[i]
 	}
 	return (s0 + s1) + (s2 + s3)
-}
-
-// rank2Go is rank2Update's Go loop (each product rounded, then
-// subtracted).
-func rank2Go(out, in []float64, rows, cols, inStride int, v, z []float64) {
-	v, z = v[:max(rows, cols)], z[:max(rows, cols)]
-	vt, zt := v[:cols], z[:cols]
-	for i := range rows {
-		row, o := in[i*inStride:i*inStride+cols], out[i*cols:(i+1)*cols]
-		vi, zi := v[i], z[i]
-		for j := range o {
-			o[j] = row[j] - vi*zt[j] - zi*vt[j]
-		}
-	}
 }
 
 // tridiagTopIsolated finds the top eigenpair of the symmetric tridiagonal

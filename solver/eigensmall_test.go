@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -158,15 +159,15 @@ func TestTridiagSolve(t *testing.T) {
 	}
 }
 
-// TestRank2Update: rank2Update (the AVX2 kernel where there is one)
-// against its Go loop, rank2Go, for every shape up to 13 x 13 with row
+// TestRank2Update: kernel.Rank2Update (the AVX2 kernel where there is one)
+// against its Go loop, kernel.Rank2Go, for every shape up to 13 x 13 with row
 // strides past the columns: each entry to 4 eps of the sum of its three
 // terms' magnitudes (the kernel rounds each product with its subtraction,
 // the loop separately: at most 2 roundings apart per term), with the
 // input rows' padding and the output's tail (past rows x cols) left as
 // they were.
 func TestRank2Update(t *testing.T) {
-	if !haveAVX2 {
+	if !kernel.AVX2() {
 		t.Skip("no assembly kernel to compare")
 	}
 	const eps = 2.220446049250313e-16
@@ -186,8 +187,8 @@ func TestRank2Update(t *testing.T) {
 				for i := range got {
 					got[i], want[i] = -7, -7
 				}
-				withAVX2(false, func() { rank2Update(want, in, rows, cols, stride, v, z) })
-				withAVX2(true, func() { rank2Update(got, in, rows, cols, stride, v, z) })
+				kernel.Rank2Go(want, in, rows, cols, stride, v, z)
+				kernel.Rank2Update(got, in, rows, cols, stride, v, z)
 				for i := range rows {
 					for j := range cols {
 						mag := math.Abs(in[i*stride+j]) + math.Abs(v[i]*z[j]) + math.Abs(z[i]*v[j])

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/sompca/sompca/solver/internal/kernel"
 	"runtime"
 	"sync/atomic"
 
@@ -9,7 +10,7 @@ import (
 )
 
 // The PCA Gram matrix X X^T (M x M, M < D): the upper triangle by a
-// blocked kernel of 3 x 4 dot products (gram3x4, AVX2 where there is AVX2)
+// blocked kernel of 3 x 4 dot products (kernel.Gram3x4, AVX2 where there is AVX2)
 // instead of gonum's Dgemm, whose pure-Go inner loop (AxpyUnitary) reaches
 // about a fifth of the FMA rate.
 //
@@ -25,24 +26,6 @@ const (
 	gramChunkK = 256
 	gramPanel  = 128
 )
-
-// gram3x4Go is gram3x4 in Go, in the kernel's order: lane l of each sum
-// takes the terms c = l mod 4 in order, the lanes are added as
-// (l0 + l1) + (l2 + l3).
-func gram3x4Go(out *[12]float64, a []float64, lda int, b []float64, ldb int, k int) {
-	for i := range 3 {
-		for j := range 4 {
-			ai, bj := a[i*lda:i*lda+k], b[j*ldb:j*ldb+k]
-			var l [4]float64
-			for c := 0; c < k; c += 4 {
-				for q := range 4 {
-					l[q] += ai[c+q] * bj[c+q]
-				}
-			}
-			out[4*i+j] = (l[0] + l[1]) + (l[2] + l[3])
-		}
-	}
-}
 
 // gramUpper returns X X^T with its upper triangle set, on the members of
 // crew (nil: the caller alone). cancel (may be nil) is polled before every
@@ -230,7 +213,7 @@ const gramMapChunk = 96
 
 // gramMap returns X^T V (d x p) for X (m x d) and V (m x p): PCA's map
 // from the Gram matrix's eigenvectors to projections. Each entry is the
-// dot product of a column of X with one of V, by dots (the gram3x4
+// dot product of a column of X with one of V, by dots (the kernel.Gram3x4
 // kernel) on chunks of gramMapChunk columns of X transposed into a
 // buffer, the chunks spread over goroutines; every entry is one dots sum,
 // so the result does not depend on the number of threads (gonum's Dgemm
@@ -303,11 +286,11 @@ func gramMapBy(m, d int, transpose func(xt []float64, c0, c1 int), V *mat.Dense,
 }
 
 // tile3x4 sets out[4r+s] to the dot product of columns [c0, c1) of row r
-// of a with those of row s of b (r < 3, s < 4): the gram3x4 kernel over
+// of a with those of row s of b (r < 3, s < 4): the kernel.Gram3x4 kernel over
 // [c0, c4), c4 - c0 a multiple of 4, then the up to 3 columns left, in
 // order. Gram and Lanczos tiles share it, so their sums agree bit for bit.
 func tile3x4(out *[12]float64, a []float64, lda int, b []float64, ldb int, c0, c4, c1 int) {
-	gram3x4(out, a[c0:], lda, b[c0:], ldb, c4-c0)
+	kernel.Gram3x4(out, a[c0:], lda, b[c0:], ldb, c4-c0)
 	if c4 == c1 {
 		return
 	}

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -108,7 +109,7 @@ func TestGram3x4Order(t *testing.T) {
 			b[i] = rng.NormFloat64()
 		}
 		var got [12]float64
-		gram3x4(&got, a, lda, b, ldb, k)
+		kernel.Gram3x4(&got, a, lda, b, ldb, k)
 		for i := range 3 {
 			for j := range 4 {
 				var l [4]float64
@@ -119,7 +120,7 @@ func TestGram3x4Order(t *testing.T) {
 				}
 				want := (l[0] + l[1]) + (l[2] + l[3])
 				name := fmt.Sprintf("k = %d, (%d, %d)", k, i, j)
-				if useAVX2 && got[4*i+j] != want {
+				if kernel.AVX2() && got[4*i+j] != want {
 					t.Errorf("%s: %v, fma lanes %v", name, got[4*i+j], want)
 				}
 				if math.Abs(got[4*i+j]-want) > 1e-13*float64(k) {
@@ -201,7 +202,7 @@ func TestGramI16(t *testing.T) {
 	b[0], a[0], b[ldb], a[lda] = gramIntMax, gramIntMax, -gramIntMax, gramIntMax
 	check := func(a []int16, lda int, b []int16, ldb, k int) {
 		var out [12]int32
-		gramI16(&out, a, lda, b, ldb, k)
+		kernel.GramI16(&out, a, lda, b, ldb, k)
 		for i := range 3 {
 			for j := range 4 {
 				var want int64

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -20,7 +21,7 @@ import (
 // with K0 = X0 X0^T the Gram matrix of the raw samples X0 (M x D), S_c the
 // column sums (mu_c = S_c / M), U_i = sum_c x_ic S_c and V = sum_c S_c^2,
 // all integers. K0 comes from a kernel of 3 x 4 blocks of dot products of
-// 16-bit integers (gramI16: AVX2's VPMADDWD multiplies 16 pairs and adds
+// 16-bit integers (kernel.GramI16: AVX2's VPMADDWD multiplies 16 pairs and adds
 // adjacent products in one instruction, 32 multiply-adds per cycle where
 // float64 FMAs give 8), accumulated exactly in float64 (integers below
 // 2^53); U, V and the numerators in int64. The result is the exact
@@ -49,20 +50,6 @@ const (
 // gramExact enables the exact integer path (tests clear it to compare
 // with the float64 path).
 var gramExact = true
-
-// gramI16Go is gramI16 in Go.
-func gramI16Go(out *[12]int32, a []int16, lda int, b []int16, ldb int, k int) {
-	for i := range 3 {
-		for j := range 4 {
-			ai, bj := a[i*lda:i*lda+k], b[j*ldb:j*ldb+k]
-			var s int32
-			for c, x := range ai {
-				s += int32(x) * int32(bj[c])
-			}
-			out[4*i+j] = s
-		}
-	}
-}
 
 // gramIntegers returns the rows of X (m x d) as 16-bit integers, padded
 // with zeros to ld columns (a multiple of 16), if every value is an
@@ -232,7 +219,7 @@ func gramPanelInt[T gramAcc](k []T, ldk int, x []int16, ld, j0, j1 int, halt fun
 			}
 			for j := j0 + max(0, (i-j0)&^3); j < j1; j += 4 {
 				if i+3 <= j1 && j+4 <= j1 {
-					gramI16(&out, x[i*ld+c0:], ld, x[j*ld+c0:], ld, c1-c0)
+					kernel.GramI16(&out, x[i*ld+c0:], ld, x[j*ld+c0:], ld, c1-c0)
 					for r := range 3 {
 						for s := range 4 {
 							if i+r <= j+s {

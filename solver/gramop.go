@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"sync/atomic"
 
@@ -41,6 +42,8 @@ type intGram struct {
 	// apply's call, for its tasks
 	dst []float64
 	b   int
+	// portable runs the Go kernels (tests compare them with the assembly)
+	portable bool
 }
 
 // newIntGram returns the operator of the centred Gram matrix from the
@@ -122,41 +125,6 @@ func (o *intGram) sym(crew *team) *mat.SymDense {
 	return K
 }
 
-// dotsI32Go sets out[4*i+j] = sum_t float64(a[i*lda+t]) z[j*ldz+t] for
-// i < ni, j < 4, t < k, summed as the assembly of dotsI32 does: 4 lanes
-// (t mod 4, fused multiply-adds) for t below k rounded down to a multiple
-// of 4, added as (l0 + l1) + (l2 + l3), then the rest in order.
-func dotsI32Go(out []float64, a []int32, lda, ni int, z []float64, ldz, k int) {
-	k4 := k &^ 3
-	for i := range ni {
-		ai := a[i*lda:]
-		for j := range 4 {
-			var l [4]float64
-			zj := z[j*ldz:]
-			for t := 0; t < k4; t += 4 {
-				for q := range 4 {
-					l[q] = math.FMA(float64(ai[t+q]), zj[t+q], l[q])
-				}
-			}
-			out[4*i+j] = (l[0] + l[1]) + (l[2] + l[3])
-		}
-	}
-	dotsI32Tail(out, a, lda, ni, z, ldz, k4, k)
-}
-
-// dotsI32Tail adds to out the terms t in [k4, k) of dotsI32Go's sums.
-func dotsI32Tail(out []float64, a []int32, lda, ni int, z []float64, ldz, k4, k int) {
-	for i := range ni {
-		for j := range 4 {
-			v := out[4*i+j]
-			for t := k4; t < k; t++ {
-				v = math.FMA(float64(a[i*lda+t]), z[j*ldz+t], v)
-			}
-			out[4*i+j] = v
-		}
-	}
-}
-
 // setBlock makes room for blocks of up to b rows.
 func (g *intGram) setBlock(b int) {
 	g.zp = make([]float64, (b+3)&^3*g.n)
@@ -202,10 +170,10 @@ func (g *intGram) panel(dst []float64, b, p int) {
 		for i := lo; i < hi; i += 3 {
 			ni := min(3, hi-i)
 			for j0 := 0; j0 < b; j0 += 4 {
-				if ni == 3 {
-					dotsI32(&out, g.l[i*n+c0:], n, g.zp[j0*n+c0:], n, c1-c0)
+				if ni == 3 && !g.portable {
+					kernel.DotsI32(&out, g.l[i*n+c0:], n, g.zp[j0*n+c0:], n, c1-c0)
 				} else {
-					dotsI32Go(out[:], g.l[i*n+c0:], n, ni, g.zp[j0*n+c0:], n, c1-c0)
+					kernel.DotsI32Go(out[:], g.l[i*n+c0:], n, ni, g.zp[j0*n+c0:], n, c1-c0)
 				}
 				for r := range ni {
 					for s := range min(4, b-j0) {

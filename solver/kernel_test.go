@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -11,17 +12,9 @@ import (
 )
 
 // Tests of the assembly contraction kernels against the generic Go loops
-// (dotRowsT, axpyRowsT), which are the reference. Where the build or the
+// (kernel.DotRowsGo, kernel.AxpyRowsGo), which are the reference. Where the build or the
 // CPU has no assembly kernels there is nothing to compare and the tests
 // say so by skipping.
-
-// withAVX2 runs f with the assembly kernels switched on or off.
-func withAVX2(on bool, f func()) {
-	saved := useAVX2
-	useAVX2 = on
-	defer func() { useAVX2 = saved }()
-	f()
-}
 
 // elemName and elemBytes describe the element type of a block, for test and benchmark names.
 func elemName(x Block) string {
@@ -50,49 +43,49 @@ func elemBytes(x Block) int {
 func dotRowsTBlock(dst []float64, x Block, rows, cols int, v []float64) {
 	switch {
 	case x.U8 != nil:
-		dotRowsT(dst, x.U8, rows, cols, v)
+		kernel.DotRowsGo(dst, x.U8, rows, cols, v)
 	case x.F32 != nil:
-		dotRowsT(dst, x.F32, rows, cols, v)
+		kernel.DotRowsGo(dst, x.F32, rows, cols, v)
 	default:
-		dotRowsT(dst, x.F64, rows, cols, v)
+		kernel.DotRowsGo(dst, x.F64, rows, cols, v)
 	}
 }
 
 func axpyRowsTBlock(dst []float64, x Block, rows, cols int, v []float64) {
 	switch {
 	case x.U8 != nil:
-		axpyRowsT(dst, x.U8, rows, cols, v)
+		kernel.AxpyRowsGo(dst, x.U8, rows, cols, v)
 	case x.F32 != nil:
-		axpyRowsT(dst, x.F32, rows, cols, v)
+		kernel.AxpyRowsGo(dst, x.F32, rows, cols, v)
 	default:
-		axpyRowsT(dst, x.F64, rows, cols, v)
+		kernel.AxpyRowsGo(dst, x.F64, rows, cols, v)
 	}
 }
 
 func dotRowsAsmBlock(dst []float64, x Block, rows, cols int, v []float64, stream bool) {
-	withAVX2(true, func() {
+	{
 		switch {
 		case x.U8 != nil:
-			dotRowsAsm(dst, x.U8, rows, cols, v, stream)
+			kernel.DotRows(dst, x.U8, rows, cols, v, stream)
 		case x.F32 != nil:
-			dotRowsAsm(dst, x.F32, rows, cols, v, stream)
+			kernel.DotRows(dst, x.F32, rows, cols, v, stream)
 		default:
-			dotRowsAsm(dst, x.F64, rows, cols, v, stream)
+			kernel.DotRows(dst, x.F64, rows, cols, v, stream)
 		}
-	})
+	}
 }
 
 func axpyRowsAsmBlock(dst []float64, x Block, rows, cols int, v []float64, stream bool) {
-	withAVX2(true, func() {
+	{
 		switch {
 		case x.U8 != nil:
-			axpyRowsAsm(dst, x.U8, rows, cols, v, stream)
+			kernel.AxpyRows(dst, x.U8, rows, cols, v, stream)
 		case x.F32 != nil:
-			axpyRowsAsm(dst, x.F32, rows, cols, v, stream)
+			kernel.AxpyRows(dst, x.F32, rows, cols, v, stream)
 		default:
-			axpyRowsAsm(dst, x.F64, rows, cols, v, stream)
+			kernel.AxpyRows(dst, x.F64, rows, cols, v, stream)
 		}
-	})
+	}
 }
 
 // kernelCase is one input of a kernel test: a rows x cols block in each
@@ -178,7 +171,7 @@ func closeSums(got, want, scale float64, exact bool) bool {
 }
 
 func TestDotRowsAVX2MatchesGo(t *testing.T) {
-	if !haveAVX2 {
+	if !kernel.AVX2() {
 		t.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -200,7 +193,7 @@ func TestDotRowsAVX2MatchesGo(t *testing.T) {
 					for i := range got {
 						got[i] = -1 // must stay past dst[:rows]
 					}
-					withAVX2(true, func() { dotRows(got, x, rows, cols, kc.vRow) })
+					dotRows(got, x, rows, cols, kc.vRow)
 					for r := range rows {
 						if !closeSums(got[r], want[r], scale[r], exact) {
 							t.Errorf("%s: dst[%d] = %v, Go loop %v (diff %.3g, scale %.3g)",
@@ -219,7 +212,7 @@ func TestDotRowsAVX2MatchesGo(t *testing.T) {
 }
 
 func TestAxpyRowsAVX2MatchesGo(t *testing.T) {
-	if !haveAVX2 {
+	if !kernel.AVX2() {
 		t.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -263,7 +256,7 @@ func TestAxpyRowsAVX2MatchesGo(t *testing.T) {
 					// Through the dispatch, which zeroes dst first.
 					clear(want)
 					axpyRowsTBlock(want, x, rows, cols, kc.vCol)
-					withAVX2(true, func() { axpyRows(got, x, rows, cols, kc.vCol) })
+					axpyRows(got, x, rows, cols, kc.vCol)
 					for c := range cols {
 						if !closeSums(got[c], want[c], scale[c], exact) {
 							t.Errorf("%s: axpyRows dst[%d] = %v, Go loop %v", name, c, got[c], want[c])
@@ -279,7 +272,7 @@ func TestAxpyRowsAVX2MatchesGo(t *testing.T) {
 // bits for the same numbers wherever they sit in memory: the summation
 // order must depend on the shape only (TestDeterminism relies on it).
 func TestKernelsAVX2Reproducible(t *testing.T) {
-	if !haveAVX2 {
+	if !kernel.AVX2() {
 		t.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -294,10 +287,10 @@ func TestKernelsAVX2Reproducible(t *testing.T) {
 			for e, x := range []Block{{U8: u8}, {F32: f32}, {F64: f64}} {
 				dot := make([]float64, rows)
 				axpy := make([]float64, cols)
-				withAVX2(true, func() {
+				{
 					dotRows(dot, x, rows, cols, base.vRow)
 					axpyRows(axpy, x, rows, cols, base.vCol)
-				})
+				}
 				if offset == 0 {
 					first[e] = [2][]float64{dot, axpy}
 					continue
@@ -320,18 +313,19 @@ func TestKernelsAVX2Reproducible(t *testing.T) {
 func TestKernelsAllocateNothing(t *testing.T) {
 	kc := newKernelCase(rand.New(rand.NewPCG(11, 12)), 7, 33, 0, false)
 	dst := make([]float64, 33)
-	for _, on := range []bool{false, haveAVX2} {
+	on := kernel.AVX2()
+	{
 		for _, x := range []Block{{U8: kc.u8}, {F32: kc.f32}, {F64: kc.f64}} {
 			var allocs float64
-			withAVX2(on, func() {
+			{
 				allocs = testing.AllocsPerRun(10, func() {
 					dotRows(dst, x, 7, 33, kc.vRow)
 					axpyRows(dst, x, 7, 33, kc.vCol)
 					_ = dotBlock(x, kc.vRow[:1])
 				})
-			})
+			}
 			if allocs != 0 {
-				t.Errorf("%v, useAVX2 %v: %v allocations per call, want 0", elemName(x), on, allocs)
+				t.Errorf("%v, kernel.AVX2() %v: %v allocations per call, want 0", elemName(x), on, allocs)
 			}
 		}
 	}
@@ -355,10 +349,10 @@ func BenchmarkKernels(b *testing.B) {
 		// The exact uint8 kernels (fixed.go) run on the uint8 data as
 		// uint8fixed, their vectors put in fixed point once outside the
 		// timing, as a pass does.
-		var fRow, fCol fixedVec
-		fRow.set(kc.vRow)
-		fCol.set(kc.vCol)
-		sums := make([]int64, fixedLimbs*cols)
+		var fRow, fCol kernel.FixedVec
+		fRow.Set(kc.vRow)
+		fCol.Set(kc.vCol)
+		sums := make([]int64, kernel.FixedLimbs*cols)
 		for _, elem := range []struct {
 			x     Block
 			fixed bool
@@ -368,15 +362,23 @@ func BenchmarkKernels(b *testing.B) {
 				name string
 				on   bool
 			}{{"go", false}, {"avx2", true}} {
-				if impl.on && !haveAVX2 {
+				if impl.on && !kernel.AVX2() {
 					continue
 				}
 				dot := func() { dotRows(dst, x, rows, cols, kc.vRow) }
 				axpy := func() { axpyRows(dst, x, rows, cols, kc.vCol) }
+				if !impl.on {
+					dot = func() { dotRowsTBlock(dst, x, rows, cols, kc.vRow) }
+					axpy = func() { axpyRowsTBlock(dst, x, rows, cols, kc.vCol) }
+				}
 				name := elemName(x)
 				if elem.fixed {
-					dot = func() { dotRowsFixed(dst, kc.u8, rows, cols, &fRow) }
-					axpy = func() { axpyRowsFixed(dst, kc.u8, rows, cols, &fCol, sums) }
+					dot = func() { kernel.DotRowsFixed(dst, kc.u8, rows, cols, &fRow) }
+					axpy = func() { kernel.AxpyRowsFixed(dst, kc.u8, rows, cols, &fCol, sums) }
+					if !impl.on {
+						dot = func() { kernel.DotRowsFixedGo(dst, kc.u8, rows, cols, &fRow) }
+						axpy = func() { kernel.AxpyRowsFixedGo(dst, kc.u8, rows, cols, &fCol, sums) }
+					}
 					name = "uint8fixed"
 				}
 				shapeName := fmt.Sprintf("%dx%d/%v/%s", rows, cols, name, impl.name)
@@ -385,13 +387,13 @@ func BenchmarkKernels(b *testing.B) {
 					run  func()
 				}{{"dotRows/", dot}, {"axpyRows/", axpy}} {
 					b.Run(k.name+shapeName, func(b *testing.B) {
-						withAVX2(impl.on, func() {
+						{
 							b.SetBytes(int64(rows * cols * elemBytes(x)))
 							defer reportPeak(b, rows*cols)()
 							for range b.N {
 								k.run()
 							}
-						})
+						}
 					})
 				}
 			}
@@ -418,7 +420,7 @@ func axpyRowsFMA(dst []float64, x Block, rows, cols int, v []float64) {
 // masked last 4 and single columns (cols < 4), and rows of 4 to 16
 // columns held in registers through many rows (22 x 10, 300 x 16, 257 x 5).
 func TestAxpyRowsAVX2ExactOrder(t *testing.T) {
-	if !haveAVX2 {
+	if !kernel.AVX2() {
 		t.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(18, 1))
@@ -451,12 +453,12 @@ func TestAxpyRowsAVX2ExactOrder(t *testing.T) {
 	}
 }
 
-// TestAxpySlabsExact checks axpySlabsAsm, slab by slab and bit for bit,
+// TestAxpySlabsExact checks kernel.AxpySlabs, slab by slab and bit for bit,
 // against axpyRowsFMA from a cleared dst (what axpyRowsStream computes),
 // for every width it takes (4..16 columns; overlapping blocks from 5 to
 // 15), over one to many slabs, and that it declines other widths. The gait samples' middle mode is 32 slabs of 22 x 10.
 func TestAxpySlabsExact(t *testing.T) {
-	if !haveAVX2 {
+	if !kernel.AVX2() {
 		t.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(19, 4))
@@ -473,7 +475,7 @@ func TestAxpySlabsExact(t *testing.T) {
 				}
 				got := make([]float64, slabs*cols+1)
 				got[slabs*cols] = 7 // past the end: not written
-				if !axpySlabsAsm(got[:slabs*cols], x, rows, cols, slabs, v) {
+				if !kernel.AxpySlabs(got[:slabs*cols], x, rows, cols, slabs, v) {
 					if cols >= 4 && cols <= 16 {
 						t.Fatalf("%d slabs of %dx%d: declined", slabs, rows, cols)
 					}
@@ -499,7 +501,7 @@ func TestAxpySlabsExact(t *testing.T) {
 	}
 }
 
-// TestSubRows checks subRows against floats.Sub on each row (subRowsGo,
+// TestSubRows checks kernel.SubRows against floats.Sub on each row (kernel.SubRowsGo,
 // the code it replaces), bit for bit, for rows of 1 to 40 columns (the
 // assembly's from 4: whole groups of 4 and a last overlapping group) and
 // 1 to 9 rows, values including signed zeros, and that nothing past the
@@ -518,9 +520,9 @@ func TestSubRows(t *testing.T) {
 			}
 			x[0], off[cols-1] = math.Copysign(0, -1), 0
 			want := append([]float64(nil), x...)
-			subRowsGo(want[:rows*cols], off)
+			kernel.SubRowsGo(want[:rows*cols], off)
 			got := append([]float64(nil), x...)
-			subRows(got[:rows*cols], off)
+			kernel.SubRows(got[:rows*cols], off)
 			for i := range got {
 				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
 					t.Fatalf("%d rows of %d: x[%d] = %v, floats.Sub gives %v (x[%d] is past the rows)", rows, cols, i, got[i], want[i], rows*cols)
@@ -566,12 +568,12 @@ func TestSumU8(t *testing.T) {
 	}
 }
 
-// BenchmarkAxpySlabs times axpySlabsAsm as the gait float64 fit's
+// BenchmarkAxpySlabs times kernel.AxpySlabs as the gait float64 fit's
 // middle-mode contraction uses it, one call a sample of 32 slabs of 22 x
 // 10, over 4 samples in turn (225 KB: in cache, where the loop is bound by
 // its FMA chains) or 731 (41 MB, read from memory).
 func BenchmarkAxpySlabs(b *testing.B) {
-	if !haveAVX2 {
+	if !kernel.AVX2() {
 		b.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
 	}
 	const slabs, rows, cols = 32, 22, 10
@@ -592,7 +594,7 @@ func BenchmarkAxpySlabs(b *testing.B) {
 			defer reportPeak(b, n)()
 			for i := range b.N {
 				s := i % m
-				axpySlabsAsm(dst, x[s*n:(s+1)*n], rows, cols, slabs, v)
+				kernel.AxpySlabs(dst, x[s*n:(s+1)*n], rows, cols, slabs, v)
 			}
 		})
 	}
@@ -838,7 +840,7 @@ func checkDotRowsAsm(t *testing.T, want []float64, x Block, rows, cols int, v []
 // against dotRowsShortFMA on rows of 1 to 15 columns and 1 to 13 rows
 // (every grouping of rows the kernel makes, and every tail).
 func TestDotRowsAVX2ShortExactOrder(t *testing.T) {
-	if !haveAVX2 {
+	if !kernel.AVX2() {
 		t.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(9, 1))
@@ -854,8 +856,8 @@ func TestDotRowsAVX2ShortExactOrder(t *testing.T) {
 	}
 }
 
-// TestGramCols checks gramCols against the definition: with AVX2, bit for
-// bit against gramColsGo (the same FMA chains); in any build, every entry
+// TestGramCols checks kernel.GramCols against the definition: with AVX2, bit for
+// bit against kernel.GramColsGo (the same FMA chains); in any build, every entry
 // against a plain sum of products to rounding (|error| <= m eps sum |y y|),
 // and S exactly symmetric. Shapes cover n < 8 (Go only), n a multiple of
 // 4 and 8 and not, and one row.
@@ -868,7 +870,7 @@ func TestGramCols(t *testing.T) {
 			Y[i] = rng.NormFloat64()
 		}
 		S := make([]float64, n*n)
-		gramCols(S, Y, m, n)
+		kernel.GramCols(S, Y, m, n)
 		for i := range n {
 			for j := range n {
 				sum, abs := 0.0, 0.0
@@ -885,12 +887,12 @@ func TestGramCols(t *testing.T) {
 				}
 			}
 		}
-		if !haveAVX2 {
+		if !kernel.AVX2() {
 			continue
 		}
 		want := make([]float64, n*n)
-		withAVX2(false, func() { gramCols(want, Y, m, n) })
-		withAVX2(true, func() { gramCols(S, Y, m, n) })
+		kernel.GramColsGo(want, Y, m, n)
+		kernel.GramCols(S, Y, m, n)
 		for i := range S {
 			if math.Float64bits(S[i]) != math.Float64bits(want[i]) {
 				t.Fatalf("%dx%d: S[%d][%d] = %v with AVX2, %v in Go", m, n, i/n, i%n, S[i], want[i])
@@ -912,7 +914,7 @@ func BenchmarkGramCols(b *testing.B) {
 		b.Run(fmt.Sprintf("%dx%d", m, n), func(b *testing.B) {
 			defer reportCPU(b, m*n*(n+1)/2)()
 			for b.Loop() {
-				gramCols(S, Y, m, n)
+				kernel.GramCols(S, Y, m, n)
 			}
 		})
 	}
@@ -975,7 +977,7 @@ const midRowCols = 256
 // columns or more bit for bit against dotRowsLongFMA: odd and even row
 // counts (pairs and the row left over), columns by 16, by 4 and single.
 func TestDotRowsAVX2LongExactOrder(t *testing.T) {
-	if !haveAVX2 {
+	if !kernel.AVX2() {
 		t.Skip("no AVX2+FMA assembly kernels in this build or on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(9, 2))

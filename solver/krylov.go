@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"slices"
 
@@ -118,7 +119,7 @@ func (k *krylov) project(v []float64, R blas64.General) {
 	ct, r := k.ct[:R.Rows], R.Data[:R.Rows*R.Cols]
 	dotRows(ct, Block{F64: r}, R.Rows, R.Cols, v)
 	floats.Scale(-1, ct)
-	axpyRowsAsm(v, r, R.Rows, R.Cols, ct, false) // v += R^T (-ct), adding to v
+	kernel.AxpyRows(v, r, R.Rows, R.Cols, ct, false) // v += R^T (-ct), adding to v
 }
 
 // top writes to u the unit top eigenvector of Gamma A Gamma and returns its
@@ -251,7 +252,7 @@ func (k *krylov) reorth(j int, R blas64.General) float64 {
 	for range 2 {
 		dotRows(h, Q, j+1, n, w)
 		floats.Scale(-1, h)
-		axpyRowsAsm(w, Q.F64, j+1, n, h, false) // w += Q^T h, adding to w
+		kernel.AxpyRows(w, Q.F64, j+1, n, h, false) // w += Q^T h, adding to w
 		b := norm2(w)
 		if b > eta/math.Sqrt2 {
 			return b

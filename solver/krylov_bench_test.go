@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"github.com/sompca/sompca/solver/internal/kernel"
 	"math/rand/v2"
 	"testing"
 
@@ -9,7 +10,7 @@ import (
 )
 
 // BenchmarkModeEigen times the pieces of a mode update on partial
-// projections Y (m x n) of random data: forming S = Y^T Y (gramCols), one
+// projections Y (m x n) of random data: forming S = Y^T Y (kernel.GramCols), one
 // product Y^T (Y v), one product S v (fullApply), and the dense
 // eigendecomposition of S. The ratios set gramBudget (Form / YApply) and
 // denseLimit (Dense against about 30 SApply).
@@ -22,7 +23,7 @@ func BenchmarkModeEigen(b *testing.B) {
 			Y[i] = rng.NormFloat64()
 		}
 		es1 := eigenSolver{s: make([]float64, n*n)}
-		form := func() { gramCols(es1.s, Y, m, n) }
+		form := func() { kernel.GramCols(es1.s, Y, m, n) }
 		form()
 		S := mat.NewSymDense(n, es1.s)
 		v, w := make([]float64, n), make([]float64, n)

@@ -513,7 +513,7 @@ func (j *dotsJob) runTask(_, p int) {
 
 // dots sets c[j*ldc+i] = sum_{t<k} a[i*lda+t] b[j*ldb+t] for i < ni,
 // j < nj: every dot product of a row of a with a row of b. The sums go
-// over chunks of gramChunkK in order, each chunk's by the gram3x4 kernel
+// over chunks of gramChunkK in order, each chunk's by the kernel.Gram3x4 kernel
 // (its 4 lanes, AVX2 where there is AVX2) plus a scalar tail, and by
 // floats.Dot for the rows past the last full block of 3 x 4.
 func dots(c []float64, ldc int, a []float64, lda, ni int, b []float64, ldb, nj, k int) {

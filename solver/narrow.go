@@ -1,6 +1,9 @@
 package solver
 
-import "math"
+import (
+	"github.com/sompca/sompca/solver/internal/kernel"
+	"math"
+)
 
 // Exact narrowing (doc.go, "Narrowing"): a fit whose samples are all in
 // memory as float64 (or float32) reads them through a narrower copy when
@@ -34,7 +37,7 @@ func (s *SliceSource) Resident() (Block, bool) { return s.data, true }
 // float32 only with the assembly kernels, which take the same sums in the
 // same order for float32 and float64: the Go fallbacks do not (float64
 // rows of 16 or more go through gonum's Dot and AddScaled).
-func narrowingExact(to Elem) bool { return to == Uint8 || useAVX2 }
+func narrowingExact(to Elem) bool { return to == Uint8 || kernel.AVX2() }
 
 // narrow returns the source a local fit reads: src itself, or a
 // SliceSource over an exact narrower copy of its samples when narrowing

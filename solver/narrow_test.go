@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -163,7 +164,7 @@ func notUint8(x []float64) int {
 // (narrowingExact); samples of uint8 values take the exact kernels
 // whatever their type (TestSampleBytesRule).
 func TestKernelsSameBitsEveryElem(t *testing.T) {
-	if !useAVX2 {
+	if !kernel.AVX2() {
 		t.Skip("no AVX2: narrowing to float32 is off without the assembly kernels")
 	}
 	rng := rand.New(rand.NewPCG(4, 4))

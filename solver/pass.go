@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"sync/atomic"
 
@@ -517,13 +518,13 @@ func (p *Pass) sumLeaf(dst []float64, start int, x Block, cnt, size int) {
 // float64(x[i*size+j]) to s[j] sample by sample from +0, because every
 // partial sum is an integer below 2^31 (so integer sums are exact) and
 // below 2^53 (so were the float64 ones, in any order). Columns by 32 in
-// int32 lanes (sumU8Asm), the rest in a uint32 array on the stack, a
+// int32 lanes (kernel.SumU8Head), the rest in a uint32 array on the stack, a
 // chunk of sumChunk columns at a time, each converted once, where the
 // float64 loop converted every element and added it through memory (see
 // doc.go).
 func sumU8(s []float64, x []uint8, cnt, size int) {
 	var acc [sumChunk]uint32
-	for j0 := sumU8Asm(s, x, cnt, size); j0 < size; j0 += sumChunk {
+	for j0 := kernel.SumU8Head(s, x, cnt, size); j0 < size; j0 += sumChunk {
 		a := acc[:min(sumChunk, size-j0)]
 		clear(a)
 		for i := range cnt {
@@ -575,13 +576,13 @@ func squaresAbout(x Block, mean []float64) float64 {
 
 // centreInto writes the elements of x, minus mean when mean is not nil
 // (len x.elems()), into dst: uint8 elements by the AVX2 kernels where
-// there are (centreU8Asm), the same bits as toFloat64 and floats.Sub,
+// there are (kernel.CentreU8Head), the same bits as toFloat64 and floats.Sub,
 // which take 8 instructions an element in the conversion alone.
 func centreInto(dst []float64, x Block, mean []float64) {
 	n := x.elems()
 	k := 0
 	if x.F64 == nil && x.F32 == nil {
-		k = centreU8Asm(dst[:n], x.U8, mean)
+		k = kernel.CentreU8Head(dst[:n], x.U8, mean)
 		x = x.slice(k, n)
 	}
 	toFloat64(dst[k:n], x)
@@ -629,7 +630,7 @@ func (p *Pass) modeScatterLeaf(ws *Workspace, dst []float64, start int, x Block,
 // samples [start, start+cnt) to rows (cnt x Shape[Mode]), with the
 // operations of contractor.partial (contractor.partialLead for a Lead
 // pass) on each sample whatever the input: the mode-0 contraction of
-// order 2 or by the Kronecker vector is one dotRows (or dotRowsFixed)
+// order 2 or by the Kronecker vector is one dotRows (or kernel.DotRowsFixed)
 // over all the samples' rows of a uint8 block (contractor.rows0), the
 // cache is filled by the first step (contractor.lead: mode0 for k = 0),
 // and its rows are contracted a grain of samples at a time
@@ -674,10 +675,10 @@ func (p *Pass) modeRows(ws *Workspace, rows []float64, start int, x Block, cnt i
 		p.offset.wait()
 	}
 	if p.Offset != nil {
-		// All the piece's rows in one call (subRows), the same bits as
+		// All the piece's rows in one call (kernel.SubRows), the same bits as
 		// floats.Sub on each row (gait: rows of 32, 22 or 10), whose
 		// calls and loop took 2 to 2.5 times the CPU: see doc.go.
-		subRows(rows[:cnt*In], p.Offset[:In])
+		kernel.SubRows(rows[:cnt*In], p.Offset[:In])
 	}
 	if p.Deflate == nil {
 		return

@@ -3,6 +3,7 @@ package solver
 import (
 	"errors"
 	"fmt"
+	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"math/bits"
 	"runtime"
@@ -315,7 +316,7 @@ func TestPadding(t *testing.T) {
 }
 
 // TestFormS: S = Y^T Y formed on a team is the same bit for bit whatever
-// the team's size, agrees with gramCols (one chain of FMAs per entry over
+// the team's size, agrees with kernel.GramCols (one chain of FMAs per entry over
 // all rows, an independent order of the sums) to rounding, exactly when
 // formed by columns (beyond formRowsMax), and a cancel stops it with
 // ErrCanceled.
@@ -324,7 +325,7 @@ func TestFormS(t *testing.T) {
 		n, m := c.n, c.m
 		Y := randomTensors(uint64(n*m), m, []int{n})
 		want := make([]float64, n*n)
-		gramCols(want, Y, m, n)
+		kernel.GramCols(want, Y, m, n)
 		byRows := (m+gramChunk-1)/gramChunk > 1 && (m+gramChunk-1)/gramChunk*n*n <= formRowsMax
 		var first []float64
 		for _, threads := range []int{1, 2, 3} {
@@ -349,12 +350,12 @@ func TestFormS(t *testing.T) {
 					tol = 1e-13 * math.Sqrt(want[(i/n)*(n+1)]*want[(i%n)*(n+1)])
 				}
 				if math.Abs(e.s[i]-want[i]) > tol {
-					t.Fatalf("n %d, m %d, %d threads: S[%d][%d] = %v, gramCols %v", n, m, threads, i/n, i%n, e.s[i], want[i])
+					t.Fatalf("n %d, m %d, %d threads: S[%d][%d] = %v, kernel.GramCols %v", n, m, threads, i/n, i%n, e.s[i], want[i])
 				}
 			}
 			var calls atomic.Int64
 			e.kr.cancel = func() bool { return calls.Add(1) > 1 }
-			if err := e.formS(Y, m, n); (byRows || useAVX2 && n >= 8) && !errors.Is(err, ErrCanceled) {
+			if err := e.formS(Y, m, n); (byRows || kernel.AVX2() && n >= 8) && !errors.Is(err, ErrCanceled) {
 				t.Errorf("n %d, m %d, %d threads: canceled formS returned %v", n, m, threads, err)
 			}
 			e.close()
@@ -363,7 +364,7 @@ func TestFormS(t *testing.T) {
 }
 
 // TestFormRowsTree: S formed by rows is, bit for bit, the fixed tree's
-// sum of the chunks' scatters (gramCols on each chunk of gramChunk rows;
+// sum of the chunks' scatters (kernel.GramCols on each chunk of gramChunk rows;
 // the value of chunks [lo, lo+2^k) is that of its left half plus that of
 // its right half, or the left's alone when the right holds no chunk:
 // Fold's tree, summed here recursively), for 1 to 4 members and reads of
@@ -380,7 +381,7 @@ func TestFormRowsTree(t *testing.T) {
 		tree = func(lo, k int) []float64 {
 			if k == 0 {
 				S := make([]float64, n*n)
-				gramCols(S, Y[lo*gramChunk*n:min(m, (lo+1)*gramChunk)*n], min(m, (lo+1)*gramChunk)-lo*gramChunk, n)
+				kernel.GramCols(S, Y[lo*gramChunk*n:min(m, (lo+1)*gramChunk)*n], min(m, (lo+1)*gramChunk)-lo*gramChunk, n)
 				return S
 			}
 			left := tree(lo, k-1)

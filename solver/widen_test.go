@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -14,7 +15,8 @@ import (
 // with and without a mean, and nothing written past the elements.
 func TestCentreInto(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 1))
-	for _, on := range []bool{false, haveAVX2} {
+	on := kernel.AVX2()
+	{
 		for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 33, 47, 100, 7040} {
 			x := make([]uint8, n)
 			mean := make([]float64, n)
@@ -34,7 +36,7 @@ func TestCentreInto(t *testing.T) {
 				}
 				got := make([]float64, n+1)
 				got[n] = -7 // past the end: must stay
-				withAVX2(on, func() { centreInto(got[:n], Block{U8: x}, m) })
+				centreInto(got[:n], Block{U8: x}, m)
 				for i := range n {
 					if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
 						t.Fatalf("avx2 %v n %d mean %v: element %d = %v, want %v", on, n, m != nil, i, got[i], want[i])

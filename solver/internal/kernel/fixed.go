@@ -1,14 +1,14 @@
-package solver
+package kernel
 
 import "math"
 
 // This file holds the exact contractions of uint8 samples: a vector v is
-// put in fixed point once per pass (fixedVec), v[i] ~ q[i] scale with
+// put in fixed point once per pass (FixedVec), v[i] ~ q[i] scale with
 // integers |q[i]| < 2^60 and scale a power of two, and a uint8 row x is
 // contracted with it in integer arithmetic, exactly: sum_i x[i] q[i] is an
 // integer, so no order of summation, blocking or number of accumulators
 // can change it. The result is that integer rounded once to float64 and
-// times scale (fixedVec.combine), a function of x and q alone: the
+// times scale (FixedVec.combine), a function of x and q alone: the
 // assembly kernels and the Go loops here give the same bits whatever
 // their order, and a uint8 kernel's result equals the correctly rounded
 // x . q scale, against a float64 FMA chain's rounding at every element.
@@ -22,17 +22,17 @@ import "math"
 // must be widened. The error of q against v is at most 2^-61 max|v| per
 // entry.
 
-// fixedLimbs is the number of 15-bit limbs below the top one.
-const fixedLimbs = 4
+// FixedLimbs is the number of 15-bit limbs below the top one.
+const FixedLimbs = 4
 
-// fixedPad is the multiple of entries to which a limb row is padded with
+// FixedPad is the multiple of entries to which a limb row is padded with
 // zeros, so that kernels may read whole vectors of limbs past n.
-const fixedPad = 16
+const FixedPad = 16
 
-// fixedVec is a vector in fixed point: entry i is
+// FixedVec is a vector in fixed point: entry i is
 // (limb(0,i) 2^45 + limb(1,i) 2^30 + limb(2,i) 2^15 + limb(3,i)) scale.
-type fixedVec struct {
-	// limbs holds the fixedLimbs limb rows of ld entries each, limb l of
+type FixedVec struct {
+	// limbs holds the FixedLimbs limb rows of ld entries each, limb l of
 	// entry i at limbs[l*ld+i]; entries n..ld-1 are zero.
 	limbs []int16
 	n, ld int
@@ -42,29 +42,53 @@ type fixedVec struct {
 	// small that scale would be subnormal. Callers then use the float64
 	// kernels, for every element type alike.
 	ok bool
-	// tab holds, for n <= fixedQuadMax, the limbs in the order the short
+	// tab holds, for n <= FixedQuadMax, the limbs in the order the short
 	// rows' dotRows kernel multiplies them (see setTab); else it is empty.
 	tab []int16
 }
 
-// fixedQuadMax is the longest row that dotRowsFixed contracts four rows
-// at a time, by the limb pairs of fixedVec.tab (dotShort in the assembly).
-const fixedQuadMax = 240
+// NewFixedVec returns an empty FixedVec whose storage holds vectors of up
+// to n entries, so that Set allocates nothing for them.
+func NewFixedVec(n int) FixedVec {
+	ld := (n + FixedPad - 1) / FixedPad * FixedPad
+	f := FixedVec{limbs: make([]int16, 0, FixedLimbs*ld)}
+	if n <= FixedQuadMax {
+		f.tab = make([]int16, 0, FixedTabLen(n))
+	}
+	return f
+}
 
-// fixedTabLen is the length of fixedVec.tab for vectors of n <= fixedQuadMax
+// OK reports whether f holds its vector (Set); when it does not (a value
+// not finite, or max|v| so small that the scale would be subnormal),
+// callers use the float64 kernels.
+func (f *FixedVec) OK() bool { return f.ok }
+
+// Q returns entry i of the vector in fixed point, an integer q with
+// v[i] ~ q Scale() (|q| < 2^60).
+func (f *FixedVec) Q(i int) int64 { return f.q(i) }
+
+// Scale returns the power of two that the entries' integers are
+// multiplied by.
+func (f *FixedVec) Scale() float64 { return f.scale }
+
+// FixedQuadMax is the longest row that DotRowsFixed contracts four rows
+// at a time, by the limb pairs of FixedVec.tab (dotShort in the assembly).
+const FixedQuadMax = 240
+
+// FixedTabLen is the length of FixedVec.tab for vectors of n <= FixedQuadMax
 // entries: 4 x 4 x 16 limbs for each 16 entries.
-func fixedTabLen(n int) int {
-	return (n + fixedPad - 1) / fixedPad * 256
+func FixedTabLen(n int) int {
+	return (n + FixedPad - 1) / FixedPad * 256
 }
 
 // set makes f hold v, reusing f's storage when it is large enough.
-func (f *fixedVec) set(v []float64) {
+func (f *FixedVec) Set(v []float64) {
 	n := len(v)
-	ld := (n + fixedPad - 1) / fixedPad * fixedPad
-	if cap(f.limbs) < fixedLimbs*ld {
-		f.limbs = make([]int16, fixedLimbs*ld)
+	ld := (n + FixedPad - 1) / FixedPad * FixedPad
+	if cap(f.limbs) < FixedLimbs*ld {
+		f.limbs = make([]int16, FixedLimbs*ld)
 	}
-	f.limbs = f.limbs[:fixedLimbs*ld]
+	f.limbs = f.limbs[:FixedLimbs*ld]
 	clear(f.limbs)
 	f.n, f.ld, f.scale, f.ok = n, ld, 1, false
 	var top float64
@@ -97,7 +121,7 @@ func (f *fixedVec) set(v []float64) {
 	f.setTab()
 }
 
-// setTab sets f.tab from the limbs when f.n <= fixedQuadMax, in the order
+// setTab sets f.tab from the limbs when f.n <= FixedQuadMax, in the order
 // the short rows' kernel (fixed_amd64.s) takes a row's columns: by units
 // of w = 32 columns while more than 16 are left, then one of 16; unit at
 // c holds, for each i < w/4 and limb l, 16 words: (l_c+2i, l_c+2i+1)
@@ -105,12 +129,12 @@ func (f *fixedVec) set(v []float64) {
 // entry k of limb row l (zero past n). That is the column pair i of four
 // rows in the low half of a vector and pair i + w/4 in the high half, as
 // the kernel holds them.
-func (f *fixedVec) setTab() {
+func (f *FixedVec) setTab() {
 	f.tab = f.tab[:0]
-	if f.n > fixedQuadMax {
+	if f.n > FixedQuadMax {
 		return
 	}
-	need := fixedTabLen(f.n)
+	need := FixedTabLen(f.n)
 	if cap(f.tab) < need {
 		f.tab = make([]int16, need)
 	}
@@ -122,7 +146,7 @@ func (f *fixedVec) setTab() {
 			w = 32
 		}
 		for i := range w / 4 {
-			for l := range fixedLimbs {
+			for l := range FixedLimbs {
 				row := f.limbs[l*ld : (l+1)*ld]
 				lo, hi := row[c+2*i:][:2], row[c+2*i+w/2:][:2]
 				t := f.tab[k : k+16]
@@ -138,7 +162,7 @@ func (f *fixedVec) setTab() {
 }
 
 // q returns entry i of f as an integer (the tests' reference).
-func (f *fixedVec) q(i int) int64 {
+func (f *FixedVec) q(i int) int64 {
 	ld := f.ld
 	return int64(f.limbs[i])<<45 | int64(f.limbs[ld+i])<<30 | int64(f.limbs[2*ld+i])<<15 | int64(f.limbs[3*ld+i])
 }
@@ -152,16 +176,16 @@ func (f *fixedVec) q(i int) int64 {
 // sums stay below 2^53, rows of up to 2^15 uint8 values, so the result
 // is then x . q rounded once). Every kernel ends with this, so that the
 // assembly and the Go loops agree bit for bit.
-func (f *fixedVec) combine(s0, s1, s2, s3 int64) float64 {
+func (f *FixedVec) combine(s0, s1, s2, s3 int64) float64 {
 	t1 := s0<<15 + s1
 	t2 := s2<<15 + s3
 	return (float64(float64(t1)*(1<<30)) + float64(t2)) * f.scale
 }
 
-// dotRowsFixedGo sets dst[r] = x[r*cols:(r+1)*cols] . q scale for r < rows,
+// DotRowsFixedGo sets dst[r] = x[r*cols:(r+1)*cols] . q scale for r < rows,
 // by f.combine: the contraction of a uint8 tensor's last mode with the
 // vector f holds (f.n == cols).
-func dotRowsFixedGo(dst []float64, x []uint8, rows, cols int, f *fixedVec) {
+func DotRowsFixedGo(dst []float64, x []uint8, rows, cols int, f *FixedVec) {
 	ld := f.ld
 	l0, l1, l2, l3 := f.limbs[:cols], f.limbs[ld:ld+cols], f.limbs[2*ld:2*ld+cols], f.limbs[3*ld:3*ld+cols]
 	for r := range rows {
@@ -178,11 +202,11 @@ func dotRowsFixedGo(dst []float64, x []uint8, rows, cols int, f *fixedVec) {
 	}
 }
 
-// axpyRowsFixedGo sets dst[c] = sum_r x[r*cols+c] q[r] scale for c < cols,
+// AxpyRowsFixedGo sets dst[c] = sum_r x[r*cols+c] q[r] scale for c < cols,
 // by f.combine: the contraction of a uint8 tensor's first mode with the
-// vector f holds (f.n == rows). sums is scratch of fixedLimbs*cols int64.
-func axpyRowsFixedGo(dst []float64, x []uint8, rows, cols int, f *fixedVec, sums []int64) {
-	sums = sums[:fixedLimbs*cols]
+// vector f holds (f.n == rows). sums is scratch of FixedLimbs*cols int64.
+func AxpyRowsFixedGo(dst []float64, x []uint8, rows, cols int, f *FixedVec, sums []int64) {
+	sums = sums[:FixedLimbs*cols]
 	clear(sums)
 	s0, s1, s2, s3 := sums[:cols], sums[cols:2*cols], sums[2*cols:3*cols], sums[3*cols:]
 	ld := f.ld
@@ -202,24 +226,24 @@ func axpyRowsFixedGo(dst []float64, x []uint8, rows, cols int, f *fixedVec, sums
 	}
 }
 
-// dotRowsFixed sets dst[r] = x[r*cols:(r+1)*cols] . q scale for r < rows
-// (f.n == cols, f.ok): dotRowsFixedGo's bits, in assembly when there is
+// DotRowsFixed sets dst[r] = x[r*cols:(r+1)*cols] . q scale for r < rows
+// (f.n == cols, f.ok): DotRowsFixedGo's bits, in assembly when there is
 // some.
-func dotRowsFixed(dst []float64, x []uint8, rows, cols int, f *fixedVec) {
-	if useAVX2 && rows >= 1 && cols >= 1 {
+func DotRowsFixed(dst []float64, x []uint8, rows, cols int, f *FixedVec) {
+	if avx2 && rows >= 1 && cols >= 1 {
 		dotRowsFixedAsm(dst, x, rows, cols, f)
 		return
 	}
-	dotRowsFixedGo(dst, x, rows, cols, f)
+	DotRowsFixedGo(dst, x, rows, cols, f)
 }
 
-// axpyRowsFixed sets dst[c] = sum_r x[r*cols+c] q[r] scale for c < cols
-// (f.n == rows, f.ok), with sums as scratch of fixedLimbs*cols int64:
-// axpyRowsFixedGo's bits, in assembly when there is some.
-func axpyRowsFixed(dst []float64, x []uint8, rows, cols int, f *fixedVec, sums []int64) {
-	if useAVX2 && cols >= fixedPad && rows >= 1 && rows <= 1<<15 {
+// AxpyRowsFixed sets dst[c] = sum_r x[r*cols+c] q[r] scale for c < cols
+// (f.n == rows, f.ok), with sums as scratch of FixedLimbs*cols int64:
+// AxpyRowsFixedGo's bits, in assembly when there is some.
+func AxpyRowsFixed(dst []float64, x []uint8, rows, cols int, f *FixedVec, sums []int64) {
+	if avx2 && cols >= FixedPad && rows >= 1 && rows <= 1<<15 {
 		axpyRowsFixedAsm(dst, x, rows, cols, f, sums)
 		return
 	}
-	axpyRowsFixedGo(dst, x, rows, cols, f, sums)
+	AxpyRowsFixedGo(dst, x, rows, cols, f, sums)
 }

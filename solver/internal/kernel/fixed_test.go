@@ -1,4 +1,4 @@
-package solver
+package kernel
 
 import (
 	"math"
@@ -52,8 +52,8 @@ func TestFixedVecSet(t *testing.T) {
 	for _, n := range []int{1, 7, 16, 60, 220, 240, 241} {
 		v := fixedTestVec(rng, n)
 		v[n/2] = -1 // the largest magnitude, negative: the top limb's low end
-		var f fixedVec
-		f.set(v)
+		var f FixedVec
+		f.Set(v)
 		if !f.ok {
 			t.Fatalf("n=%d: not ok", n)
 		}
@@ -74,7 +74,7 @@ func TestFixedVecSet(t *testing.T) {
 				t.Fatalf("n=%d: entry %d off by %g > scale/2", n, i, d)
 			}
 		}
-		for l := range fixedLimbs {
+		for l := range FixedLimbs {
 			for i := n; i < f.ld; i++ {
 				if f.limbs[l*f.ld+i] != 0 {
 					t.Fatalf("n=%d: padding limb %d entry %d is %d", n, l, i, f.limbs[l*f.ld+i])
@@ -83,15 +83,15 @@ func TestFixedVecSet(t *testing.T) {
 		}
 		checkFixedTab(t, &f)
 	}
-	var f fixedVec
+	var f FixedVec
 	for _, v := range [][]float64{{1, math.NaN()}, {math.Inf(-1)}, {math.Ldexp(1, -1000)}} {
-		f.set(v)
+		f.Set(v)
 		if f.ok {
 			t.Errorf("set(%v): ok, want not ok", v)
 		}
 	}
-	f.set(fixedTestVec(rand.New(rand.NewPCG(1, 3)), 3))
-	f.set([]float64{0, 0, 0}) // over a vector's limbs and tab
+	f.Set(fixedTestVec(rand.New(rand.NewPCG(1, 3)), 3))
+	f.Set([]float64{0, 0, 0}) // over a vector's limbs and tab
 	if !f.ok || f.q(0) != 0 || f.q(2) != 0 {
 		t.Errorf("set(zeros): ok %v, q %d %d; want ok and zeros", f.ok, f.q(0), f.q(2))
 	}
@@ -102,12 +102,12 @@ func TestFixedVecSet(t *testing.T) {
 // units of 32 while more than 16 columns are left, then 16; in the unit
 // at c of w columns, words 16(4i+l) .. +7 are limb l of entries c+2i and
 // c+2i+1 (four times), the next 8 those of entries c+2i+w/2 and
-// c+2i+w/2+1; empty past fixedQuadMax entries.
-func checkFixedTab(t *testing.T, f *fixedVec) {
+// c+2i+w/2+1; empty past FixedQuadMax entries.
+func checkFixedTab(t *testing.T, f *FixedVec) {
 	t.Helper()
-	if f.n > fixedQuadMax {
+	if f.n > FixedQuadMax {
 		if len(f.tab) != 0 {
-			t.Fatalf("n=%d: tab of %d words past fixedQuadMax", f.n, len(f.tab))
+			t.Fatalf("n=%d: tab of %d words past FixedQuadMax", f.n, len(f.tab))
 		}
 		return
 	}
@@ -121,7 +121,7 @@ func checkFixedTab(t *testing.T, f *fixedVec) {
 			w = 32
 		}
 		for i := range w / 4 {
-			for l := range fixedLimbs {
+			for l := range FixedLimbs {
 				for _, e := range []int{c + 2*i, c + 2*i + w/2} {
 					for range 4 {
 						want = append(want, f.limbs[l*f.ld+e], f.limbs[l*f.ld+e+1])
@@ -153,36 +153,36 @@ func TestFixedKernelsExact(t *testing.T) {
 		}
 		// dotRows: one dot product a row, with a vector of cols entries.
 		v := fixedTestVec(rng, cols)
-		var f fixedVec
-		f.set(v)
+		var f FixedVec
+		f.Set(v)
 		q := make([]*big.Int, cols)
 		for i := range q {
 			q[i] = big.NewInt(f.q(i))
 		}
 		dst := make([]float64, rows)
-		dotRowsFixedGo(dst, x, rows, cols, &f)
+		DotRowsFixedGo(dst, x, rows, cols, &f)
 		for r := range rows {
 			if want := exactDot(q, x[r*cols:(r+1)*cols], f.scale); dst[r] != want {
-				t.Fatalf("%dx%d dotRowsFixedGo row %d: %v, want %v", rows, cols, r, dst[r], want)
+				t.Fatalf("%dx%d DotRowsFixedGo row %d: %v, want %v", rows, cols, r, dst[r], want)
 			}
 		}
 		// axpyRows: column c is the dot product of column c of x with a
 		// vector of rows entries.
 		w := fixedTestVec(rng, rows)
-		f.set(w)
+		f.Set(w)
 		qw := make([]*big.Int, rows)
 		for i := range qw {
 			qw[i] = big.NewInt(f.q(i))
 		}
 		out := make([]float64, cols)
-		axpyRowsFixedGo(out, x, rows, cols, &f, make([]int64, fixedLimbs*cols))
+		AxpyRowsFixedGo(out, x, rows, cols, &f, make([]int64, FixedLimbs*cols))
 		col := make([]uint8, rows)
 		for c := range cols {
 			for r := range rows {
 				col[r] = x[r*cols+c]
 			}
 			if want := exactDot(qw, col, f.scale); out[c] != want {
-				t.Fatalf("%dx%d axpyRowsFixedGo column %d: %v, want %v", rows, cols, c, out[c], want)
+				t.Fatalf("%dx%d AxpyRowsFixedGo column %d: %v, want %v", rows, cols, c, out[c], want)
 			}
 		}
 	}
@@ -206,24 +206,24 @@ func fixedCases(rng *rand.Rand, n int) [][]float64 {
 	return [][]float64{fixedTestVec(rng, n), low, high, tiny}
 }
 
-// fixedCheckAsm checks dotRowsFixed and axpyRowsFixed with the assembly
+// fixedCheckAsm checks DotRowsFixed and AxpyRowsFixed with the assembly
 // against the Go loops, bit for bit, on x (rows x cols), for each of the
 // vectors of fixedCases; and against exactDot when exact is set.
 func fixedCheckAsm(t *testing.T, rng *rand.Rand, x []uint8, rows, cols int, exact bool) {
 	t.Helper()
-	var f fixedVec
+	var f FixedVec
 	for k, v := range fixedCases(rng, cols) {
-		f.set(v)
+		f.Set(v)
 		if !f.ok {
 			t.Fatalf("%dx%d case %d: not ok", rows, cols, k)
 		}
 		want := make([]float64, rows)
-		dotRowsFixedGo(want, x, rows, cols, &f)
+		DotRowsFixedGo(want, x, rows, cols, &f)
 		got := make([]float64, rows)
-		withAVX2(true, func() { dotRowsFixed(got, x, rows, cols, &f) })
+		DotRowsFixed(got, x, rows, cols, &f)
 		for r := range rows {
 			if math.Float64bits(got[r]) != math.Float64bits(want[r]) {
-				t.Fatalf("%dx%d case %d: dotRowsFixed row %d = %v, Go loop %v", rows, cols, k, r, got[r], want[r])
+				t.Fatalf("%dx%d case %d: DotRowsFixed row %d = %v, Go loop %v", rows, cols, k, r, got[r], want[r])
 			}
 		}
 		if exact {
@@ -233,31 +233,31 @@ func fixedCheckAsm(t *testing.T, rng *rand.Rand, x []uint8, rows, cols int, exac
 			}
 			for r := range rows {
 				if w := exactDot(q, x[r*cols:(r+1)*cols], f.scale); got[r] != w {
-					t.Fatalf("%dx%d case %d: dotRowsFixed row %d = %v, exact %v", rows, cols, k, r, got[r], w)
+					t.Fatalf("%dx%d case %d: DotRowsFixed row %d = %v, exact %v", rows, cols, k, r, got[r], w)
 				}
 			}
 		}
 	}
 	for k, v := range fixedCases(rng, rows) {
-		f.set(v)
+		f.Set(v)
 		want := make([]float64, cols)
-		axpyRowsFixedGo(want, x, rows, cols, &f, make([]int64, fixedLimbs*cols))
+		AxpyRowsFixedGo(want, x, rows, cols, &f, make([]int64, FixedLimbs*cols))
 		got := make([]float64, cols)
-		// The kernel's scratch is sums[:fixedLimbs*cols]; the words after
+		// The kernel's scratch is sums[:FixedLimbs*cols]; the words after
 		// it must be left as they are.
-		sums := make([]int64, fixedLimbs*cols+8)
+		sums := make([]int64, FixedLimbs*cols+8)
 		for i := range sums {
 			sums[i] = -1
 		}
-		withAVX2(true, func() { axpyRowsFixed(got, x, rows, cols, &f, sums[:fixedLimbs*cols]) })
-		for i, s := range sums[fixedLimbs*cols:] {
+		AxpyRowsFixed(got, x, rows, cols, &f, sums[:FixedLimbs*cols])
+		for i, s := range sums[FixedLimbs*cols:] {
 			if s != -1 {
-				t.Fatalf("%dx%d case %d: axpyRowsFixed wrote sums[%d] past its scratch", rows, cols, k, fixedLimbs*cols+i)
+				t.Fatalf("%dx%d case %d: AxpyRowsFixed wrote sums[%d] past its scratch", rows, cols, k, FixedLimbs*cols+i)
 			}
 		}
 		for c := range cols {
 			if math.Float64bits(got[c]) != math.Float64bits(want[c]) {
-				t.Fatalf("%dx%d case %d: axpyRowsFixed column %d = %v, Go loop %v", rows, cols, k, c, got[c], want[c])
+				t.Fatalf("%dx%d case %d: AxpyRowsFixed column %d = %v, Go loop %v", rows, cols, k, c, got[c], want[c])
 			}
 		}
 		if exact {
@@ -271,7 +271,7 @@ func fixedCheckAsm(t *testing.T, rng *rand.Rand, x []uint8, rows, cols int, exac
 					col[r] = x[r*cols+c]
 				}
 				if w := exactDot(q, col, f.scale); got[c] != w {
-					t.Fatalf("%dx%d case %d: axpyRowsFixed column %d = %v, exact %v", rows, cols, k, c, got[c], w)
+					t.Fatalf("%dx%d case %d: AxpyRowsFixed column %d = %v, exact %v", rows, cols, k, c, got[c], w)
 				}
 			}
 		}
@@ -289,7 +289,7 @@ func fixedCheckAsm(t *testing.T, rng *rand.Rand, x []uint8, rows, cols int, exac
 // (the guard page test checks that nothing past it is read). Small shapes
 // are also checked against exactDot.
 func TestFixedKernelsAVX2(t *testing.T) {
-	if !haveAVX2 {
+	if !AVX2() {
 		t.Skip("no AVX2 assembly kernels in this build or on this CPU")
 	}
 	rng := rand.New(rand.NewPCG(5, 6))

@@ -1,15 +1,15 @@
 //go:build amd64 && !purego
 
-package solver
+package kernel
 
 //go:noescape
 func gramI16AVX2(out *int32, a *int16, lda int, b *int16, ldb int, k int)
 
-// gramI16 is gramI16Go, in assembly when useAVX2 (the same sums: integer
+// GramI16 is GramI16Go, in assembly when avx2 (the same sums: integer
 // arithmetic is exact).
-func gramI16(out *[12]int32, a []int16, lda int, b []int16, ldb int, k int) {
-	if !useAVX2 {
-		gramI16Go(out, a, lda, b, ldb, k)
+func GramI16(out *[12]int32, a []int16, lda int, b []int16, ldb int, k int) {
+	if !avx2 {
+		GramI16Go(out, a, lda, b, ldb, k)
 		return
 	}
 	// The assembly reads a[:2*lda+k] and b[:3*ldb+k].

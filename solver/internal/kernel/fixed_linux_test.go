@@ -1,4 +1,4 @@
-package solver
+package kernel
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // past x[rows*cols-1] faults: the tails of the last rows must be read
 // inside x.
 func TestFixedKernelsNoOverread(t *testing.T) {
-	if !haveAVX2 {
+	if !AVX2() {
 		t.Skip("no AVX2 assembly kernels in this build or on this CPU")
 	}
 	page := syscall.Getpagesize()
@@ -50,7 +50,7 @@ func TestFixedKernelsNoOverread(t *testing.T) {
 // mapping on transparent huge pages (madvise, as NumPy and bench/gofit
 // hold them). It reports ns a sample.
 func BenchmarkFixedStream(b *testing.B) {
-	if !haveAVX2 {
+	if !AVX2() {
 		b.Skip("no AVX2 assembly kernels in this build or on this CPU")
 	}
 	const m, rows, cols, leaf = 731, 32, 220, 16
@@ -67,10 +67,10 @@ func BenchmarkFixedStream(b *testing.B) {
 		heap[i] = uint8(rng.IntN(256))
 	}
 	copy(huge, heap)
-	var fRow, fCol fixedVec
-	fRow.set(fixedTestVec(rng, cols))
-	fCol.set(fixedTestVec(rng, rows))
-	sums := make([]int64, fixedLimbs*cols)
+	var fRow, fCol FixedVec
+	fRow.Set(fixedTestVec(rng, cols))
+	fCol.Set(fixedTestVec(rng, rows))
+	sums := make([]int64, FixedLimbs*cols)
 	dst := make([]float64, leaf*max(rows, cols))
 	// memory: before each pass, 64 MB read (twice L3) evict the samples
 	// from every cache, so that the pass reads them from DRAM.
@@ -110,7 +110,7 @@ func BenchmarkFixedStream(b *testing.B) {
 							s = 0
 						}
 						d := dst[i%leaf*cols:][:cols] // a leaf's rows, as contractor.mode0's
-						axpyRowsFixed(d, x[s*n:(s+1)*n], rows, cols, &fCol, sums)
+						AxpyRowsFixed(d, x[s*n:(s+1)*n], rows, cols, &fCol, sums)
 					}
 				}
 			})
@@ -123,7 +123,7 @@ func BenchmarkFixedStream(b *testing.B) {
 						if cached {
 							s = 0
 						}
-						dotRowsFixed(dst[:k*rows], x[s*n:(s+k)*n], k*rows, cols, &fRow)
+						DotRowsFixed(dst[:k*rows], x[s*n:(s+k)*n], k*rows, cols, &fRow)
 					}
 				}
 			})

@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-package solver
+package kernel
 
 //go:noescape
 func widenU8AVX2(dst *float64, x *uint8, n int)
@@ -8,14 +8,14 @@ func widenU8AVX2(dst *float64, x *uint8, n int)
 //go:noescape
 func centreU8AVX2(dst *float64, x *uint8, mean *float64, n int)
 
-// centreU8Asm writes float64(x[i]) - mean[i] (mean nil: float64(x[i]))
+// CentreU8Head writes float64(x[i]) - mean[i] (mean nil: float64(x[i]))
 // to dst[i] for the first len(x) rounded down to 16 elements by the AVX2
-// kernels (widen_amd64.s), when useAVX2, and returns how many it wrote.
+// kernels (widen_amd64.s), when avx2, and returns how many it wrote.
 // The bits are those of the Go loops: the conversion is exact and the
 // subtraction one rounding.
-func centreU8Asm(dst []float64, x []uint8, mean []float64) int {
+func CentreU8Head(dst []float64, x []uint8, mean []float64) int {
 	n := len(x) &^ 15
-	if !useAVX2 || n == 0 {
+	if !avx2 || n == 0 {
 		return 0
 	}
 	_ = dst[n-1]

@@ -1,19 +1,19 @@
 //go:build amd64 && !purego
 
-package solver
+package kernel
 
 //go:noescape
 func rank2AVX2(out *float64, in *float64, rows, cols, inStride int, v *float64, z *float64)
 
-// rank2Update sets out[i*cols+j] = in[i*inStride+j] - v[i] z[j] - z[i]
+// Rank2Update sets out[i*cols+j] = in[i*inStride+j] - v[i] z[j] - z[i]
 // v[j] for i < rows, j < cols: smallTop.reduce's symmetric rank-2 update
 // of a trailing block, written compact. With AVX2 it is rank2AVX2 (see
 // rank2_amd64.s), two FMAs an entry, 4 entries at a time, where the Go
-// loop (rank2Go) rounds each product; results differ only by that
+// loop (Rank2Go) rounds each product; results differ only by that
 // rounding, and are the same bit for bit every time.
-func rank2Update(out, in []float64, rows, cols, inStride int, v, z []float64) {
-	if !useAVX2 || rows <= 0 || cols <= 0 {
-		rank2Go(out, in, rows, cols, inStride, v, z)
+func Rank2Update(out, in []float64, rows, cols, inStride int, v, z []float64) {
+	if !avx2 || rows <= 0 || cols <= 0 {
+		Rank2Go(out, in, rows, cols, inStride, v, z)
 		return
 	}
 	k := max(rows, cols)

@@ -1,24 +1,20 @@
 //go:build amd64 && !purego
 
-package solver
+package kernel
 
 import "golang.org/x/sys/cpu"
 
 // The contraction kernels in AVX2+FMA assembly (kernel_amd64.s), for
-// uint8, float32 and float64 samples. They compute what dotRowsT and
-// axpyRowsT do (for float64, also gonum's floats.Dot and AddScaled), with the
+// uint8, float32 and float64 samples. They compute what DotRowsGo and
+// AxpyRowsGo do (for float64, also gonum's floats.Dot and AddScaled), with the
 // same float64 accumulation; results differ from the Go loops only by
 // rounding, since the sums are taken in another order and each product is
 // rounded once with its addition (FMA). For given inputs the result is
 // always the same, bit for bit.
 
-// haveAVX2 reports whether the CPU and the OS support the AVX2 and FMA
-// instructions the assembly kernels use.
-var haveAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
-
-// useAVX2 selects the assembly kernels. It is haveAVX2 unless a test clears
-// it to run the generic Go loops.
-var useAVX2 = haveAVX2
+// avx2 reports whether the CPU and the OS support the AVX2 and FMA
+// instructions the assembly kernels use: read once, never changed.
+var avx2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 //go:noescape
 func dotRowsU8AVX2(dst *float64, x *uint8, v *float64, rows, cols int)
@@ -50,14 +46,14 @@ func axpyRowsF64AVX2(dst *float64, x *float64, v *float64, rows, cols int)
 //go:noescape
 func axpyRowsF64StreamAVX2(dst *float64, x *float64, v *float64, rows, cols int)
 
-// dotRowsAsm is dotRowsT, in assembly when useAVX2. With stream, float64
+// DotRows is DotRowsGo, in assembly when avx2. With stream, float64
 // and float32 rows are read as a pass's samples, from memory
 // (dotRowsF64StreamAVX2, dotRowsF32StreamAVX2: rows of more than 256
 // bytes one at a time, prefetched; see kernel_amd64.s); the results are
 // the same bit for bit either way.
-func dotRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64, stream bool) {
-	if !useAVX2 || rows == 0 || cols == 0 {
-		dotRowsT(dst, x, rows, cols, v)
+func DotRows[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64, stream bool) {
+	if !avx2 || rows == 0 || cols == 0 {
+		DotRowsGo(dst, x, rows, cols, v)
 		return
 	}
 	// The assembly reads x[:rows*cols] and v[:cols] and writes dst[:rows]:
@@ -81,12 +77,12 @@ func dotRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols in
 	}
 }
 
-// axpyRowsAsm is axpyRowsT, in assembly when useAVX2; stream as for
-// dotRowsAsm (axpyRowsF64StreamAVX2, axpyRowsF32StreamAVX2: rows read
+// AxpyRows is AxpyRowsGo, in assembly when avx2; stream as for
+// DotRows (axpyRowsF64StreamAVX2, axpyRowsF32StreamAVX2: rows read
 // one at a time prefetched).
-func axpyRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64, stream bool) {
-	if !useAVX2 || rows == 0 || cols == 0 {
-		axpyRowsT(dst, x, rows, cols, v)
+func AxpyRows[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64, stream bool) {
+	if !avx2 || rows == 0 || cols == 0 {
+		AxpyRowsGo(dst, x, rows, cols, v)
 		return
 	}
 	// The assembly reads x[:rows*cols] and v[:rows] and updates dst[:cols].
@@ -112,13 +108,13 @@ func axpyRowsAsm[E uint8 | float32 | float64](dst []float64, x []E, rows, cols i
 //go:noescape
 func axpySlabsF64StreamAVX2(dst *float64, x *float64, v *float64, rows, cols, slabs int)
 
-// axpySlabsAsm sets dst[s*cols:(s+1)*cols] to axpyRowsStream's result for
+// AxpySlabs sets dst[s*cols:(s+1)*cols] to axpyRowsStream's result for
 // each of the slabs slabs of rows x cols values in x (x[s*rows*cols:]),
 // bit for bit, in one call (axpySlabsF64StreamAVX2), and reports true;
 // or reports false, having done nothing, when that kernel does not apply
 // (no assembly, or cols outside 4..16).
-func axpySlabsAsm(dst, x []float64, rows, cols, slabs int, v []float64) bool {
-	if !useAVX2 || cols < 4 || cols > 16 || rows == 0 || slabs == 0 {
+func AxpySlabs(dst, x []float64, rows, cols, slabs int, v []float64) bool {
+	if !avx2 || cols < 4 || cols > 16 || rows == 0 || slabs == 0 {
 		return false
 	}
 	// The assembly reads x[:slabs*rows*cols] and v[:rows] and writes
@@ -131,12 +127,12 @@ func axpySlabsAsm(dst, x []float64, rows, cols, slabs int, v []float64) bool {
 //go:noescape
 func gram3x4AVX2(out *float64, a *float64, lda int, b *float64, ldb int, k int)
 
-// gram3x4 sets out[4i+j] = sum_{c<k} a[i*lda+c] b[j*ldb+c] for i < 3,
-// j < 4, k a positive multiple of 4: in assembly when useAVX2, else as
-// gram3x4Go.
-func gram3x4(out *[12]float64, a []float64, lda int, b []float64, ldb int, k int) {
-	if !useAVX2 {
-		gram3x4Go(out, a, lda, b, ldb, k)
+// Gram3x4 sets out[4i+j] = sum_{c<k} a[i*lda+c] b[j*ldb+c] for i < 3,
+// j < 4, k a positive multiple of 4: in assembly when avx2, else as
+// Gram3x4Go.
+func Gram3x4(out *[12]float64, a []float64, lda int, b []float64, ldb int, k int) {
+	if !avx2 {
+		Gram3x4Go(out, a, lda, b, ldb, k)
 		return
 	}
 	// The assembly reads a[:2*lda+k] and b[:3*ldb+k].
@@ -147,9 +143,9 @@ func gram3x4(out *[12]float64, a []float64, lda int, b []float64, ldb int, k int
 //go:noescape
 func gramCols4x8AVX2(out *float64, ldo int, a *float64, b *float64, ld int, m int)
 
-// gramCols4x8 sets out[i*ldo+j] = sum_{r<m} a[r*ld+i] b[r*ld+j] for i < 4,
-// j < 8, in the order of gramColsGo (useAVX2 only).
-func gramCols4x8(out []float64, ldo int, a, b []float64, ld, m int) {
+// GramCols4x8 sets out[i*ldo+j] = sum_{r<m} a[r*ld+i] b[r*ld+j] for i < 4,
+// j < 8, in the order of GramColsGo (avx2 only).
+func GramCols4x8(out []float64, ldo int, a, b []float64, ld, m int) {
 	// The assembly writes out[i*ldo+j] and reads a[:(m-1)*ld+4] and
 	// b[:(m-1)*ld+8].
 	_, _, _ = out[3*ldo+7], a[(m-1)*ld+3], b[(m-1)*ld+7]
@@ -159,13 +155,13 @@ func gramCols4x8(out []float64, ldo int, a, b []float64, ld, m int) {
 //go:noescape
 func subRowsAVX2(x *float64, off *float64, rows, cols int)
 
-// subRows subtracts off from each of the len(x)/len(off) rows of x (a
-// whole number of them): in one assembly call when useAVX2 and rows have
+// SubRows subtracts off from each of the len(x)/len(off) rows of x (a
+// whole number of them): in one assembly call when avx2 and rows have
 // 4 columns or more, else by floats.Sub on each row; the same bits.
-func subRows(x, off []float64) {
+func SubRows(x, off []float64) {
 	cols := len(off)
-	if !useAVX2 || cols < 4 {
-		subRowsGo(x, off)
+	if !avx2 || cols < 4 {
+		SubRowsGo(x, off)
 		return
 	}
 	rows := len(x) / cols
@@ -180,12 +176,12 @@ func subRows(x, off []float64) {
 //go:noescape
 func sumU8AVX2(s *float64, x *uint8, cnt, size, n int)
 
-// sumU8Asm sets s[j] for the first size rounded down to 32 columns j of
+// SumU8Head sets s[j] for the first size rounded down to 32 columns j of
 // sumU8 (cnt < 2^23 samples of size elements in x) by sumU8AVX2, when
-// useAVX2, and returns how many it set.
-func sumU8Asm(s []float64, x []uint8, cnt, size int) int {
+// avx2, and returns how many it set.
+func SumU8Head(s []float64, x []uint8, cnt, size int) int {
 	n := size &^ 31
-	if !useAVX2 || n == 0 || cnt == 0 {
+	if !avx2 || n == 0 || cnt == 0 {
 		return 0
 	}
 	// The assembly reads x[:(cnt-1)*size+n] and writes s[:n].

@@ -1,11 +1,11 @@
 //go:build amd64 && !purego
 
-package solver
+package kernel
 
 //go:noescape
 func symvAVX2(dst *float64, s *float64, n int, v *float64)
 
-// symvUpper sets dst[:n] = S v by symvAVX2 (see there and symv_amd64.s)
+// SymvUpper sets dst[:n] = S v by symvAVX2 (see there and symv_amd64.s)
 // for the symmetric n x n matrix S in s[:n*n] (row-major, both triangles
 // stored), n a positive multiple of 4. It reads S's upper triangle and
 // the lower halves of its 4 x 4 diagonal blocks, each entry right of a
@@ -15,9 +15,9 @@ func symvAVX2(dst *float64, s *float64, n int, v *float64)
 // 32 KB L1d. The order of the sums depends only on n: the result is the
 // same bit for bit every time, and differs from the row-by-row product's
 // only by rounding.
-func symvUpper(dst, s []float64, n int, v []float64) {
+func SymvUpper(dst, s []float64, n int, v []float64) {
 	if n <= 0 || n%4 != 0 {
-		panic("solver: symvUpper needs n a positive multiple of 4")
+		panic("solver: SymvUpper needs n a positive multiple of 4")
 	}
 	_, _, _ = dst[n-1], s[n*n-1], v[n-1]
 	symvAVX2(&dst[0], &s[0], n, &v[0])

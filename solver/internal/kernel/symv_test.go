@@ -1,4 +1,4 @@
-package solver
+package kernel
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestSymvUpper checks symvUpper (the AVX2 symmetric product of fullApply)
+// TestSymvUpper checks SymvUpper (the AVX2 symmetric product of fullApply)
 // against the plain row-by-row loop sum_j S[i,j] v[j], for every n that
 // is a multiple of 4 up to 96. The two differ only by rounding: each
 // entry is a sum of n products, so they agree to within about n eps
@@ -16,7 +16,7 @@ import (
 // must not read it. Then the result must not depend on dst's contents,
 // and a second product must give the same bits.
 func TestSymvUpper(t *testing.T) {
-	if !haveAVX2 {
+	if !AVX2() {
 		t.Skip("no AVX2 kernels")
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -48,14 +48,14 @@ func TestSymvUpper(t *testing.T) {
 		for i := range got {
 			got[i] = math.NaN()
 		}
-		symvUpper(got, s, n, v)
+		SymvUpper(got, s, n, v)
 		for i := range n {
 			if d := math.Abs(got[i] - want[i]); !(d <= 4*float64(n)*0x1p-53*bound[i]) {
 				t.Fatalf("n=%d: (S v)[%d] = %v, want %v (|diff| %.3g, bound %.3g)", n, i, got[i], want[i], d, 4*float64(n)*0x1p-53*bound[i])
 			}
 		}
 		again := make([]float64, n)
-		symvUpper(again, s, n, v)
+		SymvUpper(again, s, n, v)
 		for i := range n {
 			if math.Float64bits(again[i]) != math.Float64bits(got[i]) {
 				t.Fatalf("n=%d: a second product differs at %d: %v vs %v", n, i, again[i], got[i])

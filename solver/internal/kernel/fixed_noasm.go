@@ -1,15 +1,15 @@
 //go:build !amd64 || purego
 
-package solver
+package kernel
 
 // Without assembly (another architecture, or the purego build tag) the
 // exact uint8 contractions are the Go loops of fixed.go; these are never
-// called (useAVX2 is false).
+// called (avx2 is false).
 
-func dotRowsFixedAsm(dst []float64, x []uint8, rows, cols int, f *fixedVec) {
+func dotRowsFixedAsm(dst []float64, x []uint8, rows, cols int, f *FixedVec) {
 	panic("solver: dotRowsFixedAsm without assembly")
 }
 
-func axpyRowsFixedAsm(dst []float64, x []uint8, rows, cols int, f *fixedVec, sums []int64) {
+func axpyRowsFixedAsm(dst []float64, x []uint8, rows, cols int, f *FixedVec, sums []int64) {
 	panic("solver: axpyRowsFixedAsm without assembly")
 }
