@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"slices"
 
@@ -30,7 +31,7 @@ const (
 // paths run under interruptible. The Lanczos products run on the members
 // of crew (nil: the caller alone); the result does not depend on their
 // number.
-func topEigenvectors(S *mat.SymDense, P int, cancel func() bool, crew *team) (*mat.Dense, []float64, error) {
+func topEigenvectors(S *mat.SymDense, P int, cancel func() bool, crew *par.Team) (*mat.Dense, []float64, error) {
 	return topEigenvectorsWith(S, nil, P, cancel, crew)
 }
 
@@ -44,7 +45,7 @@ func lanczosFits(n, P int) bool {
 // topEigenvectorsWith is topEigenvectors, with block Lanczos's products
 // by op (the same matrix as S) when op is not nil; S may then be nil (op
 // forms it if the other paths need it).
-func topEigenvectorsWith(S *mat.SymDense, op *intGram, P int, cancel func() bool, crew *team) (*mat.Dense, []float64, error) {
+func topEigenvectorsWith(S *mat.SymDense, op *intGram, P int, cancel func() bool, crew *par.Team) (*mat.Dense, []float64, error) {
 	var n int
 	if S != nil {
 		n = S.SymmetricDim()

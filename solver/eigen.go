@@ -3,6 +3,7 @@ package solver
 import (
 	"errors"
 	"github.com/sompca/sompca/solver/internal/kernel"
+	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"runtime"
 	"slices"
@@ -61,7 +62,7 @@ type eigenSolver struct {
 	work    eigenWork // the dense path's scratch
 	kr      krylov
 	threads int       // goroutines for the products with Y (0: GOMAXPROCS)
-	team    *team     // runs them
+	team    *par.Team // runs them
 	block   int       // the samples of the fit's reads (0: one read), for gramOp.layout
 	ownTeam bool      // team was started here: close stops it
 	parts   []float64 // per-chunk sums of those products
@@ -311,24 +312,24 @@ func (e *eigenSolver) formS(Y []float64, m, n int) error {
 	for u := range units {
 		total += bandCost(n, u)
 	}
-	f.deal.reset(units, crew.size)
+	f.deal.Reset(units, crew.Size())
 	u, acc := 0, 0
-	for w := range crew.size {
+	for w := range crew.Size() {
 		lo := u
-		for u < units && (w == crew.size-1 || (acc+bandCost(n, u))*crew.size <= (w+1)*total) {
+		for u < units && (w == crew.Size()-1 || (acc+bandCost(n, u))*crew.Size() <= (w+1)*total) {
 			acc += bandCost(n, u)
 			u++
 		}
-		f.deal.set(w, lo, u)
+		f.deal.Set(w, lo, u)
 	}
 	if f.share == nil {
 		f.share, f.mirror = e.formShare, e.formMirror
 	}
-	crew.run(f.share)
+	crew.Run(f.share)
 	if f.stopped.Load() {
 		return ErrCanceled
 	}
-	crew.run(f.mirror)
+	crew.Run(f.mirror)
 	return nil
 }
 
@@ -338,7 +339,7 @@ type formOp struct {
 	m, n          int
 	cancel        func() bool
 	stopped       atomic.Bool
-	deal          deal        // formS: the 4-row blocks; formRows: the chunks' parts; by member
+	deal          par.Deal    // formS: the 4-row blocks; formRows: the chunks' parts; by member
 	share, mirror func(w int) // e.formShare, e.formMirror, made once
 	rows          func(w int) // e.formRowsTask, made once
 	// arrived counts the members done with formRows's chunks (formRowsTask).
@@ -382,15 +383,15 @@ const formRowsMax = 1 << 18
 func (e *eigenSolver) formRows(Y []float64, m, n, chunks int) error {
 	g, f := &e.gram, &e.form
 	crew := e.crew()
-	g.layout(chunks, crew.size, e.block)
+	g.layout(chunks, crew.Size(), e.block)
 	f.y, f.m, f.n, f.cancel = Y, m, n, e.kr.cancel
 	f.stopped.Store(false)
 	e.chunkS = grow(e.chunkS, chunks*n*n)
 	f.bands = formBands(f.bands[:0], n)
 	parts := len(f.bands) - 1
-	f.deal.reset(0, g.size)
+	f.deal.Reset(0, g.size)
 	for w := range g.size {
-		f.deal.set(w, g.chunkRuns[w]*parts, g.chunkRuns[w+1]*parts)
+		f.deal.Set(w, g.chunkRuns[w]*parts, g.chunkRuns[w+1]*parts)
 	}
 	if len(f.left) < chunks {
 		f.left = make([]atomic.Int32, chunks)
@@ -426,7 +427,7 @@ func (e *eigenSolver) formRows(Y []float64, m, n, chunks int) error {
 	if f.rows == nil {
 		f.rows = e.formRowsTask
 	}
-	crew.run(f.rows)
+	crew.Run(f.rows)
 	if f.stopped.Load() {
 		return ErrCanceled
 	}
@@ -448,7 +449,7 @@ func (e *eigenSolver) formRowsTask(w int) {
 	}()
 	e.formRowsShare(w)
 	arrived = true
-	e.team.gather(&f.arrived)
+	e.team.Gather(&f.arrived)
 	if !f.stopped.Load() {
 		e.formRowsFold(w)
 	}
@@ -490,7 +491,7 @@ func (e *eigenSolver) formRowsShare(w int) {
 	Y, m, n := f.y, f.m, f.n
 	nn, parts := n*n, len(f.bands)-1
 	for {
-		i, ok := f.deal.take(w)
+		i, ok := f.deal.Take(w)
 		if !ok || f.stopped.Load() {
 			return
 		}
@@ -570,7 +571,7 @@ func (e *eigenSolver) formClimb(c int) {
 // that the shares hold about as many entries.
 func (e *eigenSolver) formRowsFold(w int) {
 	g, n := &e.gram, e.form.n
-	nn, size := n*n, e.team.size
+	nn, size := n*n, e.team.Size()
 	lo := n - int(float64(n)*math.Sqrt(float64(size-w)/float64(size)))
 	hi := n - int(float64(n)*math.Sqrt(float64(size-w-1)/float64(size)))
 	for _, p := range g.foldPairs {
@@ -603,7 +604,7 @@ func (e *eigenSolver) formShare(w int) {
 	f := &e.form
 	Y, S, m, n := f.y, e.s, f.m, f.n
 	for {
-		u, ok := f.deal.take(w)
+		u, ok := f.deal.Take(w)
 		if !ok || f.stopped.Load() {
 			return
 		}
@@ -619,7 +620,7 @@ func (e *eigenSolver) formShare(w int) {
 // rows from the upper one (rows split so that the shares copy about as
 // many entries).
 func (e *eigenSolver) formMirror(w int) {
-	S, n, size := e.s, e.form.n, e.team.size
+	S, n, size := e.s, e.form.n, e.team.Size()
 	lo := int(float64(n) * math.Sqrt(float64(w)/float64(size)))
 	hi := int(float64(n) * math.Sqrt(float64(w+1)/float64(size)))
 	for r := lo; r < hi; r++ {
@@ -631,13 +632,13 @@ func (e *eigenSolver) formMirror(w int) {
 
 // crew returns e.team, starting a team of e.threads (0: GOMAXPROCS)
 // goroutines when the fit gave none.
-func (e *eigenSolver) crew() *team {
+func (e *eigenSolver) crew() *par.Team {
 	if e.team == nil {
 		threads := e.threads
 		if threads <= 0 {
 			threads = runtime.GOMAXPROCS(0)
 		}
-		e.team, e.ownTeam = newTeam(threads), true
+		e.team, e.ownTeam = par.NewTeam(threads), true
 	}
 	return e.team
 }
@@ -708,7 +709,7 @@ type gramOp struct {
 	runs        []int // member w's positions in order: [runs[w], runs[w+1])
 	// chunkOrder and chunkRuns are order and runs for single chunks.
 	chunkOrder, chunkRuns []int
-	deal                  deal
+	deal                  par.Deal
 	// foldPairs are the additions (into, from: chunk indices) that add
 	// the spans' values by the tree, in order, the total landing in chunk
 	// foldLast (foldPlan; the caller makes them for the products,
@@ -728,16 +729,16 @@ func (e *eigenSolver) gramApply(Y []float64, n int) func(dst, v []float64) {
 	g.y, g.n = Y, n
 	e.parts = grow(e.parts, (m+gramChunk-1)/gramChunk*n)
 	e.tmp = grow(e.tmp, m)
-	g.layout((m+gramChunk-1)/gramChunk, e.crew().size, e.block)
+	g.layout((m+gramChunk-1)/gramChunk, e.crew().Size(), e.block)
 	if e.gramFn == nil {
 		g.share = e.gramShare
 		e.gramFn = func(dst, v []float64) {
 			g := &e.gram
 			g.v = v
 			for w := range g.size {
-				g.deal.set(w, g.runs[w], g.runs[w+1])
+				g.deal.Set(w, g.runs[w], g.runs[w+1])
 			}
-			e.team.run(g.share)
+			e.team.Run(g.share)
 			// The spans' values added by the tree (foldPlan).
 			n := g.n
 			for _, p := range g.foldPairs {
@@ -767,7 +768,7 @@ func (g *gramOp) layout(chunks, size, block int) {
 	g.spans = slices.Grow(g.spans[:0], reads*size*maxSpans(per))
 	for b := 0; b < chunks; b += per {
 		for w := range size {
-			a, z := share(min(per, chunks-b), w, size)
+			a, z := par.Share(min(per, chunks-b), w, size)
 			g.spans = spans(g.spans, b+a, b+z)
 		}
 	}
@@ -791,7 +792,7 @@ func (g *gramOp) layout(chunks, size, block int) {
 		}
 		g.chunkRuns = append(g.chunkRuns, len(g.chunkOrder))
 	}
-	g.deal.reset(len(g.order), size)
+	g.deal.Reset(len(g.order), size)
 	if k := len(g.spans); cap(g.foldPairs) < k {
 		// sized at once (foldPlan makes fewer than k of each)
 		g.foldPairs, g.stack = make([][2]int, 0, k), make([]Span, 0, k)
@@ -805,7 +806,7 @@ func (g *gramOp) ownerOf(c, per int) int {
 	b := c / per * per
 	k := min(per, g.chunks-b)
 	for w := range g.size {
-		if a, z := share(k, w, g.size); c-b >= a && c-b < z {
+		if a, z := par.Share(k, w, g.size); c-b >= a && c-b < z {
 			return w
 		}
 	}
@@ -818,7 +819,7 @@ func (e *eigenSolver) gramShare(w int) {
 	g := &e.gram
 	n, m := g.n, len(g.y)/g.n
 	for {
-		i, ok := g.deal.take(w)
+		i, ok := g.deal.Take(w)
 		if !ok {
 			return
 		}
@@ -878,7 +879,7 @@ func foldPlan(spans, stack []Span, pairs [][2]int) ([][2]int, int, []Span) {
 // it.
 func (e *eigenSolver) close() {
 	if e.ownTeam {
-		e.team.close()
+		e.team.Close()
 	}
 	e.team, e.ownTeam = nil, false
 }

@@ -2,7 +2,7 @@ package solver
 
 import (
 	"github.com/sompca/sompca/solver/internal/kernel"
-	"runtime"
+	"github.com/sompca/sompca/solver/internal/par"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/floats"
@@ -30,7 +30,7 @@ const (
 // gramUpper returns X X^T with its upper triangle set, on the members of
 // crew (nil: the caller alone). cancel (may be nil) is polled before every
 // panel (ErrCanceled).
-func gramUpper(X *mat.Dense, cancel func() bool, crew *team) (*mat.SymDense, error) {
+func gramUpper(X *mat.Dense, cancel func() bool, crew *par.Team) (*mat.SymDense, error) {
 	m, d := X.Dims()
 	K := mat.NewSymDense(m, nil)
 	kr := K.RawSymmetric()
@@ -51,7 +51,7 @@ func gramUpper(X *mat.Dense, cancel func() bool, crew *team) (*mat.SymDense, err
 // panels of the upper triangle widen with j (panel j0 holds j1 columns'
 // worth of rows), so they are taken widest first: the members then end
 // on narrow ones, together.
-func gramPanels(m, width int, cancel func() bool, crew *team, panel func(j0, j1 int, halt func() bool)) error {
+func gramPanels(m, width int, cancel func() bool, crew *par.Team, panel func(j0, j1 int, halt func() bool)) error {
 	var stopped atomic.Bool // cancel returned true
 	halt := func() bool {
 		if stopped.Load() {
@@ -64,7 +64,7 @@ func gramPanels(m, width int, cancel func() bool, crew *team, panel func(j0, j1 
 		return false
 	}
 	panels := (m + width - 1) / width
-	crewTasks(crew, panels, func(_, p int) {
+	par.RunTasks(crew, panels, func(_, p int) {
 		if halt() {
 			return
 		}
@@ -117,96 +117,6 @@ func gramPanelUpper(k []float64, ldk int, x []float64, ldx, d, j0, j1 int, halt 
 	}
 }
 
-// threadCount is threads, or GOMAXPROCS for 0.
-func threadCount(threads int) int {
-	if threads <= 0 {
-		return runtime.GOMAXPROCS(0)
-	}
-	return threads
-}
-
-// tasks deals n independent tasks to the members of a team, each member
-// taking the next one when it is done with one, so that a member that
-// starts late (parked, or preempted) is covered by the others. A task's
-// result must not depend on the member that runs it. One tasks, made
-// once, runs any number of loops without allocating: block Lanczos's
-// products and orthogonalisations are many and short.
-type tasks struct {
-	crew *team // nil: the caller alone
-	n    int
-	next atomic.Int64
-	job  task
-	fn   func(w int) // work, made once
-}
-
-// task is a loop of independent tasks: runTask(w, i) for i < n, run by
-// member w (for its own scratch space).
-type task interface{ runTask(w, i int) }
-
-// taskFunc is a task made of a function.
-type taskFunc func(w, i int)
-
-func (f taskFunc) runTask(w, i int) { f(w, i) }
-
-// newTasks returns a tasks for the members of crew (nil: the caller
-// alone).
-func newTasks(crew *team) *tasks {
-	l := &tasks{crew: crew}
-	l.fn = l.work
-	return l
-}
-
-// size is the number of goroutines that run the tasks.
-func (l *tasks) size() int {
-	if l == nil || l.crew == nil {
-		return 1
-	}
-	return l.crew.size
-}
-
-// run calls job.runTask(w, i) for every i < n and returns when all have
-// returned; a nil l runs them on the caller (w = 0).
-func (l *tasks) run(n int, job task) {
-	if l.size() == 1 || n == 1 {
-		for i := range n {
-			job.runTask(0, i)
-		}
-		return
-	}
-	l.n, l.job = n, job
-	l.next.Store(0)
-	l.crew.run(l.fn)
-	l.job = nil
-}
-
-func (l *tasks) work(w int) {
-	for i := int(l.next.Add(1)) - 1; i < l.n; i = int(l.next.Add(1)) - 1 {
-		l.job.runTask(w, i)
-	}
-}
-
-// crewTasks runs task(w, i) for every i < n on the members of crew (nil: the
-// caller alone), as tasks.run (it allocates: for loops run a few times a
-// fit).
-func crewTasks(crew *team, n int, task func(w, i int)) {
-	newTasks(crew).run(n, taskFunc(task))
-}
-
-// crewRows calls fn on the runs of rows [lo, hi) that split [0, m) into
-// one run per member of crew (nil: the caller alone), or one run when m
-// is small.
-func crewRows(crew *team, m int, fn func(lo, hi int)) {
-	size := 1
-	if crew != nil && m >= 64*crew.size {
-		size = crew.size
-	}
-	if size == 1 {
-		fn(0, m)
-		return
-	}
-	crew.run(func(w int) { fn(share(m, w, size)) })
-}
-
 // gramMapChunk is the number of columns of X that gramMap transposes at a
 // time (a multiple of the kernel's 3).
 const gramMapChunk = 96
@@ -219,7 +129,7 @@ const gramMapChunk = 96
 // so the result does not depend on the number of threads (gonum's Dgemm
 // for X^T V runs at about a fifth of the kernel's rate). cancel (may be
 // nil) is polled before every chunk (ErrCanceled); crew as gramUpper.
-func gramMap(X, V *mat.Dense, cancel func() bool, crew *team) (*mat.Dense, error) {
+func gramMap(X, V *mat.Dense, cancel func() bool, crew *par.Team) (*mat.Dense, error) {
 	m, d := X.Dims()
 	xr := X.RawMatrix()
 	return gramMapBy(m, d, func(xt []float64, c0, c1 int) {
@@ -235,7 +145,7 @@ func gramMap(X, V *mat.Dense, cancel func() bool, crew *team) (*mat.Dense, error
 // (m rows of stride ld) as gramIntegers returns them: the same map, the
 // same bits as gramMap of the float64 centred samples (each entry
 // float64(x) - mean_c, rounded once, in both), without them.
-func gramMapInt(x16 []int16, ld int, mean []float64, V *mat.Dense, cancel func() bool, crew *team) (*mat.Dense, error) {
+func gramMapInt(x16 []int16, ld int, mean []float64, V *mat.Dense, cancel func() bool, crew *par.Team) (*mat.Dense, error) {
 	m, _ := V.Dims()
 	return gramMapBy(m, len(mean), func(xt []float64, c0, c1 int) {
 		mu := mean[c0:c1]
@@ -249,7 +159,7 @@ func gramMapInt(x16 []int16, ld int, mean []float64, V *mat.Dense, cancel func()
 
 // gramMapBy is gramMap, with transpose(xt, c0, c1) setting xt to the
 // columns [c0, c1) of X as rows of m.
-func gramMapBy(m, d int, transpose func(xt []float64, c0, c1 int), V *mat.Dense, cancel func() bool, crew *team) (*mat.Dense, error) {
+func gramMapBy(m, d int, transpose func(xt []float64, c0, c1 int), V *mat.Dense, cancel func() bool, crew *par.Team) (*mat.Dense, error) {
 	_, p := V.Dims()
 	vt := make([]float64, p*m) // V^T
 	for i := range m {
@@ -258,10 +168,10 @@ func gramMapBy(m, d int, transpose func(xt []float64, c0, c1 int), V *mat.Dense,
 		}
 	}
 	wt := make([]float64, p*d) // W^T
-	l := newTasks(crew)
-	xts := make([][]float64, l.size()) // per member: the transposed chunk
+	l := par.NewTasks(crew)
+	xts := make([][]float64, l.Size()) // per member: the transposed chunk
 	var stopped atomic.Bool
-	l.run((d+gramMapChunk-1)/gramMapChunk, taskFunc(func(w, c int) {
+	l.Run((d+gramMapChunk-1)/gramMapChunk, par.TaskFunc(func(w, c int) {
 		if stopped.Load() || canceled(cancel) {
 			stopped.Store(true)
 			return

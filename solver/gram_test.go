@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"github.com/sompca/sompca/solver/internal/kernel"
+	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -42,8 +43,8 @@ func TestGramUpper(t *testing.T) {
 			}
 		}
 		var one, two *mat.SymDense
-		onTeam(1, func(crew *team) { one, _ = gramUpper(X, nil, crew) })
-		onTeam(2, func(crew *team) { two, _ = gramUpper(X, nil, crew) })
+		onTeam(1, func(crew *par.Team) { one, _ = gramUpper(X, nil, crew) })
+		onTeam(2, func(crew *par.Team) { two, _ = gramUpper(X, nil, crew) })
 		if !mat.Equal(one, two) || !mat.Equal(one, got) {
 			t.Errorf("%d x %d: gramUpper differs between 1 and 2 threads", m, d)
 		}
@@ -85,8 +86,8 @@ func TestGramMap(t *testing.T) {
 			}
 		}
 		var one, two *mat.Dense
-		onTeam(1, func(crew *team) { one, _ = gramMap(X, V, nil, crew) })
-		onTeam(2, func(crew *team) { two, _ = gramMap(X, V, nil, crew) })
+		onTeam(1, func(crew *par.Team) { one, _ = gramMap(X, V, nil, crew) })
+		onTeam(2, func(crew *par.Team) { two, _ = gramMap(X, V, nil, crew) })
 		if !mat.Equal(one, two) || !mat.Equal(one, got) {
 			t.Errorf("%d x %d: gramMap differs between 1 and 2 threads", m, d)
 		}
@@ -146,7 +147,7 @@ func BenchmarkGramUpper(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("%dx%d", m, d), func(b *testing.B) {
 			start := processCPU()
-			onTeam(runtime.GOMAXPROCS(0), func(crew *team) {
+			onTeam(runtime.GOMAXPROCS(0), func(crew *par.Team) {
 				for range b.N {
 					gramUpper(X, nil, crew)
 				}
@@ -168,7 +169,7 @@ func BenchmarkGramCentredInt(b *testing.B) {
 		u8[i] = uint8(rng.IntN(256))
 	}
 	for _, threads := range []int{1, 2} {
-		onTeam(threads, func(crew *team) {
+		onTeam(threads, func(crew *par.Team) {
 			x16, ld := gramIntegersU8(u8, m, d, crew)
 			b.Run(fmt.Sprintf("%dx%d/threads=%d", m, d, threads), func(b *testing.B) {
 				c0 := processCPU()
@@ -249,7 +250,7 @@ func TestGramCentredInt(t *testing.T) {
 		}
 		var x16 []int16
 		var ld int
-		onTeam(2, func(crew *team) { x16, ld = gramIntegers(X, crew) })
+		onTeam(2, func(crew *par.Team) { x16, ld = gramIntegers(X, crew) })
 		if x16 == nil {
 			t.Fatalf("%v: integer samples refused", sh)
 		}
@@ -263,7 +264,7 @@ func TestGramCentredInt(t *testing.T) {
 		for _, threads := range []int{1, 3} {
 			var K, K64 *mat.SymDense
 			var err error
-			onTeam(threads, func(crew *team) {
+			onTeam(threads, func(crew *par.Team) {
 				K, _, err = gramCentredInt(x16, ld, m, d, nil, crew, false)
 				if err == nil { // K0 summed in float64, as for d beyond int32's range
 					K64, _, err = gramCentredFrom([]float64(nil), 0, x16, ld, m, d, nil, crew, false)
@@ -396,8 +397,8 @@ func TestPCAIntegerGram(t *testing.T) {
 }
 
 // onTeam calls fn with a team of size goroutines, then stops it.
-func onTeam(size int, fn func(crew *team)) {
-	crew := newTeam(size)
-	defer crew.close()
+func onTeam(size int, fn func(crew *par.Team)) {
+	crew := par.NewTeam(size)
+	defer crew.Close()
 	fn(crew)
 }

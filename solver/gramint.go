@@ -2,6 +2,7 @@ package solver
 
 import (
 	"github.com/sompca/sompca/solver/internal/kernel"
+	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -56,7 +57,7 @@ var gramExact = true
 // integer in [-gramIntMax, gramIntMax] and the int64 arithmetic of
 // gramCentredInt cannot overflow; else nil. It runs on the members of crew
 // (nil: the caller alone).
-func gramIntegers(X *mat.Dense, crew *team) (x16 []int16, ld int) {
+func gramIntegers(X *mat.Dense, crew *par.Team) (x16 []int16, ld int) {
 	m, d := X.Dims()
 	if !gramIntFits(m, d) {
 		return nil, 0
@@ -65,7 +66,7 @@ func gramIntegers(X *mat.Dense, crew *team) (x16 []int16, ld int) {
 	ld = (d + 15) &^ 15
 	x16 = make([]int16, m*ld)
 	var refused atomic.Bool
-	crewRows(crew, m, func(lo, hi int) {
+	par.Rows(crew, m, func(lo, hi int) {
 		for i := lo; i < hi && !refused.Load(); i++ {
 			row := x16[i*ld : i*ld+d]
 			for c, v := range xr.Data[i*xr.Stride : i*xr.Stride+d] {
@@ -93,13 +94,13 @@ func gramIntFits(m, d int) bool {
 // gramIntegersU8 is gramIntegers for samples held as uint8 (m rows of d,
 // contiguous): every value is an integer in range, so only the int64
 // bound can refuse them (nil).
-func gramIntegersU8(u8 []uint8, m, d int, crew *team) (x16 []int16, ld int) {
+func gramIntegersU8(u8 []uint8, m, d int, crew *par.Team) (x16 []int16, ld int) {
 	if !gramIntFits(m, d) {
 		return nil, 0
 	}
 	ld = (d + 15) &^ 15
 	x16 = make([]int16, m*ld)
-	crewRows(crew, m, func(lo, hi int) {
+	par.Rows(crew, m, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := x16[i*ld : i*ld+d]
 			for c, v := range u8[i*d : (i+1)*d] {
@@ -120,7 +121,7 @@ func gramIntegersU8(u8 []uint8, m, d int, crew *team) (x16 []int16, ld int) {
 // K0 = X0 X0^T is summed in int32 when its entries fit (d gramIntMax^2 <
 // 2^31: 36 MB at m = 3000, which becomes L in place), else in float64
 // (exact integers below 2^53, which become K in place).
-func gramCentredInt(x16 []int16, ld, m, d int, cancel func() bool, crew *team, op bool) (*mat.SymDense, *intGram, error) {
+func gramCentredInt(x16 []int16, ld, m, d int, cancel func() bool, crew *par.Team, op bool) (*mat.SymDense, *intGram, error) {
 	if float64(d)*gramIntMax*gramIntMax < 1<<31 {
 		return gramCentredFrom(make([]int32, m*m), m, x16, ld, m, d, cancel, crew, op)
 	}
@@ -132,7 +133,7 @@ type gramAcc interface{ int32 | float64 }
 
 // gramCentredFrom is gramCentredInt, K0 summed in k0 (stride ldk; for
 // float64, nil: K's own storage).
-func gramCentredFrom[T gramAcc](k0 []T, ldk int, x16 []int16, ld, m, d int, cancel func() bool, crew *team, op bool) (*mat.SymDense, *intGram, error) {
+func gramCentredFrom[T gramAcc](k0 []T, ldk int, x16 []int16, ld, m, d int, cancel func() bool, crew *par.Team, op bool) (*mat.SymDense, *intGram, error) {
 	var K *mat.SymDense
 	if k0 == nil {
 		K = mat.NewSymDense(m, nil)
@@ -149,7 +150,7 @@ func gramCentredFrom[T gramAcc](k0 []T, ldk int, x16 []int16, ld, m, d int, canc
 	// order).
 	sums := make([]int64, d)
 	var mu sync.Mutex
-	crewRows(crew, m, func(lo, hi int) {
+	par.Rows(crew, m, func(lo, hi int) {
 		part := make([]int64, d)
 		for i := lo; i < hi; i++ {
 			for c, x := range x16[i*ld : i*ld+d] {
@@ -167,7 +168,7 @@ func gramCentredFrom[T gramAcc](k0 []T, ldk int, x16 []int16, ld, m, d int, canc
 		V += s * s
 	}
 	U := make([]int64, m)
-	crewRows(crew, m, func(lo, hi int) {
+	par.Rows(crew, m, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			var u int64
 			for c, x := range x16[i*ld : i*ld+d] {
@@ -192,10 +193,10 @@ func gramCentredFrom[T gramAcc](k0 []T, ldk int, x16 []int16, ld, m, d int, canc
 // gramCentre sets the upper triangle of k (stride ldk; it may be k0's
 // storage) to the centred Gram matrix (M^2 K0_ij - M (U_i + U_j) + V) /
 // M^2 from the exact K0 (upper triangle of k0, stride ld0), rounded once.
-func gramCentre[T gramAcc](k []float64, ldk int, k0 []T, ld0, m int, U []int64, V int64, crew *team) {
+func gramCentre[T gramAcc](k []float64, ldk int, k0 []T, ld0, m int, U []int64, V int64, crew *par.Team) {
 	M := int64(m)
 	den := float64(M * M)
-	crewRows(crew, m, func(lo, hi int) {
+	par.Rows(crew, m, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row, row0 := k[i*ldk:i*ldk+m], k0[i*ld0:i*ld0+m]
 			for j := i; j < m; j++ {

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"github.com/sompca/sompca/solver/internal/kernel"
+	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"sync/atomic"
 
@@ -50,7 +51,7 @@ type intGram struct {
 // exact raw Gram matrix k0 (upper triangle, stride ldk, integers), U and
 // V, or nil when L does not fit in int32 (k0 is then unchanged). An int32
 // k0 of stride m becomes L in place.
-func newIntGram[T gramAcc](k0 []T, ldk, m int, U []int64, V int64, crew *team) *intGram {
+func newIntGram[T gramAcc](k0 []T, ldk, m int, U []int64, V int64, crew *par.Team) *intGram {
 	M := int64(m)
 	g := make([]int64, m)
 	e := make([]float64, m)
@@ -60,7 +61,7 @@ func newIntGram[T gramAcc](k0 []T, ldk, m int, U []int64, V int64, crew *team) *
 		e[i] = float64(2*M*M*g[i]-2*M*u+V) / float64(2*M*M)
 	}
 	var overflow atomic.Bool
-	crewRows(crew, m, func(lo, hi int) {
+	par.Rows(crew, m, func(lo, hi int) {
 		for i := lo; i < hi && !overflow.Load(); i++ {
 			for j := i; j < m; j++ {
 				if v := int64(k0[i*ldk+j]) - g[i] - g[j]; v != int64(int32(v)) {
@@ -77,7 +78,7 @@ func newIntGram[T gramAcc](k0 []T, ldk, m int, U []int64, V int64, crew *team) *
 	if !ok || ldk != m {
 		l = make([]int32, m*m)
 	}
-	crewRows(crew, m, func(lo, hi int) {
+	par.Rows(crew, m, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			for j := i; j < m; j++ {
 				l[i*m+j] = int32(int64(k0[i*ldk+j]) - g[i] - g[j])
@@ -91,10 +92,10 @@ func newIntGram[T gramAcc](k0 []T, ldk, m int, U []int64, V int64, crew *team) *
 // mirrorLower copies the upper triangle of l (m x m) into its lower
 // triangle, by blocks of 64 x 64 (both blocks in L1), the block rows
 // dealt to crew's members, longest first.
-func mirrorLower(l []int32, m int, crew *team) {
+func mirrorLower(l []int32, m int, crew *par.Team) {
 	const bs = 64
 	blocks := (m + bs - 1) / bs
-	crewTasks(crew, blocks, func(_, t int) {
+	par.RunTasks(crew, blocks, func(_, t int) {
 		i0 := (blocks - 1 - t) * bs
 		i1 := min(m, i0+bs)
 		for j0 := 0; j0 <= i0; j0 += bs {
@@ -110,11 +111,11 @@ func mirrorLower(l []int32, m int, crew *team) {
 // sym returns the centred Gram matrix, its upper triangle set, as
 // gramCentredInt forms it (the same bits): K0 = L + g 1^T + 1 g^T exactly,
 // then centred (gramCentre).
-func (o *intGram) sym(crew *team) *mat.SymDense {
+func (o *intGram) sym(crew *par.Team) *mat.SymDense {
 	n := o.n
 	K := mat.NewSymDense(n, nil)
 	kr := K.RawSymmetric()
-	crewRows(crew, n, func(lo, hi int) {
+	par.Rows(crew, n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			for j := i; j < n; j++ {
 				kr.Data[i*kr.Stride+j] = float64(int64(o.l[i*n+j]) + o.g[i] + o.g[j])
@@ -135,7 +136,7 @@ func (g *intGram) setBlock(b int) {
 // z, the rows of K in panels of lanczosPanel on l's goroutines (nil: the
 // caller's alone) when the work is large; every entry is summed in one
 // order whatever the threads.
-func (g *intGram) apply(dst, z []float64, b int, l *tasks) {
+func (g *intGram) apply(dst, z []float64, b int, l *par.Tasks) {
 	n := g.n
 	copy(g.zp, z[:b*n])
 	clear(g.zp[b*n : (b+3)&^3*n])
@@ -148,12 +149,12 @@ func (g *intGram) apply(dst, z []float64, b int, l *tasks) {
 		l = nil
 	}
 	g.dst, g.b = dst, b
-	l.run(panels, g)
+	l.Run(panels, g)
 	g.dst = nil
 }
 
 // runTask is apply's task p.
-func (g *intGram) runTask(_, p int) { g.panel(g.dst, g.b, p) }
+func (g *intGram) RunTask(_, p int) { g.panel(g.dst, g.b, p) }
 
 // panel is apply's task p: the rows [lo, hi) of K z, by chunks of
 // gramChunkK columns (the block's chunk stays in the cache), 3 rows of L

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"github.com/sompca/sompca/solver/internal/par"
 	"testing"
 )
 
@@ -25,17 +26,17 @@ func BenchmarkIntGramApply(b *testing.B) {
 		}
 		dst := make([]float64, 16*n)
 		for _, threads := range []int{1, 2} {
-			crew := newTeam(threads)
+			crew := par.NewTeam(threads)
 			for _, bs := range []int{4, 8, 16} {
 				b.Run(fmt.Sprintf("int32/n=%d/b=%d/threads=%d", n, bs, threads), func(b *testing.B) {
-					l := newTasks(crew)
+					l := par.NewTasks(crew)
 					for range b.N {
 						g.apply(dst, z, bs, l)
 					}
 					b.ReportMetric(float64(bs*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFMA/s")
 				})
 			}
-			crew.close()
+			crew.Close()
 		}
 		w := &lanczosWork{a: a, lda: n, n: n}
 		b.Run(fmt.Sprintf("float64/n=%d", n), func(b *testing.B) {

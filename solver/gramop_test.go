@@ -2,6 +2,7 @@ package solver
 
 import (
 	"github.com/sompca/sompca/solver/internal/kernel"
+	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -34,7 +35,7 @@ func intGramCase(t *testing.T, m, d, lo, span int) (*mat.Dense, *intGram, *mat.S
 	if err != nil || op == nil || K2 != nil {
 		t.Fatalf("gramCentredInt: op %v, K %v, %v", op, K2, err)
 	}
-	onTeam(2, func(crew *team) { K2 = op.sym(crew) })
+	onTeam(2, func(crew *par.Team) { K2 = op.sym(crew) })
 	if !mat.Equal(K, K2) {
 		t.Fatalf("%d x %d: the operator's matrix differs from gramCentredInt's", m, d)
 	}
@@ -99,7 +100,7 @@ func TestIntGramApply(t *testing.T) {
 		lanczosParallel = 1
 		for _, threads := range []int{2, 3} {
 			got := make([]float64, len(ref))
-			onTeam(threads, func(crew *team) { op.apply(got, z, tc.b, newTasks(crew)) })
+			onTeam(threads, func(crew *par.Team) { op.apply(got, z, tc.b, par.NewTasks(crew)) })
 			if !equalBits(got, ref) {
 				t.Errorf("%+v: %d threads differ from 1", tc, threads)
 			}

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"math/rand/v2"
 
@@ -137,9 +138,9 @@ type lanczosWork struct {
 	nrm      []float64 // norms of a block before orthogonalisation
 	nrm2     []float64 // orthogonalise's norms
 	rng      *rand.Rand
-	tasks    *tasks  // the team's members, for par and the products by op
-	job      dotsJob // par's call, for tasks
-	products int     // vectors multiplied by A
+	tasks    *par.Tasks // the team's members, for par and the products by op
+	job      dotsJob    // par's call, for tasks
+	products int        // vectors multiplied by A
 }
 
 // lanczosTop returns the top P eigenvectors of the symmetric n x n matrix
@@ -152,9 +153,9 @@ type lanczosWork struct {
 //
 // With op not nil, the products are op's (the same matrix as a, which is
 // then not read).
-func lanczosTop(a []float64, lda int, op *intGram, n, P int, cancel func() bool, crew *team) (V *mat.Dense, vals []float64, ok bool, err error) {
+func lanczosTop(a []float64, lda int, op *intGram, n, P int, cancel func() bool, crew *par.Team) (V *mat.Dense, vals []float64, ok bool, err error) {
 	b, keep, mMax, _ := lanczosShape(n, P)
-	w := &lanczosWork{a: a, lda: lda, op: op, n: n, tasks: newTasks(crew)}
+	w := &lanczosWork{a: a, lda: lda, op: op, n: n, tasks: par.NewTasks(crew)}
 	if op != nil {
 		op.setBlock(max(b, P))
 	}
@@ -483,7 +484,7 @@ const lanczosPanel = 96
 // over all ni rows: every entry is the same sum whatever the panels and
 // the number of goroutines.
 func (w *lanczosWork) par(dst []float64, ldd int, a []float64, lda, ni int, z []float64, ldz, nj, k int) {
-	threads := w.tasks.size()
+	threads := w.tasks.Size()
 	if threads < 2 || ni*nj*k < lanczosParallel {
 		dots(dst, ldd, a, lda, ni, z, ldz, nj, k)
 		return
@@ -491,7 +492,7 @@ func (w *lanczosWork) par(dst []float64, ldd int, a []float64, lda, ni int, z []
 	// Panels of at most lanczosPanel rows, at least 4 per goroutine.
 	rows := min(lanczosPanel, ((ni+4*threads-1)/(4*threads)+2)/3*3)
 	w.job = dotsJob{dst: dst, ldd: ldd, a: a, lda: lda, ni: ni, z: z, ldz: ldz, nj: nj, k: k, rows: rows}
-	w.tasks.run((ni+rows-1)/rows, &w.job)
+	w.tasks.Run((ni+rows-1)/rows, &w.job)
 	w.job = dotsJob{}
 }
 
@@ -506,7 +507,7 @@ type dotsJob struct {
 	rows       int
 }
 
-func (j *dotsJob) runTask(_, p int) {
+func (j *dotsJob) RunTask(_, p int) {
 	lo, hi := p*j.rows, min(j.ni, (p+1)*j.rows)
 	dots(j.dst[lo:], j.ldd, j.a[lo*j.lda:], j.lda, hi-lo, j.z, j.ldz, j.nj, j.k)
 }

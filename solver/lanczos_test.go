@@ -3,6 +3,7 @@ package solver
 import (
 	"errors"
 	"fmt"
+	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -354,7 +355,7 @@ func TestLanczosRitzPaths(t *testing.T) {
 			var vals []float64
 			var ok bool
 			var err error
-			onTeam(threads, func(crew *team) { V, vals, ok, err = lanczosTop(a, n, nil, n, P, nil, crew) })
+			onTeam(threads, func(crew *par.Team) { V, vals, ok, err = lanczosTop(a, n, nil, n, P, nil, crew) })
 			if err != nil || !ok {
 				t.Fatalf("dense Ritz %v: ok %v, %v", dense, ok, err)
 			}

@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"github.com/sompca/sompca/solver/internal/kernel"
+	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"sync/atomic"
 
@@ -173,7 +174,7 @@ func (o *passOffset) begin(p *Pass, c *contractor) {
 func (o *passOffset) wait() {
 	for i := 0; o.state.Load() != 2; i++ {
 		if i >= 1<<10 {
-			osYield()
+			par.Yield()
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
@@ -109,12 +110,12 @@ func (f *fitter) pcaScatter(P int) (*mat.Dense, []float64, error) {
 // Lanczos's products, the map): the local runner's, whose members make
 // the passes, or, for a fit over another executor, a team of
 // Options.Threads goroutines that done stops.
-func (f *fitter) crew() (crew *team, done func()) {
+func (f *fitter) crew() (crew *par.Team, done func()) {
 	if f.run != nil {
 		return f.run.team(), func() {}
 	}
-	crew = newTeam(threadCount(f.opts.Threads))
-	return crew, crew.close
+	crew = par.NewTeam(par.Threads(f.opts.Threads))
+	return crew, crew.Close
 }
 
 // pcaGram diagonalises the M x M Gram matrix of the centred samples and
@@ -140,7 +141,7 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 		}
 		x16, ld = gramIntegers(X, crew)
 		xr := X.RawMatrix()
-		crewRows(crew, f.m, func(lo, hi int) {
+		par.Rows(crew, f.m, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				floats.Sub(xr.Data[i*xr.Stride:i*xr.Stride+D], f.mean)
 			}
@@ -195,7 +196,7 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 // residentU8 returns the samples as gramIntegersU8 does (on crew's
 // members) when the fit reads them from memory as uint8 at their own
 // scale; else nil.
-func (f *fitter) residentU8(crew *team) (x16 []int16, ld int) {
+func (f *fitter) residentU8(crew *par.Team) (x16 []int16, ld int) {
 	if f.scaled == nil || f.scaleExp != 0 {
 		return nil, 0
 	}

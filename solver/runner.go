@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"github.com/sompca/sompca/solver/internal/par"
 	"math/bits"
 	"runtime"
 	"slices"
@@ -150,7 +151,7 @@ type runner struct {
 	block   int // samples per Read, a multiple of readUnit
 
 	ws   []*Workspace // one per goroutine
-	crew *team        // started on first use, stopped by close
+	crew *par.Team    // started on first use, stopped by close
 	work func(w int)  // r.j.work, made once
 	stop atomic.Bool  // set to cancel: every leaf checks it
 	// canceled, if not nil, is polled by every leaf and between reads
@@ -205,7 +206,7 @@ type job struct {
 	in      input
 	back    bool      // walk the read from its end (see runner.run)
 	out     []float64 // rows pass: the read's rows
-	deal    deal      // the leaves, by member
+	deal    par.Deal  // the leaves, by member
 	leaves  int
 	g       int
 	spans   []Span
@@ -237,9 +238,9 @@ func roundUp(a, b int) int { return (a + b - 1) / b * b }
 // team returns the runner's team of goroutines (threads - 1 of them: the
 // caller of Run is the first member), starting it on first use; close
 // stops it. The fit's eigen steps share it (eigenSolver.team).
-func (r *runner) team() *team {
+func (r *runner) team() *par.Team {
 	if r.crew == nil {
-		r.crew = newTeam(r.threads)
+		r.crew = par.NewTeam(r.threads)
 		r.work = r.j.work
 	}
 	return r.crew
@@ -247,7 +248,7 @@ func (r *runner) team() *team {
 
 func (r *runner) close() {
 	if r.crew != nil {
-		r.crew.close()
+		r.crew.Close()
 		r.crew = nil
 	}
 }
@@ -435,9 +436,9 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 		if rows {
 			// Any run of samples is a piece of a rows pass: dealt by
 			// samples, in pieces of up to a grain, smaller at the end.
-			j.deal.reset(bn, crew.size)
+			j.deal.Reset(bn, crew.Size())
 		} else {
-			j.deal.reset(j.leaves, crew.size)
+			j.deal.Reset(j.leaves, crew.Size())
 			a := bs / j.g
 			j.spans = spans(slices.Grow(j.spans[:0], maxSpans(j.leaves)), a, a+j.leaves)
 			maxLevel := 0
@@ -449,7 +450,7 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 			// worker may have parked at each level, and the fold's stack.
 			r.pool.reserve(r.threads*(maxLevel+1)+2*maxLevel+2, p.PartialLen())
 		}
-		crew.run(r.work)
+		crew.Run(r.work)
 		if j.panicV != nil {
 			panic(fmt.Sprintf("solver: panic in a pass over the data: %v", j.panicV))
 		}
@@ -498,18 +499,18 @@ func (j *job) work(w int) {
 	// covers (about) the samples it takes forward.
 	run := w
 	if j.back {
-		run = len(j.deal.runs) - 1 - w
+		run = j.deal.Len() - 1 - w
 	}
 	for {
 		var i, lo, hi int
 		var ok bool
 		if rows {
-			lo, hi, ok = j.deal.takeRange(run, j.g, rowsPieceMin)
+			lo, hi, ok = j.deal.TakeRange(run, j.g, rowsPieceMin)
 			if j.back {
 				lo, hi = j.n-hi, j.n-lo
 			}
 		} else {
-			i, ok = j.deal.take(run)
+			i, ok = j.deal.Take(run)
 			if j.back {
 				i = j.leaves - 1 - i
 			}

@@ -1,9 +1,9 @@
 //go:build !linux
 
-package solver
+package par
 
 import "runtime"
 
 // osYield lets other goroutines run (sched_yield(2) on Linux); see
 // team.spinUntil.
-func osYield() { runtime.Gosched() }
+func Yield() { runtime.Gosched() }

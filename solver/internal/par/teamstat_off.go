@@ -1,6 +1,6 @@
 //go:build !teamstats
 
-package solver
+package par
 
 // teamStat times a team's tasks when the package is built with the
 // teamstats tag (teamstat_on.go); otherwise its hooks are empty and

@@ -1,6 +1,6 @@
 //go:build teamstats && !linux
 
-package solver
+package par
 
 // threadCPU returns 0 where the thread's CPU time is not read: offCore
 // then finds no time off the core.

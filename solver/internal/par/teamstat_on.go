@@ -1,6 +1,6 @@
 //go:build teamstats
 
-package solver
+package par
 
 import (
 	"fmt"

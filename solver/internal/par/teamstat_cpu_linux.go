@@ -1,6 +1,6 @@
 //go:build teamstats && linux
 
-package solver
+package par
 
 import (
 	"syscall"

@@ -1,4 +1,4 @@
-package solver
+package par
 
 import (
 	"fmt"
@@ -26,7 +26,7 @@ const teamSpin = 200 * time.Microsecond
 // members, and returns when all have returned. Members spin for a while
 // (teamSpin) between tasks, then park; close stops them. A team is driven
 // by one goroutine at a time.
-type team struct {
+type Team struct {
 	size  int
 	spin  time.Duration // 0: park at once (more members than GOMAXPROCS)
 	fn    func(w int)   // the task of the current epoch
@@ -58,8 +58,8 @@ type teamMember struct {
 
 // newTeam starts size-1 goroutines (none for size <= 1); the caller of
 // run is member 0.
-func newTeam(size int) *team {
-	t := &team{size: max(size, 1), done: make(chan struct{}, 1)}
+func NewTeam(size int) *Team {
+	t := &Team{size: max(size, 1), done: make(chan struct{}, 1)}
 	if t.size <= runtime.GOMAXPROCS(0) {
 		t.spin = teamSpin
 	}
@@ -77,7 +77,7 @@ func newTeam(size int) *team {
 // returns when every call has returned. A panic in a member is raised
 // again by run in the caller. fn should be made once (a closure per call
 // would allocate).
-func (t *team) run(fn func(w int)) {
+func (t *Team) Run(fn func(w int)) {
 	t.st.begin(fn)
 	if t.size == 1 {
 		fn(0)
@@ -101,7 +101,7 @@ func (t *team) run(fn func(w int)) {
 }
 
 // publish starts a new epoch and wakes the members that parked.
-func (t *team) publish() {
+func (t *Team) publish() {
 	t.epoch.Add(1)
 	for w := 1; w < t.size; w++ {
 		m := &t.members[w]
@@ -116,8 +116,8 @@ func (t *team) publish() {
 
 // await returns when no member is left on the current task: it spins for
 // up to t.spin, then parks until the last member signals done.
-func (t *team) await() {
-	if t.spinUntil(func() bool { return t.left.Load() == 0 }) {
+func (t *Team) await() {
+	if t.SpinUntil(func() bool { return t.left.Load() == 0 }) {
 		return
 	}
 	t.waiting.Store(true)
@@ -135,7 +135,7 @@ func (t *team) await() {
 // clock only every spinCheck polls (a clock read costs tens of
 // nanoseconds on a virtual machine). The Go runtime still preempts it, so
 // the collector is never held up.
-func (t *team) spinUntil(cond func() bool) bool {
+func (t *Team) SpinUntil(cond func() bool) bool {
 	if cond() {
 		return true
 	}
@@ -153,7 +153,7 @@ func (t *team) spinUntil(cond func() bool) bool {
 		if cond() {
 			return true
 		}
-		osYield()
+		Yield()
 		if i%spinCheck == 0 && time.Since(start) > t.spin {
 			return cond()
 		}
@@ -161,12 +161,12 @@ func (t *team) spinUntil(cond func() bool) bool {
 }
 
 // member is the loop of member w: wait for an epoch, run its task, report.
-func (t *team) member(w int) {
+func (t *Team) member(w int) {
 	defer t.exited.Done()
 	m := &t.members[w]
 	seen := uint64(0)
 	for {
-		if !t.spinUntil(func() bool { return t.epoch.Load() != seen }) {
+		if !t.SpinUntil(func() bool { return t.epoch.Load() != seen }) {
 			m.sleeping.Store(true)
 			for t.epoch.Load() == seen {
 				<-m.wake
@@ -196,9 +196,9 @@ func (t *team) member(w int) {
 // member that has no P (the members outnumber GOMAXPROCS, or other
 // goroutines hold the Ps) gets one instead of waiting for the
 // scheduler's preemption.
-func (t *team) gather(n *atomic.Int32) {
+func (t *Team) Gather(n *atomic.Int32) {
 	size := int32(t.size)
-	if n.Add(1) == size || t.spinUntil(func() bool { return n.Load() == size }) {
+	if n.Add(1) == size || t.SpinUntil(func() bool { return n.Load() == size }) {
 		return
 	}
 	for n.Load() != size {
@@ -207,7 +207,7 @@ func (t *team) gather(n *atomic.Int32) {
 }
 
 // call runs fn(w), keeping the first panic for run to raise.
-func (t *team) call(fn func(w int), w int) {
+func (t *Team) call(fn func(w int), w int) {
 	defer func() {
 		if v := recover(); v != nil {
 			t.mu.Lock()
@@ -222,7 +222,7 @@ func (t *team) call(fn func(w int), w int) {
 
 // close stops the members and waits for them to return. The team is then
 // unusable.
-func (t *team) close() {
+func (t *Team) Close() {
 	if t != nil {
 		t.st.report()
 	}
@@ -243,7 +243,7 @@ func (t *team) close() {
 // starts late (parked, or preempted by the OS) is covered by the others,
 // and the owner's order is not disturbed until its run's last items.
 // Every item is taken exactly once.
-type deal struct {
+type Deal struct {
 	runs []dealRun // per member: its run's remaining positions
 }
 
@@ -258,26 +258,26 @@ type dealRun struct {
 
 func packRun(lo, hi int) uint64       { return uint64(lo)<<32 | uint64(uint32(hi)) }
 func unpackRun(v uint64) (int, int)   { return int(v >> 32), int(uint32(v)) }
-func (d *deal) left(w int) (int, int) { return unpackRun(d.runs[w].Load()) }
+func (d *Deal) left(w int) (int, int) { return unpackRun(d.runs[w].Load()) }
 
 // reset splits positions [0, n) into size runs of (about) equal length.
-func (d *deal) reset(n, size int) {
+func (d *Deal) Reset(n, size int) {
 	if len(d.runs) != size {
 		d.runs = make([]dealRun, size)
 	}
 	for w := range size {
-		lo, hi := share(n, w, size)
-		d.set(w, lo, hi)
+		lo, hi := Share(n, w, size)
+		d.Set(w, lo, hi)
 	}
 }
 
 // set makes [lo, hi) member w's run (for layouts reset does not make).
-func (d *deal) set(w, lo, hi int) { d.runs[w].Store(packRun(lo, hi)) }
+func (d *Deal) Set(w, lo, hi int) { d.runs[w].Store(packRun(lo, hi)) }
 
 // take returns the next position for member w, and false when every
 // position has been taken.
-func (d *deal) take(w int) (int, bool) {
-	lo, _, ok := d.takeRange(w, 1, 1)
+func (d *Deal) Take(w int) (int, bool) {
+	lo, _, ok := d.TakeRange(w, 1, 1)
 	return lo, ok
 }
 
@@ -289,7 +289,7 @@ func (d *deal) take(w int) (int, bool) {
 // most) of the run of the member with the most positions left. The
 // pieces of a task end close together: the member that finishes first
 // splits the other's last positions with it.
-func (d *deal) takeRange(w, most, least int) (int, int, bool) {
+func (d *Deal) TakeRange(w, most, least int) (int, int, bool) {
 	r := &d.runs[w]
 	for {
 		v := r.Load()
@@ -335,4 +335,11 @@ func piece(n, most, least int) int {
 }
 
 // share returns member w's run [lo, hi) of n items split into size runs.
-func share(n, w, size int) (int, int) { return w * n / size, (w + 1) * n / size }
+func Share(n, w, size int) (int, int) { return w * n / size, (w + 1) * n / size }
+
+// Size returns the number of goroutines that run a task, the caller
+// included (at least 1).
+func (t *Team) Size() int { return t.size }
+
+// Len returns the number of runs, one per member, that Reset made.
+func (d *Deal) Len() int { return len(d.runs) }
