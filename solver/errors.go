@@ -3,6 +3,7 @@ package solver
 import (
 	"errors"
 	"fmt"
+	"github.com/sompca/sompca/solver/internal/eigen"
 )
 
 // Errors returned by the package wrap one of these kinds, so that callers
@@ -25,7 +26,7 @@ var (
 	ErrSource = errors.New("solver: reading the samples failed")
 	// ErrNumerical: the numerics failed on data that passed every check
 	// (an eigendecomposition or Lanczos iteration that did not converge).
-	ErrNumerical = errors.New("solver: numerical failure")
+	ErrNumerical = eigen.ErrNumerical
 )
 
 // SampleError is the error for one bad sample (a NaN or Inf value): it

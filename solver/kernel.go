@@ -2,8 +2,6 @@ package solver
 
 import (
 	"github.com/sompca/sompca/solver/internal/kernel"
-
-	"gonum.org/v1/gonum/floats"
 )
 
 // This file holds the contraction kernels: the only code that reads sample
@@ -24,24 +22,14 @@ func dotRowsStream(dst []float64, x Block, rows, cols int, v []float64) {
 
 func dotRowsOf(dst []float64, x Block, rows, cols int, v []float64, stream bool) {
 	switch {
-	case x.F64 != nil && kernel.AVX2():
-		kernel.DotRows(dst, x.F64, rows, cols, v, stream)
-	case x.F64 != nil && cols >= shortRow:
-		for r := range rows {
-			dst[r] = floats.Dot(x.F64[r*cols:(r+1)*cols], v)
-		}
 	case x.F64 != nil:
-		kernel.DotRowsGo(dst, x.F64, rows, cols, v)
+		kernel.DotRowsF64(dst, x.F64, rows, cols, v, stream)
 	case x.F32 != nil:
 		kernel.DotRows(dst, x.F32, rows, cols, v, stream)
 	default:
 		kernel.DotRows(dst, x.U8, rows, cols, v, stream)
 	}
 }
-
-// shortRow is the row length below which a plain loop beats a call to
-// gonum's assembly kernels for float64.
-const shortRow = 16
 
 // axpyRows sets dst[c] = sum_r v[r] x[r*cols+c] for c < cols: the
 // contraction of a row-major tensor's first mode.
@@ -56,17 +44,13 @@ func axpyRowsStream(dst []float64, x Block, rows, cols int, v []float64) {
 }
 
 func axpyRowsOf(dst []float64, x Block, rows, cols int, v []float64, stream bool) {
+	if x.F64 != nil {
+		kernel.AxpyRowsF64(dst, x.F64, rows, cols, v, stream)
+		return
+	}
 	dst = dst[:cols]
 	clear(dst)
 	switch {
-	case x.F64 != nil && kernel.AVX2():
-		kernel.AxpyRows(dst, x.F64, rows, cols, v, stream)
-	case x.F64 != nil && cols >= shortRow:
-		for r := range rows {
-			floats.AddScaled(dst, v[r], x.F64[r*cols:(r+1)*cols])
-		}
-	case x.F64 != nil:
-		kernel.AxpyRowsGo(dst, x.F64, rows, cols, v)
 	case x.F32 != nil:
 		kernel.AxpyRows(dst, x.F32, rows, cols, v, stream)
 	default:

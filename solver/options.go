@@ -1,8 +1,9 @@
 package solver
 
 import (
-	"errors"
 	"fmt"
+	"github.com/sompca/sompca/solver/internal/eigen"
+	"github.com/sompca/sompca/solver/internal/par"
 	"slices"
 )
 
@@ -121,6 +122,10 @@ type Options struct {
 	// MemoryLimit and made only when it fits. The model is the same bit
 	// for bit either way; only the speed and the copy's memory differ.
 	NoNarrowing bool
+
+	// routes overrides the eigen step's route choices; only tests set it,
+	// to compare one route with another (nil: the thresholds' routes).
+	routes *eigen.Routes
 }
 
 // ModeUpdates chooses the passes of the TVP mode updates (Options.ModeUpdates).
@@ -187,7 +192,7 @@ func (u ModeUpdates) String() string {
 
 // ErrCanceled is returned by Fit when Options.Progress asked to stop or
 // Options.Cancel returned true.
-var ErrCanceled = errors.New("solver: fit canceled by the progress callback")
+var ErrCanceled = par.ErrCanceled
 
 // OrthogonalMode returns a pointer to n, for Options.Mode: SO-MPCA's
 // orthogonal mode, 0-based.

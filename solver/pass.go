@@ -57,7 +57,7 @@ const (
 	OpTransform
 	// OpModeRows: one row per sample, the partial projection y_m of
 	// OpModeScatter (I = Shape[Mode] values), whose scatter the TVP mode
-	// update then handles without forming it (see eigenSolver.topGram).
+	// update then handles without forming it (see eigen.Solver.topGram).
 	OpModeRows
 	// OpPeak: the largest |value| of the samples, a sum pass of one value
 	// combined by max (the engine's test for an extreme scale, scale.go).

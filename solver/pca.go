@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/sompca/sompca/solver/internal/eigen"
 	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 
@@ -89,7 +90,7 @@ func completeOrthonormal(W *mat.Dense, first int) {
 			}
 		}
 		floats.Scale(1/bestNorm, best)
-		fixSign(best)
+		eigen.FixSign(best)
 		W.SetCol(j, best)
 	}
 }
@@ -103,7 +104,7 @@ func (f *fitter) pcaScatter(P int) (*mat.Dense, []float64, error) {
 	}
 	crew, done := f.crew()
 	defer done()
-	return topEigenvectors(newSymAcc(D, S).toSym(nil), P, f.opts.Cancel, crew)
+	return eigen.TopEigenvectors(newSymAcc(D, S).toSym(nil), P, f.opts.Cancel, crew, f.opts.routes)
 }
 
 // crew returns the team for a fit's own parallel work (the Gram matrix,
@@ -121,10 +122,10 @@ func (f *fitter) crew() (crew *par.Team, done func()) {
 // pcaGram diagonalises the M x M Gram matrix of the centred samples and
 // maps its eigenvectors v to unit projections X^T v / sqrt(lambda). The
 // Gram matrix of samples whose values are all small integers is computed
-// exactly (gramCentredInt), else in float64 from the centred samples
-// (gramUpper). Samples held in memory as uint8 (as given, or narrowed:
+// exactly (eigen.GramCentredInt), else in float64 from the centred samples
+// (eigen.GramUpper). Samples held in memory as uint8 (as given, or narrowed:
 // narrow.go) go to the integer path straight from there, and the map
-// reads them there too (gramMapInt): no float64 copy of the M x D samples
+// reads them there too (eigen.GramMapInt): no float64 copy of the M x D samples
 // is made.
 func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	D := f.size
@@ -139,7 +140,7 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 		if err := f.pass(&Pass{Op: OpCentred, Shape: f.shape, Samples: f.m}, X.RawMatrix().Data); err != nil {
 			return nil, nil, err
 		}
-		x16, ld = gramIntegers(X, crew)
+		x16, ld = eigen.GramIntegers(X, crew, f.opts.routes)
 		xr := X.RawMatrix()
 		par.Rows(crew, f.m, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
@@ -149,25 +150,25 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	}
 	cancel := f.opts.Cancel
 	var K *mat.SymDense
-	var op *intGram
+	var op *eigen.IntGram
 	var err error
 	if x16 != nil {
-		K, op, err = gramCentredInt(x16, ld, f.m, D, cancel, crew, lanczosFits(f.m, P))
+		K, op, err = eigen.GramCentredInt(x16, ld, f.m, D, cancel, crew, eigen.LanczosFits(f.m, P))
 	} else {
-		K, err = gramUpper(X, cancel, crew)
+		K, err = eigen.GramUpper(X, cancel, crew)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	V, vals, err := topEigenvectorsWith(K, op, P, cancel, crew)
+	V, vals, err := eigen.TopEigenvectorsWith(K, op, P, cancel, crew, f.opts.routes)
 	if err != nil {
 		return nil, nil, err
 	}
 	var W *mat.Dense
 	if X == nil {
-		W, err = gramMapInt(x16, ld, f.mean, V, cancel, crew)
+		W, err = eigen.GramMapInt(x16, ld, f.mean, V, cancel, crew)
 	} else {
-		W, err = gramMap(X, V, cancel, crew)
+		W, err = eigen.GramMap(X, V, cancel, crew)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -186,14 +187,14 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	for j := range rank {
 		col := mat.Col(nil, j, W)
 		floats.Scale(1/floats.Norm(col, 2), col)
-		fixSign(col)
+		eigen.FixSign(col)
 		W.SetCol(j, col)
 	}
 	completeOrthonormal(W, rank)
 	return W, vals, nil
 }
 
-// residentU8 returns the samples as gramIntegersU8 does (on crew's
+// residentU8 returns the samples as eigen.GramIntegersU8 does (on crew's
 // members) when the fit reads them from memory as uint8 at their own
 // scale; else nil.
 func (f *fitter) residentU8(crew *par.Team) (x16 []int16, ld int) {
@@ -208,5 +209,5 @@ func (f *fitter) residentU8(crew *par.Team) (x16 []int16, ld int) {
 	if !ok || b.U8 == nil || len(b.U8) != f.m*f.size {
 		return nil, 0
 	}
-	return gramIntegersU8(b.U8, f.m, f.size, crew)
+	return eigen.GramIntegersU8(b.U8, f.m, f.size, crew, f.opts.routes)
 }

@@ -3,7 +3,6 @@ package solver
 import (
 	"fmt"
 	"github.com/sompca/sompca/solver/internal/par"
-	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -12,7 +11,7 @@ import (
 
 // grain is the number of samples of one leaf of a pass's reduction tree
 // (Pass.Grain; PCA's scatter uses 64). See doc.go, "Passes".
-const grain = 16
+const grain = par.Grain
 
 // rowsPieceMin is the fewest samples of a piece of a rows pass that a
 // member takes at the end of a read (deal.takeRange): the last pieces
@@ -50,12 +49,8 @@ type Executor interface {
 }
 
 // Span is the folded partial result of the leaves (grains) [First,
-// First+2^Level) of a sum pass, First a multiple of 2^Level; leaves past
-// the end of the data are absent.
-type Span struct {
-	First, Level int
-	Data         []float64
-}
+// First+2^Level) of a sum pass (par.Span).
+type Span = par.Span
 
 // Fold folds a sum pass's Spans, given in sample order, by the pass's
 // fixed reduction tree: the value of leaves [lo, hi) (hi - lo a power of
@@ -108,26 +103,6 @@ func (f *Fold) Result() []float64 {
 	f.stack = f.stack[:0]
 	return out
 }
-
-// spans returns the maximal aligned power-of-two runs of leaves that
-// cover [a, b), in order: the subtrees of the reduction tree that a block
-// of leaves [a, b) computes whole.
-func spans(dst []Span, a, b int) []Span {
-	for a < b {
-		l := 0
-		for a%(2<<l) == 0 && a+(2<<l) <= b {
-			l++
-		}
-		dst = append(dst, Span{First: a, Level: l})
-		a += 1 << l
-	}
-	return dst
-}
-
-// maxSpans bounds the number of spans of n leaves (at most two of each
-// level, rising then falling), so that callers size their slices once:
-// appending as the spans come would allocate more often for more leaves.
-func maxSpans(n int) int { return 2*bits.Len(uint(n)) + 1 }
 
 // runner is the local Executor: it reads a Source in runs of whole
 // readUnits and deals the leaves of each read to a team of goroutines
@@ -237,7 +212,7 @@ func roundUp(a, b int) int { return (a + b - 1) / b * b }
 
 // team returns the runner's team of goroutines (threads - 1 of them: the
 // caller of Run is the first member), starting it on first use; close
-// stops it. The fit's eigen steps share it (eigenSolver.team).
+// stops it. The fit's eigen steps share it (eigen.Solver.team).
 func (r *runner) team() *par.Team {
 	if r.crew == nil {
 		r.crew = par.NewTeam(r.threads)
@@ -336,7 +311,7 @@ func inMemory(src Source) bool {
 // instead of one per read (gait 731 x 32 x 22 x 10: 1 instead of 2).
 // Every rows pass of a fit, from the samples or from z, is read in the
 // same runs, so that each member writes the same rows of the output in
-// every pass (the formation of S is laid out by them: eigenSolver.block).
+// every pass (the formation of S is laid out by them: eigen.Solver.block).
 // The rows do not depend on the reads.
 func (r *runner) rowsBlock() int {
 	src := r.src
@@ -440,7 +415,7 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 		} else {
 			j.deal.Reset(j.leaves, crew.Size())
 			a := bs / j.g
-			j.spans = spans(slices.Grow(j.spans[:0], maxSpans(j.leaves)), a, a+j.leaves)
+			j.spans = par.Spans(slices.Grow(j.spans[:0], par.MaxSpans(j.leaves)), a, a+j.leaves)
 			maxLevel := 0
 			for _, s := range j.spans {
 				maxLevel = max(maxLevel, s.Level)
@@ -657,7 +632,7 @@ func (p *Pass) BlockSpans(ws *Workspace, start int, x Block) []Span {
 	n := x.elems() / size
 	g := p.grain()
 	a := start / g
-	out := spans(nil, a, a+(n+g-1)/g)
+	out := par.Spans(nil, a, a+(n+g-1)/g)
 	for i := range out {
 		s := &out[i]
 		var f Fold

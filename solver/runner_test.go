@@ -2,6 +2,7 @@ package solver
 
 import (
 	"errors"
+	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -94,18 +95,18 @@ func TestSpans(t *testing.T) {
 	for a := 0; a < 40; a++ {
 		for b := a; b < 80; b++ {
 			next := a
-			for _, s := range spans(nil, a, b) {
+			for _, s := range par.Spans(nil, a, b) {
 				if s.First != next || s.First%(1<<s.Level) != 0 || s.First+1<<s.Level > b {
-					t.Fatalf("spans(%d, %d): bad span %+v", a, b, s)
+					t.Fatalf("par.Spans(%d, %d): bad span %+v", a, b, s)
 				}
 				// maximal: the span's parent is not inside [a, b)
 				if up := s.Level + 1; s.First%(1<<up) == 0 && s.First+1<<up <= b {
-					t.Fatalf("spans(%d, %d): %+v is not maximal", a, b, s)
+					t.Fatalf("par.Spans(%d, %d): %+v is not maximal", a, b, s)
 				}
 				next += 1 << s.Level
 			}
 			if next != b {
-				t.Fatalf("spans(%d, %d) covers up to %d", a, b, next)
+				t.Fatalf("par.Spans(%d, %d) covers up to %d", a, b, next)
 			}
 		}
 	}

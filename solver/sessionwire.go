@@ -2,6 +2,7 @@ package solver
 
 import (
 	"encoding/binary"
+	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"slices"
 	"sync"
@@ -272,7 +273,7 @@ func PassPartial(dst []byte, request []byte, x Block, cache []float64) ([]byte, 
 		whole = end / g * g
 	}
 	if whole > at {
-		for _, s := range spans(nil, at/g, (whole+g-1)/g) {
+		for _, s := range par.Spans(nil, at/g, (whole+g-1)/g) {
 			f := Fold{Pass: p, release: pool.put}
 			for l := s.First; l < min(s.First+1<<s.Level, (whole+g-1)/g); l++ {
 				f.Add(Span{First: l, Data: leafOf(l*g, min((l+1)*g, whole))})

@@ -1,6 +1,8 @@
 package solver
 
 import (
+	"github.com/sompca/sompca/solver/internal/eigen"
+	"github.com/sompca/sompca/solver/internal/par"
 	"slices"
 
 	"gonum.org/v1/gonum/blas"
@@ -44,7 +46,7 @@ func (f *fitter) fitTucker() (*Model, error) {
 	ranks := make([]int, N)
 	for n := range N {
 		var vals []float64
-		if cerr := interruptible(f.opts.Cancel, func() { _, vals, err = denseTop(phi[n], 1) }); cerr != nil {
+		if cerr := par.Interruptible(f.opts.Cancel, func() { _, vals, err = eigen.DenseTop(phi[n], 1) }); cerr != nil {
 			return nil, cerr
 		}
 		if err != nil { // all eigenvalues, for the rank
@@ -82,7 +84,7 @@ func (f *fitter) fitTucker() (*Model, error) {
 				compBuf[n] = mat.NewDense(f.shape[n], f.shape[n]-ranks[n], nil)
 			}
 			comp[n] = compBuf[n]
-			tw.eig.complementTo(comp[n], U[n])
+			tw.eig.ComplementTo(comp[n], U[n])
 		}
 	}
 	for n := range N {
@@ -335,7 +337,7 @@ type tuckerWork struct {
 	phi  []*mat.SymDense // the scatters returned
 	sym  []*mat.SymDense // their storage, per mode
 	pass Pass
-	eig  eigenWork
+	eig  eigen.Work
 }
 
 // modeScatters makes one pass and returns, for every mode n with
@@ -409,14 +411,14 @@ func (f *fitter) coreMoments(U []*mat.Dense) (scatter, energy []float64, err err
 }
 
 // topVectorsInto sets U (I_n x P_n) to the top P_n eigenvectors of the
-// mode scatter phi: for modes below denseMinN by the dense
-// eigendecomposition in tw's workspace (denseTop's result, allocating
-// nothing), else by topEigenvectors (block Lanczos when P_n is a small
+// mode scatter phi: for modes below eigen.DenseMinN by the dense
+// eigendecomposition in tw's workspace (eigen.DenseTop's result, allocating
+// nothing), else by eigen.TopEigenvectors (block Lanczos when P_n is a small
 // fraction of I_n, else the tridiagonal path); under interruptible when
 // the fit can be canceled.
 func (f *fitter) topVectorsInto(tw *tuckerWork, U *mat.Dense, phi *mat.SymDense) error {
 	n, r := U.Dims()
-	if n >= denseMinN {
+	if n >= eigen.DenseMinN {
 		V, err := f.topVectors(phi, r)
 		if err == nil {
 			U.Copy(V)
@@ -425,7 +427,7 @@ func (f *fitter) topVectorsInto(tw *tuckerWork, U *mat.Dense, phi *mat.SymDense)
 	}
 	var ok bool
 	if f.opts.Cancel == nil {
-		ok = tw.eig.topVectors(U, phi)
+		ok = tw.eig.TopVectors(U, phi)
 	} else {
 		var err error
 		if ok, err = denseInterruptible(f.opts.Cancel, &tw.eig, U, phi); err != nil {
@@ -444,18 +446,18 @@ func (f *fitter) topVectorsInto(tw *tuckerWork, U *mat.Dense, phi *mat.SymDense)
 // e is still in use by the abandoned computation: the fit ends there.
 //
 //go:noinline
-func denseInterruptible(cancel func() bool, e *eigenWork, U *mat.Dense, phi *mat.SymDense) (bool, error) {
+func denseInterruptible(cancel func() bool, e *eigen.Work, U *mat.Dense, phi *mat.SymDense) (bool, error) {
 	ok := false
-	err := interruptible(cancel, func() { ok = e.topVectors(U, phi) })
+	err := par.Interruptible(cancel, func() { ok = e.TopVectors(U, phi) })
 	return ok, err
 }
 
 // topVectors returns the top r eigenvectors of a mode scatter, block
 // Lanczos on the fit's team; the LAPACK paths, which cannot poll the
-// cancellation, run under interruptible (topEigenvectors).
+// cancellation, run under interruptible (eigen.TopEigenvectors).
 func (f *fitter) topVectors(phi *mat.SymDense, r int) (*mat.Dense, error) {
 	crew, done := f.crew()
 	defer done()
-	U, _, err := topEigenvectors(phi, r, f.opts.Cancel, crew)
+	U, _, err := eigen.TopEigenvectors(phi, r, f.opts.Cancel, crew, f.opts.routes)
 	return U, err
 }

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"github.com/sompca/sompca/solver/internal/eigen"
 	"math"
 	"slices"
 
@@ -28,7 +29,7 @@ type tvpFit struct {
 	modeHist [][]float64   // objective after each mode update (for tests)
 	iters    []int
 
-	eig eigenSolver
+	eig eigen.Solver
 
 	pass     Pass // the partial-projections pass, reused
 	projPass Pass // the projection pass, reused
@@ -38,7 +39,7 @@ type tvpFit struct {
 	meanProj              [1]float64 // the projection pass's offset
 	overlap               []float64  // TROD's overlaps of the previous EMPs with the current one
 	// fixed[n] holds the previous EMPs' mode-n vectors for a constrained
-	// mode as its rows (P x I_n, used as p x I_n: eigenSolver's R);
+	// mode as its rows (P x I_n, used as p x I_n: eigen.Solver's R);
 	// constraint is the per-mode view.
 	fixed, constraint []*mat.Dense
 	// UMPCA's cross term Y^T G (storage I_n x P), the features G (M x P)
@@ -46,11 +47,11 @@ type tvpFit struct {
 	// (storage P x I_n).
 	umpcaG, umpcaA, umpcaR []float64
 	umpcaCross, umpcaRows  mat.Dense
-	svd                    svdWork
+	svd                    eigen.SVDWork
 
 	// ys holds the mode-n partial projections of every sample (M x I_n,
 	// centred, deflated for TROD): the mode update finds its eigenvector
-	// from them (eigenSolver.topGram) without forming the I_n x I_n
+	// from them (eigen.Solver.topGram) without forming the I_n x I_n
 	// scatter unless that is cheaper. They are part of the workspace, so
 	// the fit does not depend on the memory limit. With scatter updates
 	// (fitter.scatterUpdates) ys is nil and the pass folds the scatter
@@ -96,19 +97,18 @@ func (f *fitter) fitTVP() (*Model, error) {
 		return nil, errorf(ErrInvalid, "solver: %d features requested, but %v on samples of shape %v gives at most %s", P, f.opts.Method, f.shape, why)
 	}
 	t := &tvpFit{fitter: f, p: P, nu: f.mode}
-	t.eig.threads = f.opts.Threads // 0: GOMAXPROCS (see gramApply)
-	t.eig.kr.cancel = f.opts.Cancel
 	// SO-MPCA's and FO-MPCA's constraints stay fixed through an EMP's
 	// sweeps; UMPCA's change every update.
-	t.eig.fixedRows = t.spec.constraint != uncorrelated
+	cfg := eigen.Config{Threads: f.opts.Threads, Cancel: f.opts.Cancel, FixedRows: t.spec.constraint != uncorrelated, Routes: f.opts.routes}
 	if f.run != nil {
-		t.eig.team = f.run.team() // the passes' goroutines run the products too
+		cfg.Team = f.run.team() // the passes' goroutines run the products too
 		// the rows passes' reads (0: one read of all), for the layout
 		// of S's formation and the products (gramOp.layout)
 		if b := f.run.rowsBlock(); b < f.m {
-			t.eig.block = b
+			cfg.Block = b
 		}
 	}
+	t.eig.Init(cfg)
 	if f.scatterUpdates {
 		t.S = make([]*mat.SymDense, f.n)
 	} else {
@@ -164,7 +164,7 @@ func (f *fitter) fitTVP() (*Model, error) {
 		t.start = make([]float64, f.m*f.shape[0])
 	}
 	t.allocate(P)
-	defer t.eig.close()
+	defer t.eig.Close()
 	for p := range P {
 		if err := t.emp(p); err != nil {
 			return nil, err
@@ -226,7 +226,7 @@ func (t *tvpFit) allocate(P int) {
 	}
 	if t.spec.constraint == uncorrelated {
 		t.umpcaG, t.umpcaA, t.umpcaR = make([]float64, t.m*P), make([]float64, maxI*P), make([]float64, maxI*P)
-		t.svd.reserve(t.shape, P)
+		t.svd.Reserve(t.shape, P)
 	}
 	t.offsetBuf = make([]float64, maxI)
 	t.deflateBuf = make([]float64, maxI*P)
@@ -267,12 +267,12 @@ func (t *tvpFit) emp(p int) error {
 			}
 			C := fixed[n]
 			if t.spec.constraint == uncorrelated && p > 0 {
-				C = t.rows(t.svd.orthonormalRange(A.RawMatrix(), t.crossFloor(p, n)))
+				C = t.rows(t.svd.OrthonormalRange(A.RawMatrix(), t.crossFloor(p, n)))
 			}
 			if t.S != nil {
-				lambda, err = t.eig.top(vs[n], t.S[n], C, vs[n], &t.hint[n])
+				lambda, err = t.eig.Top(vs[n], t.S[n], C, vs[n], &t.hint[n])
 			} else {
-				lambda, err = t.eig.topGram(vs[n], t.ys[:t.m*t.shape[n]], C, vs[n], &t.hint[n])
+				lambda, err = t.eig.TopGram(vs[n], t.ys[:t.m*t.shape[n]], C, vs[n], &t.hint[n])
 			}
 			if err != nil {
 				return fmt.Errorf("solver: EMP %d, mode %d: %w", p+1, n, err)
@@ -324,7 +324,7 @@ func (t *tvpFit) crossFloor(p, n int) float64 {
 }
 
 // rows returns UMPCA's constraint C (I_n x r, orthonormal columns; nil:
-// none) as the rows R = C^T that eigenSolver takes, in storage sized once
+// none) as the rows R = C^T that eigen.Solver takes, in storage sized once
 // per fit.
 func (t *tvpFit) rows(C *mat.Dense) *mat.Dense {
 	if C == nil {

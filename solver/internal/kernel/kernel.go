@@ -21,6 +21,46 @@ import (
 // wants the portable route calls the Go twins.
 func AVX2() bool { return avx2 }
 
+// shortRow is the row length below which a plain loop beats a call to
+// gonum's assembly kernels for float64.
+const shortRow = 16
+
+// DotRowsF64 sets dst[r] = sum_c x[r*cols+c] v[c] for r < rows: by
+// DotRows when AVX2 (stream as there), else by gonum's floats.Dot for
+// rows of shortRow or more and by DotRowsGo for shorter ones. For given
+// inputs and kernels the result is the same bits every time.
+func DotRowsF64(dst, x []float64, rows, cols int, v []float64, stream bool) {
+	switch {
+	case avx2:
+		DotRows(dst, x, rows, cols, v, stream)
+	case cols >= shortRow:
+		for r := range rows {
+			dst[r] = floats.Dot(x[r*cols:(r+1)*cols], v)
+		}
+	default:
+		DotRowsGo(dst, x, rows, cols, v)
+	}
+}
+
+// AxpyRowsF64 sets dst[c] = sum_r v[r] x[r*cols+c] for c < cols (dst is
+// cleared first): by AxpyRows when AVX2 (stream as there), else by
+// gonum's floats.AddScaled for rows of shortRow or more and by AxpyRowsGo
+// for shorter ones.
+func AxpyRowsF64(dst, x []float64, rows, cols int, v []float64, stream bool) {
+	dst = dst[:cols]
+	clear(dst)
+	switch {
+	case avx2:
+		AxpyRows(dst, x, rows, cols, v, stream)
+	case cols >= shortRow:
+		for r := range rows {
+			floats.AddScaled(dst, v[r], x[r*cols:(r+1)*cols])
+		}
+	default:
+		AxpyRowsGo(dst, x, rows, cols, v)
+	}
+}
+
 // DotRowsGo sets dst[r] = sum_c x[r*cols+c] v[c] for r < rows (the
 // contraction of a row-major tensor's last mode), four partial sums a row
 // in float64: the portable twin of DotRows.

@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"github.com/sompca/sompca/solver/internal/kernel"
@@ -48,18 +48,15 @@ const (
 	gramIntPanel = 96
 )
 
-// gramExact enables the exact integer path (tests clear it to compare
-// with the float64 path).
-var gramExact = true
-
-// gramIntegers returns the rows of X (m x d) as 16-bit integers, padded
+// GramIntegers returns the rows of X (m x d) as 16-bit integers, padded
 // with zeros to ld columns (a multiple of 16), if every value is an
 // integer in [-gramIntMax, gramIntMax] and the int64 arithmetic of
-// gramCentredInt cannot overflow; else nil. It runs on the members of crew
+// GramCentredInt cannot overflow, and rt (may be nil) does not ask for
+// the float64 path; else nil. It runs on the members of crew
 // (nil: the caller alone).
-func gramIntegers(X *mat.Dense, crew *par.Team) (x16 []int16, ld int) {
+func GramIntegers(X *mat.Dense, crew *par.Team, rt *Routes) (x16 []int16, ld int) {
 	m, d := X.Dims()
-	if !gramIntFits(m, d) {
+	if !gramIntFits(m, d, rt) {
 		return nil, 0
 	}
 	xr := X.RawMatrix()
@@ -84,18 +81,18 @@ func gramIntegers(X *mat.Dense, crew *par.Team) (x16 []int16, ld int) {
 	return x16, ld
 }
 
-// gramIntFits reports whether the exact integer path is on and its int64
+// gramIntFits reports whether the exact integer path is on (rt) and its int64
 // arithmetic cannot overflow for m samples of d values:
 // |numerator| <= 4 M^2 D gramIntMax^2.
-func gramIntFits(m, d int) bool {
-	return gramExact && 4*float64(m)*float64(m)*float64(d)*gramIntMax*gramIntMax < 1<<62
+func gramIntFits(m, d int, rt *Routes) bool {
+	return (rt == nil || !rt.FloatGram) && 4*float64(m)*float64(m)*float64(d)*gramIntMax*gramIntMax < 1<<62
 }
 
-// gramIntegersU8 is gramIntegers for samples held as uint8 (m rows of d,
+// GramIntegersU8 is GramIntegers for samples held as uint8 (m rows of d,
 // contiguous): every value is an integer in range, so only the int64
 // bound can refuse them (nil).
-func gramIntegersU8(u8 []uint8, m, d int, crew *par.Team) (x16 []int16, ld int) {
-	if !gramIntFits(m, d) {
+func GramIntegersU8(u8 []uint8, m, d int, crew *par.Team, rt *Routes) (x16 []int16, ld int) {
+	if !gramIntFits(m, d, rt) {
 		return nil, 0
 	}
 	ld = (d + 15) &^ 15
@@ -111,29 +108,29 @@ func gramIntegersU8(u8 []uint8, m, d int, crew *par.Team) (x16 []int16, ld int) 
 	return x16, ld
 }
 
-// gramCentredInt returns the Gram matrix of the centred rows of X (m x d,
+// GramCentredInt returns the Gram matrix of the centred rows of X (m x d,
 // uncentred), its upper triangle set, computed exactly from x16, ld
-// (gramIntegers of X), on the members of crew; cancel as gramUpper.
-// With op set it returns instead the same matrix as an intGram operator,
-// and no float64 matrix (the operator forms it if asked: intGram.sym);
+// (GramIntegers of X), on the members of crew; cancel as GramUpper.
+// With op set it returns instead the same matrix as an IntGram operator,
+// and no float64 matrix (the operator forms it if asked: IntGram.sym);
 // if L does not fit in int32, the matrix and no operator.
 //
 // K0 = X0 X0^T is summed in int32 when its entries fit (d gramIntMax^2 <
 // 2^31: 36 MB at m = 3000, which becomes L in place), else in float64
 // (exact integers below 2^53, which become K in place).
-func gramCentredInt(x16 []int16, ld, m, d int, cancel func() bool, crew *par.Team, op bool) (*mat.SymDense, *intGram, error) {
+func GramCentredInt(x16 []int16, ld, m, d int, cancel func() bool, crew *par.Team, op bool) (*mat.SymDense, *IntGram, error) {
 	if float64(d)*gramIntMax*gramIntMax < 1<<31 {
 		return gramCentredFrom(make([]int32, m*m), m, x16, ld, m, d, cancel, crew, op)
 	}
 	return gramCentredFrom([]float64(nil), 0, x16, ld, m, d, cancel, crew, op)
 }
 
-// gramAcc is the type K0 is summed in (see gramCentredInt).
+// gramAcc is the type K0 is summed in (see GramCentredInt).
 type gramAcc interface{ int32 | float64 }
 
-// gramCentredFrom is gramCentredInt, K0 summed in k0 (stride ldk; for
+// gramCentredFrom is GramCentredInt, K0 summed in k0 (stride ldk; for
 // float64, nil: K's own storage).
-func gramCentredFrom[T gramAcc](k0 []T, ldk int, x16 []int16, ld, m, d int, cancel func() bool, crew *par.Team, op bool) (*mat.SymDense, *intGram, error) {
+func gramCentredFrom[T gramAcc](k0 []T, ldk int, x16 []int16, ld, m, d int, cancel func() bool, crew *par.Team, op bool) (*mat.SymDense, *IntGram, error) {
 	var K *mat.SymDense
 	if k0 == nil {
 		K = mat.NewSymDense(m, nil)

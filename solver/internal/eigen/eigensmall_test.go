@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"github.com/sompca/sompca/solver/internal/kernel"
@@ -22,7 +22,7 @@ import (
 // eigenvalue and Dsterf takes over). The value to 1e-13 relative, the
 // vector to 1e-12 (both solvers' vector errors are about n eps ||S|| /
 // gap: 1e-14 at gap 1, up to 1e-8 at gap 1e-6, where the check is 1e-7),
-// signs by fixSign on both.
+// signs by FixSign on both.
 func TestSmallTop(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var w smallTop
@@ -61,7 +61,7 @@ func TestSmallTop(t *testing.T) {
 			}
 			want := make([]float64, n)
 			wantVal := referenceDense(t, want, S, nil)
-			fixSign(want)
+			FixSign(want)
 			bottom := make([]float64, n)
 			var es mat.EigenSym
 			es.Factorize(S, true)
@@ -82,11 +82,11 @@ func TestSmallTop(t *testing.T) {
 				v    []float64
 			}{{"cold", nil}, {"near", near}, {"bottom", bottom}} {
 				got := make([]float64, n)
-				val, ok := w.top(got, raw.Data, raw.Stride, n, warm.v)
+				val, ok := w.Top(got, raw.Data, raw.Stride, n, warm.v)
 				if !ok {
 					t.Fatalf("n = %d %s %s: no convergence", n, c.name, warm.name)
 				}
-				fixSign(got)
+				FixSign(got)
 				if math.Abs(val-wantVal) > 1e-13*math.Abs(wantVal) || !floats.EqualApprox(got, want, tol) {
 					t.Errorf("n = %d %s %s: %v %v, want %v %v", n, c.name, warm.name, val, got, wantVal, want)
 				}
@@ -96,7 +96,7 @@ func TestSmallTop(t *testing.T) {
 	// The zero matrix: the value 0 and a unit vector.
 	z := make([]float64, 9)
 	got := make([]float64, 3)
-	if val, ok := w.top(got, z, 3, 3, nil); !ok || val != 0 || math.Abs(floats.Norm(got, 2)-1) > 1e-15 {
+	if val, ok := w.Top(got, z, 3, 3, nil); !ok || val != 0 || math.Abs(floats.Norm(got, 2)-1) > 1e-15 {
 		t.Errorf("zero matrix: %v %v %v", val, got, ok)
 	}
 }

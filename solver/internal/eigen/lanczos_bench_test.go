@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"fmt"
@@ -32,7 +32,7 @@ func BenchmarkTopEigenvectors(b *testing.B) {
 				raw[i*2*n+j] -= s / float64(n)
 			}
 		}
-		K, _ := gramUpper(X, nil, nil)
+		K, _ := GramUpper(X, nil, nil)
 		for _, P := range []int{n / 40, 50, n / 20, n / 10, n / 5} {
 			if P == 50 && n != 3000 {
 				continue
@@ -44,8 +44,7 @@ func BenchmarkTopEigenvectors(b *testing.B) {
 				b.Run(fmt.Sprintf("%d/P=%d/%s", n, P, method), func(b *testing.B) {
 					S := mat.NewSymDense(n, nil)
 					products := 0
-					lanczosTrace = func(_, p int) { products = p }
-					defer func() { lanczosTrace = nil }()
+					rt := &Routes{LanczosTrace: func(_, p int) { products = p }}
 					c0 := processCPU()
 					for range b.N {
 						S.CopySym(K)
@@ -61,7 +60,7 @@ func BenchmarkTopEigenvectors(b *testing.B) {
 							if _, _, _, enough := lanczosShape(n, P); !enough {
 								b.Skip("basis too large for n")
 							}
-							_, _, ok, err = lanczosTop(raw.Data, n, nil, n, P, nil, nil)
+							_, _, ok, err = lanczosTop(raw.Data, n, nil, n, P, nil, nil, rt)
 						} else {
 							_, _, err = tridiagTop(S, P, nil)
 							ok = true

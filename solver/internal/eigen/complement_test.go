@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"fmt"
@@ -56,8 +56,6 @@ func slowSpectrum(n int) []float64 {
 // constrainedGap), the two within twice that; the factor 4 and the 1e-13
 // cover the rounding of the products and of the basis.
 func TestTopComplement(t *testing.T) {
-	saved := complementFrom
-	defer func() { complementFrom = saved }()
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, n := range []int{complementMinN, 81} {
 		Q := randomOrthonormal(rng, n, n)
@@ -65,28 +63,27 @@ func TestTopComplement(t *testing.T) {
 		c0 := n / 2
 		C := randomOrthonormal(rng, n, c0)
 		R := mat.DenseCopyOf(C.T())
-		comp, proj := eigenSolver{fixedRows: true}, eigenSolver{fixedRows: true}
+		comp := Solver{fixedRows: true, routes: &Routes{Complement: 1}}
+		proj := Solver{fixedRows: true, routes: &Routes{Complement: -1}}
 		hc, hp := 0, 0
 		for c := c0; c < c0+8; c++ {
 			var last []float64 // the complement path's vector from the warm start
 			theta, gap := constrainedGap(t, S, R)
 			tol := 4*krylovTol*theta/gap + 1e-13
 			want := make([]float64, n)
-			if _, err := new(eigenSolver).dense(want, S, R); err != nil {
+			if _, err := new(Solver).dense(want, S, R); err != nil {
 				t.Fatal(err)
 			}
-			fixSign(want)
+			FixSign(want)
 			starts := map[string][]float64{"warm": perturbed(rng, want, 1e-2), "cold": nil, "in span(C)": R.RawRowView(c - 1)}
 			for _, name := range []string{"warm", "cold", "in span(C)"} {
 				warm := starts[name]
 				uc, up := make([]float64, n), make([]float64, n)
-				complementFrom = 0
-				valc, err := comp.top(uc, S, R, warm, &hc)
+				valc, err := comp.Top(uc, S, R, warm, &hc)
 				if err != nil {
 					t.Fatal(err)
 				}
-				complementFrom = 2
-				valp, err := proj.top(up, S, R, warm, &hp)
+				valp, err := proj.Top(up, S, R, warm, &hp)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -144,7 +141,7 @@ func TestComplementBasisExtend(t *testing.T) {
 	C := randomOrthonormal(rng, n, c+1)
 	R := mat.DenseCopyOf(C.T())
 	var cw complementWork
-	var work eigenWork
+	var work Work
 	b := cw.basis(mat.DenseCopyOf(R.Slice(0, c, 0, n)), &work)
 	if b.extend(R.RawRowView(0)) {
 		t.Error("extend took a row of the constraint itself")
@@ -171,7 +168,7 @@ func TestComplementBasisExtend(t *testing.T) {
 // TestSmallComplement: the dense path for constrained problems of up to
 // smallTopMax (smallComplement: B^T S B formed by compBasis.form, then
 // smallTop) against the dense eigendecomposition of B^T S B by gonum's
-// calls (eigenSolver.dense), for constraints of n/3 rows and more that
+// calls (Solver.dense), for constraints of n/3 rows and more that
 // grow by one row at a time, each new row the previous answer, as
 // SO-MPCA's do (so the kept basis is extended), from a warm, a cold and
 // an in-span(C) start, with S given both ways topWith meets it: the
@@ -204,7 +201,7 @@ func TestSmallComplement(t *testing.T) {
 		}
 		c0 := (n + 2) / 3
 		R := mat.DenseCopyOf(randomOrthonormal(rng, n, c0).T())
-		es := eigenSolver{fixedRows: true}
+		es := Solver{fixedRows: true}
 		for c := c0; c < n-1; c++ {
 			if !useSmallComplement(n, c, n) {
 				t.Fatalf("n = %d, c = %d: not routed to smallComplement", n, c)
@@ -213,10 +210,10 @@ func TestSmallComplement(t *testing.T) {
 			theta, gap := constrainedGap(t, S, R)
 			tol := 1e-12 * theta / gap
 			want := make([]float64, n)
-			if _, err := new(eigenSolver).dense(want, S, R); err != nil {
+			if _, err := new(Solver).dense(want, S, R); err != nil {
 				t.Fatal(err)
 			}
-			fixSign(want)
+			FixSign(want)
 			starts := map[string][]float64{"warm": perturbed(rng, want, 1e-2), "cold": nil, "in span(C)": R.RawRowView(c - 1), "answer": want}
 			for _, name := range []string{"warm", "cold", "in span(C)", "answer"} {
 				for _, formed := range []bool{true, false} {
@@ -229,7 +226,7 @@ func TestSmallComplement(t *testing.T) {
 						es.sym.SetRawSymmetric(blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: full})
 						val, err = es.topWith(u, &es.sym, es.fullApply(n), R, starts[name], &hint)
 					} else {
-						val, err = es.top(u, half, R, starts[name], &hint)
+						val, err = es.Top(u, half, R, starts[name], &hint)
 					}
 					if err != nil {
 						t.Fatal(err)

@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"github.com/sompca/sompca/solver/internal/par"
@@ -16,7 +16,7 @@ import (
 // The top P eigenpairs of a formed symmetric matrix A (n x n) by block
 // Lanczos with full reorthogonalisation and thick restarts (Wu and Simon's
 // thick-restart Lanczos, in block form; see also Stewart's Krylov-Schur
-// method, of which it is the symmetric case), used by topEigenvectors when
+// method, of which it is the symmetric case), used by TopEigenvectors when
 // P is a small fraction of n.
 //
 // The basis Q (rows of n, orthonormal) grows by blocks of b vectors: the
@@ -63,52 +63,6 @@ import (
 // Rounding in a product A y is near 1e-15 theta_1 at the sizes met.
 const lanczosTol = 1e-13
 
-// lanczosBlock is the block size b, lanczosSteps the number of blocks the
-// basis grows by between restarts, and a restart keeps P + lanczosKeep P
-// Ritz vectors (at least P + b). Set with TestLanczosExp's counts of
-// products on the PCA 3000 x 6000 case: a product reads all of A (72 MB
-// there) whatever b, so it costs about as much as 15 vectors' worth of
-// multiply-adds at b = 1, and larger blocks need more vectors in all
-// (b = 4: 750 vectors, 8: 940-1040, 16: 2100). With the int32 operator
-// (36 MB at n = 3000) a block product is bound by memory with 2 threads
-// (2.9 ms at b = 4, 4.1 ms at b = 8, 6.8 ms at b = 16:
-// BenchmarkIntGramApply), and b = 4, lanczosSteps = 24 needs 726 vectors
-// there against 1010 (the gait case: 480 against 672), 10-15% less time
-// in the eigen step; but on TestLanczosRankDeficient's rank-30 matrix
-// with P = 10 its residuals stall near 1e-9 (b = 3, 5, 6 and 8 converge
-// in about 200 products), so b stays 8 until that is understood. Block
-// sizes that are not multiples of 4 waste the int32 kernel's columns.
-var (
-	lanczosBlock, lanczosSteps = 8, 12
-	lanczosKeep                = 1.0
-)
-
-// lanczosFraction: block Lanczos serves P up to this fraction of n, the
-// tridiagonal path larger P. Set by BenchmarkTopEigenvectors (CPU s,
-// Lanczos / tridiagonal, on centred Gram matrices of uniform data):
-// n = 731: P = 18 0.15/0.22, P = 36 0.22/0.20, P = 73 0.45/0.22;
-// n = 1500: P = 37 0.63/1.99, P = 75 1.08/1.96, P = 150 2.9/2.0.
-var lanczosFraction = 0.06
-
-// lanczosMaxProducts bounds the vectors multiplied by A, as a multiple of
-// n, before lanczosTop gives up and topEigenvectors falls back to the
-// tridiagonal path: 4n products cost about as much as that path's
-// reduction (4/3 n^3 flops, at a lower rate), and the cases measured need
-// well under n (3000 x 3000, P = 50: 1010; 731 x 731, P = 32: 672).
-var lanczosMaxProducts = 4 // a variable for tests
-
-// lanczosTrace, if set (by tests and benchmarks), gets the restarts and
-// the vectors multiplied by A of every lanczosTop.
-var lanczosTrace func(restarts, products int)
-
-// lanczosParallel is the work (multiply-adds) of a block product or a par
-// call from which it is split between the team's members (a variable for
-// tests). 2^18 multiply-adds take some 50 us, the handoff to a helper
-// a few: at 2^22 (before) the orthogonalisation against a basis of fewer
-// than 175 vectors ran on one core, 0.3 of the 1.0 s wall of the
-// eigen step on the PCA 3000 x 6000 case with 2 threads.
-var lanczosParallel = 1 << 18
-
 // lanczosShape returns the block size b, the Ritz vectors kept at a
 // restart and the largest basis for P eigenpairs of an n x n matrix, or
 // ok = false when the basis would not be small beside n (use the dense
@@ -122,8 +76,9 @@ func lanczosShape(n, P int) (b, keep, mMax int, ok bool) {
 
 // lanczosWork is the workspace of lanczosTop.
 type lanczosWork struct {
+	rt       *Routes   // route overrides (nil: none)
 	a        []float64 // A, n x n, both triangles, row-major
-	op       *intGram  // A as an operator, if not nil (then a is not read)
+	op       *IntGram  // A as an operator, if not nil (then a is not read)
 	lda, n   int
 	q, aq    []float64 // Q and A Q, mMax x n
 	qt, aqt  []float64 // their transposes, n x mMax (the products by Q^T's rows)
@@ -147,15 +102,18 @@ type lanczosWork struct {
 // whose rows (both triangles) are a, as sign-fixed columns in descending
 // order, and their eigenvalues. It reports ok = false if it did not
 // converge within lanczosMaxProducts n products; cancel (may be nil) is polled before
-// every block product (ErrCanceled). Its products run on the members of
+// every block product (par.ErrCanceled). Its products run on the members of
 // crew (nil: the caller alone), with the same result whatever their
 // number.
 //
 // With op not nil, the products are op's (the same matrix as a, which is
 // then not read).
-func lanczosTop(a []float64, lda int, op *intGram, n, P int, cancel func() bool, crew *par.Team) (V *mat.Dense, vals []float64, ok bool, err error) {
+func lanczosTop(a []float64, lda int, op *IntGram, n, P int, cancel func() bool, crew *par.Team, rt *Routes) (V *mat.Dense, vals []float64, ok bool, err error) {
 	b, keep, mMax, _ := lanczosShape(n, P)
-	w := &lanczosWork{a: a, lda: lda, op: op, n: n, tasks: par.NewTasks(crew)}
+	w := &lanczosWork{a: a, lda: lda, op: op, n: n, tasks: par.NewTasks(crew), rt: rt}
+	if op != nil {
+		op.rt = rt
+	}
 	if op != nil {
 		op.setBlock(max(b, P))
 	}
@@ -189,7 +147,7 @@ func lanczosTop(a []float64, lda int, op *intGram, n, P int, cancel func() bool,
 			}
 			first = false
 			if canceled(cancel) {
-				return nil, nil, false, ErrCanceled
+				return nil, nil, false, par.ErrCanceled
 			}
 			w.applyRows(w.aq[m*n:(m+b)*n], w.q[m*n:(m+b)*n], b)
 			w.transpose(w.aqt, w.aq, m, m+b)
@@ -214,7 +172,7 @@ func lanczosTop(a []float64, lda int, op *intGram, n, P int, cancel func() bool,
 		if done {
 			// Confirm with explicit products.
 			if canceled(cancel) {
-				return nil, nil, false, ErrCanceled
+				return nil, nil, false, par.ErrCanceled
 			}
 			w.applyRows(w.ay[:P*n], w.y[:P*n], P)
 			for k := range P {
@@ -222,20 +180,20 @@ func lanczosTop(a []float64, lda int, op *intGram, n, P int, cancel func() bool,
 				done = done && w.res[k] <= tol
 			}
 			if done {
-				if lanczosTrace != nil {
-					lanczosTrace(restarts, w.products)
+				if w.rt != nil && w.rt.LanczosTrace != nil {
+					w.rt.LanczosTrace(restarts, w.products)
 				}
 				V = mat.NewDense(n, P, nil)
 				col := make([]float64, n)
 				for k := range P {
 					copy(col, w.y[k*n:(k+1)*n])
-					fixSign(col)
+					FixSign(col)
 					V.SetCol(k, col)
 				}
 				return V, append([]float64(nil), theta[:P]...), true, nil
 			}
 		}
-		if restarts++; w.products > lanczosMaxProducts*n {
+		if restarts++; w.products > w.rt.maxProducts()*n {
 			return nil, nil, false, nil
 		}
 		// Thick restart: Q = [Y, the next block], A Q = A Y, H = diag(theta);
@@ -359,16 +317,12 @@ func (w *lanczosWork) project(m, b int) {
 	}
 }
 
-// lanczosDenseRitz makes ritz diagonalise H by Dsyev always (tests
-// compare the two ways).
-var lanczosDenseRitz = false
-
 // ritz diagonalises H[:m, :m], sets the top `keep` Ritz vectors and their
 // products A Y (from A Q) in w.y and w.ay and their residual norms in
 // w.res, and returns the Ritz values in descending order.
 //
 // The top `keep` eigenvectors S of H come from the tridiagonal reduction
-// and inverse iteration (tridiagWork.top, about a third of Dsyev's time
+// and inverse iteration (tridiagWork.Top, about a third of Dsyev's time
 // at m = 196 with keep = 100: Dsyev accumulates every rotation of its QR
 // sweeps into all m vectors), then one pass of modified Gram-Schmidt
 // makes them orthonormal to rounding: inverse iteration makes vectors
@@ -380,12 +334,12 @@ func (w *lanczosWork) ritz(m, keep int) ([]float64, error) {
 	n, ld := w.n, w.ld()
 	vals := w.w[:m]
 	ok := false
-	if !lanczosDenseRitz {
+	if w.rt == nil || !w.rt.DenseRitz {
 		a := w.tri.a[:m*m]
 		for i := range m {
 			copy(a[i*m+i:(i+1)*m], w.h[i*ld+i:i*ld+m])
 		}
-		theta, Z, err := w.tri.top(m, keep, nil)
+		theta, Z, err := w.tri.Top(m, keep, nil)
 		if ok = err == nil; ok {
 			copy(vals, theta)
 			for k := range keep {
@@ -407,7 +361,7 @@ func (w *lanczosWork) ritz(m, keep int) ([]float64, error) {
 			copy(hs[i*m+i:(i+1)*m], w.h[i*ld+i:i*ld+m])
 		}
 		if !lapack64.Syev(lapack.EVCompute, blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: hs}, vals, w.work, len(w.work)) {
-			return nil, errorf(ErrNumerical, "solver: symmetric eigendecomposition did not converge")
+			return nil, numericalf("solver: symmetric eigendecomposition did not converge")
 		}
 		for k := range keep {
 			for i := range m {
@@ -485,7 +439,7 @@ const lanczosPanel = 96
 // the number of goroutines.
 func (w *lanczosWork) par(dst []float64, ldd int, a []float64, lda, ni int, z []float64, ldz, nj, k int) {
 	threads := w.tasks.Size()
-	if threads < 2 || ni*nj*k < lanczosParallel {
+	if threads < 2 || ni*nj*k < w.rt.parallel() {
 		dots(dst, ldd, a, lda, ni, z, ldz, nj, k)
 		return
 	}

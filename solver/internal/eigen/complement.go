@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"bytes"
@@ -11,32 +11,18 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// complementFrom is the share of a constrained problem's dimension n
-// that its constraint's c rows must reach for topWith to solve it on the
-// complement (topComplement) rather than by krylov with the projection:
-// c >= complementFrom n, for n >= complementMinN. Set by measurement (a
-// replay of one fit's formed-S Krylov updates, chrt, each timed alone,
-// min of 5 runs interleaved): faces uint8's 80 x 80 updates with c = 40..59
-// took 30-45% less time, c = 32..39 up to 10% less, fewer rows more; the
-// whole replay 81.5 ms with the projection, 71.0 at 0.4, 74.3 at 0.5.
-// Gait uint8's 32 x 32 updates gained nothing (11.7, 11.5, 11.0 ms that
-// run; 12.5 against 13.2 in another): at n = 32 the projection costs
-// little more than the products' fixed costs, so complementMinN.
-var complementFrom = 0.45
-
-// complementMinN is the smallest dimension solved by topComplement
-// (measured gains at 80, none at 32; the sizes between are untested).
-const complementMinN = 64
-
 // useComplement reports whether an n x n problem with a constraint of c
 // rows is solved by topComplement (asked only when the constraints are
-// fixed for an EMP: eigenSolver.fixedRows; UMPCA's, new at every update,
+// fixed for an EMP: Solver.fixedRows; UMPCA's, new at every update,
 // would cost a QR factorisation each).
-func useComplement(n, c int) bool {
+func (r *Routes) useComplement(n, c int) bool {
+	if r != nil && r.Complement != 0 {
+		return r.Complement > 0 && c > 0
+	}
 	return n >= complementMinN && c > 0 && float64(c) >= complementFrom*float64(n)
 }
 
-// complementWork is the state of eigenSolver.topComplement: orthonormal
+// complementWork is the state of Solver.topComplement: orthonormal
 // bases of the complements of the constraints met, kept for as long as a
 // constraint stays the same (SO-MPCA's and FO-MPCA's constraints are
 // fixed for an EMP's sweeps) and updated when it gains a row (the next
@@ -51,7 +37,7 @@ type complementWork struct {
 	apply func(dst, v []float64) // v -> S v, set by topComplement
 	fn    func(dst, y []float64) // y -> B^T S B y, made once
 	m, sb []float64              // smallComplement's B^T S B and S B (n x n each)
-	full  []float64              // S with both triangles, when not e.s (eigenSolver.fullS)
+	full  []float64              // S with both triangles, when not e.s (Solver.fullS)
 }
 
 // complementBases is the number of constraints whose bases are kept.
@@ -73,7 +59,7 @@ type compBasis struct {
 // rows): a kept one made for the same rows (bit for bit), else a kept one
 // made for all but R's last row, extended (compBasis.extend), else
 // one made anew (compBasis.make).
-func (cw *complementWork) basis(R *mat.Dense, work *eigenWork) *compBasis {
+func (cw *complementWork) basis(R *mat.Dense, work *Work) *compBasis {
 	c, n := R.Dims()
 	raw := R.RawMatrix()
 	if raw.Stride != n {
@@ -108,12 +94,12 @@ func sameBits(a, b []float64) bool {
 }
 
 // make sets B to the last n-c columns of the full Q of C's QR
-// factorisation (eigenWork.complement).
-func (b *compBasis) make(rows []float64, c, n int, work *eigenWork) {
+// factorisation (Work.complement).
+func (b *compBasis) make(rows []float64, c, n int, work *Work) {
 	b.c, b.n, b.bnOK = c, n, false
-	b.reserve(n)
+	b.Reserve(n)
 	b.rows = append(b.rows[:0], rows...)
-	work.reserve(n)
+	work.Reserve(n)
 	C := work.ct[:n*c] // C = R^T (n x c)
 	for q := range c {
 		for i, x := range rows[q*n : (q+1)*n] {
@@ -134,7 +120,7 @@ func (b *compBasis) make(rows []float64, c, n int, work *eigenWork) {
 // reserve sizes b's storage for constraints on R^n at once (rows for
 // up to n of them, b and spare for any r), so that the bases a fit makes
 // and extends, EMP after EMP, allocate nothing more (TestAllocations).
-func (b *compBasis) reserve(n int) {
+func (b *compBasis) Reserve(n int) {
 	size := n*(n+6) + 3 // n rp + rp + n for rp <= n+3 (extend's spare)
 	if cap(b.b) < size {
 		b.b, b.spare = make([]float64, size), make([]float64, size)
@@ -151,11 +137,11 @@ func (b *compBasis) reserve(n int) {
 // problems of dimension n, whichever path the updates take, so that a
 // fit's allocations do not depend on which of them go dense
 // (TestAllocations): every kept basis, M, T, S's copy, the vectors, and
-// the eigenWork that makes a basis anew.
-func (cw *complementWork) reserve(n int, work *eigenWork) {
-	work.reserve(n)
+// the Work that makes a basis anew.
+func (cw *complementWork) Reserve(n int, work *Work) {
+	work.Reserve(n)
 	for i := range cw.bases {
-		cw.bases[i].reserve(n)
+		cw.bases[i].Reserve(n)
 	}
 	cw.x, cw.t, cw.y = grow(cw.x, n), grow(cw.t, n), grow(cw.y, n+3)
 	cw.m, cw.sb, cw.full = grow(cw.m, n*n), grow(cw.sb, n*n), grow(cw.full, n*n)
@@ -173,10 +159,10 @@ func (b *compBasis) extend(q []float64) bool {
 	if r < 2 {
 		return false
 	}
-	B := Block{F64: b.b[:n*rp]}
+	B := b.b[:n*rp]
 	b.spare = b.spare[:n*rp+rp+n]
 	v, w := b.spare[n*rp:n*rp+rp], b.spare[n*rp+rp:]
-	axpyRows(v, B, n, rp, q) // y = B^T q
+	kernel.AxpyRowsF64(v, B, n, rp, q, false) // y = B^T q
 	sigma := norm2(v)
 	if !(math.Abs(sigma-1) <= 1e-10) {
 		return false
@@ -185,7 +171,7 @@ func (b *compBasis) extend(q []float64) bool {
 	beta := -math.Copysign(sigma, v[0])
 	v[0] -= beta
 	s := 2 / floats.Dot(v, v)
-	dotRows(w, B, n, rp, v) // B v
+	kernel.DotRowsF64(w, B, n, rp, v, false) // B v
 	nr, nrp := r-1, (r+2)&^3
 	nb := b.spare[:n*nrp]
 	for i := range n {
@@ -215,7 +201,7 @@ func (b *compBasis) extend(q []float64) bool {
 // reorthogonalisation have n-c entries a vector instead of n. ok is
 // false when the iteration did not converge within krylovMaxApply(n)
 // products (u then holds its best vector).
-func (e *eigenSolver) topComplement(u []float64, apply func(dst, v []float64), R *mat.Dense, warm []float64, applies *int) (float64, bool) {
+func (e *Solver) topComplement(u []float64, apply func(dst, v []float64), R *mat.Dense, warm []float64, applies *int) (float64, bool) {
 	cw := &e.comp
 	cb := cw.basis(R, &e.work)
 	n, r, rp := cb.n, cb.r, cb.rp
@@ -224,11 +210,11 @@ func (e *eigenSolver) topComplement(u []float64, apply func(dst, v []float64), R
 	if cw.fn == nil {
 		cw.fn = e.comp.product
 	}
-	b := Block{F64: cb.b[:n*rp]}
+	b := cb.b[:n*rp]
 	y := cw.y[:rp]
 	ok := false
 	if warm != nil {
-		axpyRows(y, b, n, rp, warm[:n])
+		kernel.AxpyRowsF64(y, b, n, rp, warm[:n], false)
 		ok = norm2(y) > 1e-6*norm2(warm[:n])
 	}
 	if !ok {
@@ -239,16 +225,16 @@ func (e *eigenSolver) topComplement(u []float64, apply func(dst, v []float64), R
 		}
 	}
 	e.kr.dim = r
-	val, ok := e.kr.top(y, cw.fn, constraint(nil, rp), y, krylovMaxApply(n), applies)
+	val, ok := e.kr.Top(y, cw.fn, constraint(nil, rp), y, krylovMaxApply(n), applies)
 	e.kr.dim = 0
-	dotRows(u[:n], b, n, rp, y)
+	kernel.DotRowsF64(u[:n], b, n, rp, y, false)
 	// Renormalise against rounding in the basis.
 	floats.Scale(1/norm2(u[:n]), u[:n])
 	return val, ok
 }
 
 // useSmallComplement reports whether topWith solves an n x n problem
-// with a fixed constraint of c rows (eigenSolver.fixedRows) densely, by
+// with a fixed constraint of c rows (Solver.fixedRows) densely, by
 // smallComplement: for n up to smallTopMax, constraints of at least n/3
 // rows, and a previous update that needed at least smallDenseFrom(n-c)
 // Krylov products (hint; smallComplement sets it to n-c, so an EMP's
@@ -280,17 +266,17 @@ func useSmallComplement(n, c, hint int) bool {
 // smallTop (from y) finds its top pair; u = B s, and *hint = r, so that
 // the next update of the mode comes here again. ok is false when smallTop
 // failed (u is then not set).
-func (e *eigenSolver) smallComplement(u, S []float64, apply func(dst, v []float64), R *mat.Dense, warm []float64, hint *int) (float64, bool) {
+func (e *Solver) smallComplement(u, S []float64, apply func(dst, v []float64), R *mat.Dense, warm []float64, hint *int) (float64, bool) {
 	cw := &e.comp
 	cb := cw.basis(R, &e.work)
 	n, r, rp := cb.n, cb.r, cb.rp
 	cw.cur, cw.apply = cb, apply
-	cw.reserve(n, &e.work)
-	b := Block{F64: cb.b[:n*rp]}
+	cw.Reserve(n, &e.work)
+	b := cb.b[:n*rp]
 	y := cw.y[:rp]
 	var start []float64 // smallTop's start: B^T warm, normalised
 	if warm != nil {
-		axpyRows(y, b, n, rp, warm[:n])
+		kernel.AxpyRowsF64(y, b, n, rp, warm[:n], false)
 		if ny := norm2(y); ny > 1e-6*norm2(warm[:n]) {
 			floats.Scale(1/ny, y)
 			start = y[:r]
@@ -300,7 +286,7 @@ func (e *eigenSolver) smallComplement(u, S []float64, apply func(dst, v []float6
 			floats.AddScaled(z, -theta, y)
 			if norm2(z) <= krylovTol*math.Abs(theta) {
 				*hint = 1
-				dotRows(u[:n], b, n, rp, y)
+				kernel.DotRowsF64(u[:n], b, n, rp, y, false)
 				floats.Scale(1/norm2(u[:n]), u[:n])
 				return theta, true
 			}
@@ -309,12 +295,12 @@ func (e *eigenSolver) smallComplement(u, S []float64, apply func(dst, v []float6
 	*hint = r
 	cb.form(cw.m, cw.sb, S)
 	s := cw.t[:rp] // smallTop's vector (cw.t is free: the product is done)
-	val, ok := e.work.small.top(s, cw.m, n, r, start)
+	val, ok := e.work.small.Top(s, cw.m, n, r, start)
 	if !ok {
 		return 0, false
 	}
 	clear(s[r:])
-	dotRows(u[:n], b, n, rp, s)
+	kernel.DotRowsF64(u[:n], b, n, rp, s, false)
 	// Renormalise against rounding in the basis.
 	floats.Scale(1/norm2(u[:n]), u[:n])
 	return val, true
@@ -323,10 +309,10 @@ func (e *eigenSolver) smallComplement(u, S []float64, apply func(dst, v []float6
 // product sets dst = B^T S B y for the basis of the update under way (cw.fn).
 func (cw *complementWork) product(dst, y []float64) {
 	cb := cw.cur
-	b := Block{F64: cb.b[:cb.n*cb.rp]}
-	dotRows(cw.x[:cb.n], b, cb.n, cb.rp, y)
+	b := cb.b[:cb.n*cb.rp]
+	kernel.DotRowsF64(cw.x[:cb.n], b, cb.n, cb.rp, y, false)
 	cw.apply(cw.t[:cb.n], cw.x[:cb.n])
-	axpyRows(dst, b, cb.n, cb.rp, cw.t[:cb.n])
+	kernel.AxpyRowsF64(dst, b, cb.n, cb.rp, cw.t[:cb.n], false)
 }
 
 // form sets the upper triangle of M (r x r, stride n) to B^T S B for S
@@ -340,9 +326,9 @@ func (cw *complementWork) product(dst, y []float64) {
 func (b *compBasis) form(M, T, S []float64) {
 	n, r, rp := b.n, b.r, b.rp
 	if !kernel.AVX2() || n < 8 {
-		bb := Block{F64: b.b[:n*rp]}
+		bb := b.b[:n*rp]
 		for i := range n {
-			axpyRows(T[i*rp:(i+1)*rp], bb, n, rp, S[i*n:(i+1)*n]) // row i of S B
+			kernel.AxpyRowsF64(T[i*rp:(i+1)*rp], bb, n, rp, S[i*n:(i+1)*n], false) // row i of S B
 		}
 		// M's row i: B[:, i]^T T = sum_k B[k][i] T[k, :], i.e. T^T B[:, i].
 		col := M[(n-1)*n:] // scratch: the last row of M is never read (r < n)
@@ -350,7 +336,7 @@ func (b *compBasis) form(M, T, S []float64) {
 			for k := range n {
 				col[k] = b.b[k*rp+i]
 			}
-			axpyRows(M[i*n:i*n+rp], Block{F64: T[:n*rp]}, n, rp, col[:n])
+			kernel.AxpyRowsF64(M[i*n:i*n+rp], T[:n*rp], n, rp, col[:n], false)
 		}
 		return
 	}

@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"github.com/sompca/sompca/solver/internal/kernel"
@@ -12,9 +12,9 @@ import (
 
 // intGramCase returns integer samples (m x d, values in [lo, lo+span)), the
 // operator of their centred Gram matrix and the formed matrix
-// (gramCentredInt's without the operator), having checked that the
-// operator forms the same matrix, bit for bit (intGram.sym).
-func intGramCase(t *testing.T, m, d, lo, span int) (*mat.Dense, *intGram, *mat.SymDense) {
+// (GramCentredInt's without the operator), having checked that the
+// operator forms the same matrix, bit for bit (IntGram.sym).
+func intGramCase(t *testing.T, m, d, lo, span int) (*mat.Dense, *IntGram, *mat.SymDense) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(5, uint64(m)))
 	X := mat.NewDense(m, d, nil)
@@ -23,21 +23,21 @@ func intGramCase(t *testing.T, m, d, lo, span int) (*mat.Dense, *intGram, *mat.S
 			X.Set(i, c, float64(lo+rng.IntN(span)))
 		}
 	}
-	x16, ld := gramIntegers(X, nil)
+	x16, ld := GramIntegers(X, nil, nil)
 	if x16 == nil {
 		t.Fatal("integer samples refused")
 	}
-	K, _, err := gramCentredInt(x16, ld, m, d, nil, nil, false)
+	K, _, err := GramCentredInt(x16, ld, m, d, nil, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	K2, op, err := gramCentredInt(x16, ld, m, d, nil, nil, true)
+	K2, op, err := GramCentredInt(x16, ld, m, d, nil, nil, true)
 	if err != nil || op == nil || K2 != nil {
-		t.Fatalf("gramCentredInt: op %v, K %v, %v", op, K2, err)
+		t.Fatalf("GramCentredInt: op %v, K %v, %v", op, K2, err)
 	}
 	onTeam(2, func(crew *par.Team) { K2 = op.sym(crew) })
 	if !mat.Equal(K, K2) {
-		t.Fatalf("%d x %d: the operator's matrix differs from gramCentredInt's", m, d)
+		t.Fatalf("%d x %d: the operator's matrix differs from GramCentredInt's", m, d)
 	}
 	return X, op, K
 }
@@ -45,7 +45,7 @@ func intGramCase(t *testing.T, m, d, lo, span int) (*mat.Dense, *intGram, *mat.S
 // TestIntGramApply checks the int32 operator's products K z against
 // X_c (X_c^T z) from the centred samples X_c in float64 (an independent
 // computation: no L, e or Gram matrix), its split K = L + e 1^T + 1 e^T
-// against gramCentredInt's formed K, and that its products are the same
+// against GramCentredInt's formed K, and that its products are the same
 // bit for bit whatever the threads, and in Go and assembly.
 func TestIntGramApply(t *testing.T) {
 	for _, tc := range []struct{ m, d, lo, span, b int }{
@@ -96,8 +96,7 @@ func TestIntGramApply(t *testing.T) {
 				t.Errorf("%+v: row %d of K z off by %.3g (norm %.3g)", tc, j, e, scale)
 			}
 		}
-		saved := lanczosParallel
-		lanczosParallel = 1
+		op.rt = &Routes{SplitAll: true}
 		for _, threads := range []int{2, 3} {
 			got := make([]float64, len(ref))
 			onTeam(threads, func(crew *par.Team) { op.apply(got, z, tc.b, par.NewTasks(crew)) })
@@ -105,7 +104,7 @@ func TestIntGramApply(t *testing.T) {
 				t.Errorf("%+v: %d threads differ from 1", tc, threads)
 			}
 		}
-		lanczosParallel = saved
+		op.rt = nil
 		if kernel.AVX2() {
 			got := make([]float64, len(ref))
 			op.portable = true

@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"github.com/sompca/sompca/solver/internal/kernel"
@@ -29,9 +29,9 @@ import (
 // data's mean), L z carries no cancellation, so the product is as accurate
 // as one with the formed K, and it is the exact K (to e's rounding) that
 // it applies, not K rounded entry by entry.
-var intGramChunk = 512
+const intGramChunk = 512
 
-type intGram struct {
+type IntGram struct {
 	l  []int32   // L, n x n, both triangles
 	e  []float64 // e
 	n  int
@@ -45,13 +45,14 @@ type intGram struct {
 	b   int
 	// portable runs the Go kernels (tests compare them with the assembly)
 	portable bool
+	rt       *Routes // route overrides (set by lanczosTop; nil: none)
 }
 
 // newIntGram returns the operator of the centred Gram matrix from the
 // exact raw Gram matrix k0 (upper triangle, stride ldk, integers), U and
 // V, or nil when L does not fit in int32 (k0 is then unchanged). An int32
 // k0 of stride m becomes L in place.
-func newIntGram[T gramAcc](k0 []T, ldk, m int, U []int64, V int64, crew *par.Team) *intGram {
+func newIntGram[T gramAcc](k0 []T, ldk, m int, U []int64, V int64, crew *par.Team) *IntGram {
 	M := int64(m)
 	g := make([]int64, m)
 	e := make([]float64, m)
@@ -86,7 +87,7 @@ func newIntGram[T gramAcc](k0 []T, ldk, m int, U []int64, V int64, crew *par.Tea
 		}
 	})
 	mirrorLower(l, m, crew)
-	return &intGram{l: l, e: e, n: m, g: g, u: U, v: V}
+	return &IntGram{l: l, e: e, n: m, g: g, u: U, v: V}
 }
 
 // mirrorLower copies the upper triangle of l (m x m) into its lower
@@ -109,9 +110,9 @@ func mirrorLower(l []int32, m int, crew *par.Team) {
 }
 
 // sym returns the centred Gram matrix, its upper triangle set, as
-// gramCentredInt forms it (the same bits): K0 = L + g 1^T + 1 g^T exactly,
+// GramCentredInt forms it (the same bits): K0 = L + g 1^T + 1 g^T exactly,
 // then centred (gramCentre).
-func (o *intGram) sym(crew *par.Team) *mat.SymDense {
+func (o *IntGram) sym(crew *par.Team) *mat.SymDense {
 	n := o.n
 	K := mat.NewSymDense(n, nil)
 	kr := K.RawSymmetric()
@@ -127,7 +128,7 @@ func (o *intGram) sym(crew *par.Team) *mat.SymDense {
 }
 
 // setBlock makes room for blocks of up to b rows.
-func (g *intGram) setBlock(b int) {
+func (g *IntGram) setBlock(b int) {
 	g.zp = make([]float64, (b+3)&^3*g.n)
 	g.sz = make([]float64, 2*b)
 }
@@ -136,7 +137,7 @@ func (g *intGram) setBlock(b int) {
 // z, the rows of K in panels of lanczosPanel on l's goroutines (nil: the
 // caller's alone) when the work is large; every entry is summed in one
 // order whatever the threads.
-func (g *intGram) apply(dst, z []float64, b int, l *par.Tasks) {
+func (g *IntGram) apply(dst, z []float64, b int, l *par.Tasks) {
 	n := g.n
 	copy(g.zp, z[:b*n])
 	clear(g.zp[b*n : (b+3)&^3*n])
@@ -145,7 +146,7 @@ func (g *intGram) apply(dst, z []float64, b int, l *par.Tasks) {
 		g.sz[2*j+1] = floats.Dot(g.e, z[j*n:(j+1)*n])
 	}
 	panels := (n + lanczosPanel - 1) / lanczosPanel
-	if n*b*n < lanczosParallel {
+	if n*b*n < g.rt.parallel() {
 		l = nil
 	}
 	g.dst, g.b = dst, b
@@ -154,12 +155,12 @@ func (g *intGram) apply(dst, z []float64, b int, l *par.Tasks) {
 }
 
 // runTask is apply's task p.
-func (g *intGram) RunTask(_, p int) { g.panel(g.dst, g.b, p) }
+func (g *IntGram) RunTask(_, p int) { g.panel(g.dst, g.b, p) }
 
 // panel is apply's task p: the rows [lo, hi) of K z, by chunks of
 // gramChunkK columns (the block's chunk stays in the cache), 3 rows of L
 // and 4 of the block at a time.
-func (g *intGram) panel(dst []float64, b, p int) {
+func (g *IntGram) panel(dst []float64, b, p int) {
 	n := g.n
 	lo, hi := p*lanczosPanel, min(n, (p+1)*lanczosPanel)
 	for j := range b {

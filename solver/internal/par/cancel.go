@@ -1,19 +1,24 @@
-package solver
+package par
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
 
-// cancelPoll is how often interruptible polls Options.Cancel.
+// ErrCanceled is the error of work stopped by its cancel function; the
+// solver package exports it as solver.ErrCanceled.
+var ErrCanceled = errors.New("solver: fit canceled by the progress callback")
+
+// cancelPoll is how often Interruptible polls Options.Cancel.
 const cancelPoll = 20 * time.Millisecond
 
-// interruptible runs work, a long computation that cannot poll for
+// Interruptible runs work, a long computation that cannot poll for
 // cancellation itself (gonum's dense products and eigendecompositions), on
 // a goroutine of its own and waits for it, polling cancel. Once cancel
 // returns true it returns ErrCanceled at once: work then finishes in the
 // background and its results are dropped. A nil cancel runs work inline.
-func interruptible(cancel func() bool, work func()) error {
+func Interruptible(cancel func() bool, work func()) error {
 	if cancel == nil {
 		work()
 		return nil

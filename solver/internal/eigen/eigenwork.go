@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"gonum.org/v1/gonum/blas"
@@ -9,15 +9,15 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// eigenWork is the scratch space of the dense eigen path (eigenSolver.dense),
+// Work is the scratch space of the dense eigen path (Solver.dense),
 // so that a mode update allocates nothing once a fit's first updates have
 // sized it. Its complement basis and B^T S B are made by the very LAPACK
 // and BLAS calls that gonum's QR and Dense.Mul make (Dgeqrf + Dorgqr,
 // Dsymm, Dgemm, Dgemv, with the same workspace lengths), so they are
 // theirs, bit for bit, and so are topVectors's eigenvectors (Dsyev, as
 // gonum's EigenSym). A mode update needs only the top eigenpair, which
-// topPair finds without the full decomposition (tridiagWork.top).
-type eigenWork struct {
+// topPair finds without the full decomposition (tridiagWork.Top).
+type Work struct {
 	a, w, work []float64    // Dsyev: the matrix (then its eigenvectors), the eigenvalues, work
 	qr, tau    []float64    // Dgeqrf of C
 	q          []float64    // the full Q of C (n x n)
@@ -33,7 +33,7 @@ type eigenWork struct {
 
 // workLen returns the work length LAPACK asks for (the optimal one, which
 // is what gonum passes), growing e.work to hold it.
-func (e *eigenWork) workLen(query func(work []float64)) int {
+func (e *Work) workLen(query func(work []float64)) int {
 	query(e.query[:])
 	l := int(e.query[0])
 	e.work = grow(e.work, l)
@@ -43,7 +43,7 @@ func (e *eigenWork) workLen(query func(work []float64)) int {
 // reserve sizes the buffers for problems of dimension up to n at once,
 // so that the constrained problems of the later EMPs (smaller, and with
 // more constraints) need nothing new.
-func (e *eigenWork) reserve(n int) {
+func (e *Work) Reserve(n int) {
 	if n <= e.n {
 		return
 	}
@@ -52,7 +52,7 @@ func (e *eigenWork) reserve(n int) {
 		*b = make([]float64, n*n)
 	}
 	e.w, e.tau, e.wv, e.wr = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	e.small.reserve(min(n, smallTopMax))
+	e.small.Reserve(min(n, smallTopMax))
 	e.tri = newTridiagWork(n, 1)
 	A := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: e.a}
 	e.workLen(func(w []float64) { lapack64.Syev(lapack.EVCompute, A, e.w, w, -1) })
@@ -61,7 +61,7 @@ func (e *eigenWork) reserve(n int) {
 // syevTop computes every eigenpair of the n x n symmetric matrix held in
 // the upper triangle of e.a and returns the top eigenvalue; the top
 // eigenvector is then column n-1 of e.a (row-major, stride n).
-func (e *eigenWork) syevTop(n int) (float64, bool) {
+func (e *Work) syevTop(n int) (float64, bool) {
 	A := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: e.a[:n*n]}
 	e.w = grow(e.w, n)
 	l := e.workLen(func(w []float64) { lapack64.Syev(lapack.EVCompute, A, e.w, w, -1) })
@@ -73,21 +73,21 @@ func (e *eigenWork) syevTop(n int) (float64, bool) {
 
 // topPair writes to v the unit top eigenvector of the n x n symmetric
 // matrix held in the upper triangle of e.a and returns its eigenvalue.
-// Only that pair is computed (tridiagWork.top: Dsytrd, Dsterf, inverse
+// Only that pair is computed (tridiagWork.Top: Dsytrd, Dsterf, inverse
 // iteration, the reflectors applied to one vector), where Dsyev would
 // also form Q and accumulate every rotation of the tridiagonal QR
 // iterations into it (Dorgtr and Dsteqr, about 3/4 of the time at 80 x
 // 80). Up to smallTopMax it is smallTop's, from warm (nil: none; a
-// guess of the vector) without Dsterf, tridiagWork.top then taking over
+// guess of the vector) without Dsterf, tridiagWork.Top then taking over
 // only if that fails. Should the inverse iteration fail, Dsyev takes
 // over. e.a is left as it was.
-func (e *eigenWork) topPair(v []float64, n int, warm []float64) (float64, bool) {
+func (e *Work) topPair(v []float64, n int, warm []float64) (float64, bool) {
 	if n == 1 {
 		v[0] = 1
 		return e.a[0], true
 	}
 	if n <= smallTopMax {
-		if val, ok := e.small.top(v, e.a, n, n, warm); ok {
+		if val, ok := e.small.Top(v, e.a, n, n, warm); ok {
 			return val, true
 		}
 	}
@@ -95,7 +95,7 @@ func (e *eigenWork) topPair(v []float64, n int, warm []float64) (float64, bool) 
 	for i := range n {
 		copy(t.a[i*n+i:(i+1)*n], e.a[i*n+i:(i+1)*n])
 	}
-	vals, z, err := t.top(n, 1, nil)
+	vals, z, err := t.Top(n, 1, nil)
 	if err != nil {
 		val, ok := e.syevTop(n)
 		if !ok {
@@ -112,11 +112,11 @@ func (e *eigenWork) topPair(v []float64, n int, warm []float64) (float64, bool) 
 }
 
 // top writes the unit top eigenvector of S to u and returns its
-// eigenvalue (the path of eigenSolver.dense without a constraint); warm
+// eigenvalue (the path of Solver.dense without a constraint); warm
 // is topPair's.
-func (e *eigenWork) top(u []float64, S *mat.SymDense, warm []float64) (float64, bool) {
+func (e *Work) Top(u []float64, S *mat.SymDense, warm []float64) (float64, bool) {
 	n := S.SymmetricDim()
-	e.reserve(n)
+	e.Reserve(n)
 	e.a = grow(e.a, n*n)
 	raw := S.RawSymmetric()
 	for i := range n {
@@ -125,14 +125,14 @@ func (e *eigenWork) top(u []float64, S *mat.SymDense, warm []float64) (float64, 
 	return e.topPair(u, n, warm)
 }
 
-// topConstrained is eigenSolver.dense with a constraint given by the
+// topConstrained is Solver.dense with a constraint given by the
 // rows R = C^T (c x n, orthonormal rows): the top eigenvector of B^T S B
 // with B an orthonormal basis of the complement of span(C), mapped back
 // by B; B^T warm is topPair's warm.
-func (e *eigenWork) topConstrained(u []float64, S *mat.SymDense, R *mat.Dense, warm []float64) (float64, bool) {
+func (e *Work) topConstrained(u []float64, S *mat.SymDense, R *mat.Dense, warm []float64) (float64, bool) {
 	c, n := R.Dims()
 	r := n - c
-	e.reserve(n) // the buffers below are then resliced, never reallocated
+	e.Reserve(n) // the buffers below are then resliced, never reallocated
 	e.ct = grow(e.ct, n*c)
 	for q := range c {
 		for i, x := range R.RawRowView(q) {
@@ -181,10 +181,10 @@ func (e *eigenWork) topConstrained(u []float64, S *mat.SymDense, R *mat.Dense, w
 // the last n-c columns of the full Q of C's QR factorisation, by the
 // calls complementBasis makes through gonum's QR (the same bits). B is a
 // view of e.b, valid until e's next use.
-func (e *eigenWork) complement(craw blas64.General) blas64.General {
+func (e *Work) complement(craw blas64.General) blas64.General {
 	n, c := craw.Rows, craw.Cols
 	r := n - c
-	e.reserve(n)
+	e.Reserve(n)
 	e.qr = grow(e.qr, n*c)
 	for i := range n {
 		copy(e.qr[i*c:(i+1)*c], craw.Data[i*craw.Stride:i*craw.Stride+c])
@@ -209,7 +209,7 @@ func (e *eigenWork) complement(craw blas64.General) blas64.General {
 
 // complementTo sets B (n x (n-c)) to complement(C) (complementBasis's
 // result, allocating nothing once e is sized).
-func (e *eigenWork) complementTo(B *mat.Dense, C *mat.Dense) {
+func (e *Work) ComplementTo(B *mat.Dense, C *mat.Dense) {
 	b := e.complement(C.RawMatrix())
 	for i := range b.Rows {
 		copy(B.RawRowView(i), b.Data[i*b.Stride:i*b.Stride+b.Cols])
@@ -217,11 +217,11 @@ func (e *eigenWork) complementTo(B *mat.Dense, C *mat.Dense) {
 }
 
 // topVectors sets the r columns of U (n x r) to the top r eigenvectors of
-// S (n x n), sign-fixed, in descending order: denseTop's result (the same
+// S (n x n), sign-fixed, in descending order: DenseTop's result (the same
 // Dsyev call as gonum's EigenSym, so the same bits) without allocating.
-func (e *eigenWork) topVectors(U *mat.Dense, S *mat.SymDense) bool {
+func (e *Work) TopVectors(U *mat.Dense, S *mat.SymDense) bool {
 	n, r := U.Dims()
-	e.reserve(n)
+	e.Reserve(n)
 	e.a = grow(e.a, n*n)
 	raw := S.RawSymmetric()
 	for i := range n {
@@ -235,18 +235,18 @@ func (e *eigenWork) topVectors(U *mat.Dense, S *mat.SymDense) bool {
 		for i := range n {
 			col[i] = e.a[i*n+n-1-j]
 		}
-		fixSign(col)
+		FixSign(col)
 		U.SetCol(j, col)
 	}
 	return true
 }
 
-// svdWork is the scratch space of orthonormalRange, so that UMPCA's
+// SVDWork is the scratch space of orthonormalRange, so that UMPCA's
 // constraint costs no allocation per update once sized. It makes the
 // LAPACK call gonum's mat.SVD makes for SVDThin (Gesvd storing the thin U
 // and V^T, with the work length the query gives), so its results are
 // mat.SVD's, bit for bit.
-type svdWork struct {
+type SVDWork struct {
 	a, u, vt, s, work []float64
 	query             [1]float64
 	out               mat.Dense // the basis returned, a view of u
@@ -255,7 +255,7 @@ type svdWork struct {
 // reserve sizes w for matrices of n rows and up to c columns, for each n
 // in rows, so that the updates of a fit, whose constraints gain a column
 // per EMP, need nothing new.
-func (w *svdWork) reserve(rows []int, c int) {
+func (w *SVDWork) Reserve(rows []int, c int) {
 	maxA, maxU, maxVt, maxWork := 0, 0, 0, 0
 	for _, n := range rows {
 		k := min(n, c)
@@ -277,7 +277,7 @@ func (w *svdWork) reserve(rows []int, c int) {
 
 // orthonormalRange is the function of that name on scratch w; the basis
 // it returns is valid until the next call.
-func (w *svdWork) orthonormalRange(A blas64.General, floor float64) *mat.Dense {
+func (w *SVDWork) OrthonormalRange(A blas64.General, floor float64) *mat.Dense {
 	n, c := A.Rows, A.Cols
 	k := min(n, c)
 	w.a = grow(w.a, n*c)

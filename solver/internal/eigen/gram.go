@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"github.com/sompca/sompca/solver/internal/kernel"
@@ -27,10 +27,10 @@ const (
 	gramPanel  = 128
 )
 
-// gramUpper returns X X^T with its upper triangle set, on the members of
+// GramUpper returns X X^T with its upper triangle set, on the members of
 // crew (nil: the caller alone). cancel (may be nil) is polled before every
-// panel (ErrCanceled).
-func gramUpper(X *mat.Dense, cancel func() bool, crew *par.Team) (*mat.SymDense, error) {
+// panel (par.ErrCanceled).
+func GramUpper(X *mat.Dense, cancel func() bool, crew *par.Team) (*mat.SymDense, error) {
 	m, d := X.Dims()
 	K := mat.NewSymDense(m, nil)
 	kr := K.RawSymmetric()
@@ -47,7 +47,7 @@ func gramUpper(X *mat.Dense, cancel func() bool, crew *par.Team) (*mat.SymDense,
 // gramPanels calls panel(j0, j1, halt) for the panels of width columns of
 // an m x m Gram matrix on the members of crew (nil: the caller alone),
 // polling cancel (may be nil) before every panel and, through halt, within
-// them (ErrCanceled: a panel returns early once halt reports true). The
+// them (par.ErrCanceled: a panel returns early once halt reports true). The
 // panels of the upper triangle widen with j (panel j0 holds j1 columns'
 // worth of rows), so they are taken widest first: the members then end
 // on narrow ones, together.
@@ -72,7 +72,7 @@ func gramPanels(m, width int, cancel func() bool, crew *par.Team, panel func(j0,
 		panel(p*width, min(m, (p+1)*width), halt)
 	})
 	if stopped.Load() {
-		return ErrCanceled
+		return par.ErrCanceled
 	}
 	return nil
 }
@@ -117,19 +117,19 @@ func gramPanelUpper(k []float64, ldk int, x []float64, ldx, d, j0, j1 int, halt 
 	}
 }
 
-// gramMapChunk is the number of columns of X that gramMap transposes at a
+// gramMapChunk is the number of columns of X that GramMap transposes at a
 // time (a multiple of the kernel's 3).
 const gramMapChunk = 96
 
-// gramMap returns X^T V (d x p) for X (m x d) and V (m x p): PCA's map
+// GramMap returns X^T V (d x p) for X (m x d) and V (m x p): PCA's map
 // from the Gram matrix's eigenvectors to projections. Each entry is the
 // dot product of a column of X with one of V, by dots (the kernel.Gram3x4
 // kernel) on chunks of gramMapChunk columns of X transposed into a
 // buffer, the chunks spread over goroutines; every entry is one dots sum,
 // so the result does not depend on the number of threads (gonum's Dgemm
 // for X^T V runs at about a fifth of the kernel's rate). cancel (may be
-// nil) is polled before every chunk (ErrCanceled); crew as gramUpper.
-func gramMap(X, V *mat.Dense, cancel func() bool, crew *par.Team) (*mat.Dense, error) {
+// nil) is polled before every chunk (par.ErrCanceled); crew as GramUpper.
+func GramMap(X, V *mat.Dense, cancel func() bool, crew *par.Team) (*mat.Dense, error) {
 	m, d := X.Dims()
 	xr := X.RawMatrix()
 	return gramMapBy(m, d, func(xt []float64, c0, c1 int) {
@@ -141,11 +141,11 @@ func gramMap(X, V *mat.Dense, cancel func() bool, crew *par.Team) (*mat.Dense, e
 	}, V, cancel, crew)
 }
 
-// gramMapInt is gramMap for the centred samples X = x16 - 1 mean^T, x16
-// (m rows of stride ld) as gramIntegers returns them: the same map, the
-// same bits as gramMap of the float64 centred samples (each entry
+// GramMapInt is GramMap for the centred samples X = x16 - 1 mean^T, x16
+// (m rows of stride ld) as GramIntegers returns them: the same map, the
+// same bits as GramMap of the float64 centred samples (each entry
 // float64(x) - mean_c, rounded once, in both), without them.
-func gramMapInt(x16 []int16, ld int, mean []float64, V *mat.Dense, cancel func() bool, crew *par.Team) (*mat.Dense, error) {
+func GramMapInt(x16 []int16, ld int, mean []float64, V *mat.Dense, cancel func() bool, crew *par.Team) (*mat.Dense, error) {
 	m, _ := V.Dims()
 	return gramMapBy(m, len(mean), func(xt []float64, c0, c1 int) {
 		mu := mean[c0:c1]
@@ -157,7 +157,7 @@ func gramMapInt(x16 []int16, ld int, mean []float64, V *mat.Dense, cancel func()
 	}, V, cancel, crew)
 }
 
-// gramMapBy is gramMap, with transpose(xt, c0, c1) setting xt to the
+// gramMapBy is GramMap, with transpose(xt, c0, c1) setting xt to the
 // columns [c0, c1) of X as rows of m.
 func gramMapBy(m, d int, transpose func(xt []float64, c0, c1 int), V *mat.Dense, cancel func() bool, crew *par.Team) (*mat.Dense, error) {
 	_, p := V.Dims()
@@ -184,7 +184,7 @@ func gramMapBy(m, d int, transpose func(xt []float64, c0, c1 int), V *mat.Dense,
 		dots(wt[c0:], d, xts[w], m, c1-c0, vt, m, p, m)
 	}))
 	if stopped.Load() {
-		return nil, ErrCanceled
+		return nil, par.ErrCanceled
 	}
 	W := mat.NewDense(d, p, nil)
 	for c := range d {

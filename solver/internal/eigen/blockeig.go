@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"github.com/sompca/sompca/solver/internal/par"
@@ -16,43 +16,43 @@ import (
 // BenchmarkTopEigenvectors).
 const (
 	denseFraction = 0.25
-	denseMinN     = 64
+	DenseMinN     = 64
 )
 
-// topEigenvectors returns the P eigenvectors of S with the largest
+// TopEigenvectors returns the P eigenvectors of S with the largest
 // eigenvalues, as sign-fixed columns in descending order, and at least the
 // top P eigenvalues in descending order. When P is a small fraction of n
 // they come from block Lanczos (lanczosTop), else (or if that did not
 // converge) from the tridiagonal reduction (tridiagTop) or, for small n,
 // the dense eigendecomposition. S's lower triangle may be overwritten
 // (with the upper's values). cancel, if not nil, is polled between the
-// steps of the iterative and tridiagonal paths (ErrCanceled); the LAPACK
+// steps of the iterative and tridiagonal paths (par.ErrCanceled); the LAPACK
 // calls themselves (the reduction, the dense path) cannot poll, so those
 // paths run under interruptible. The Lanczos products run on the members
 // of crew (nil: the caller alone); the result does not depend on their
 // number.
-func topEigenvectors(S *mat.SymDense, P int, cancel func() bool, crew *par.Team) (*mat.Dense, []float64, error) {
-	return topEigenvectorsWith(S, nil, P, cancel, crew)
+func TopEigenvectors(S *mat.SymDense, P int, cancel func() bool, crew *par.Team, rt *Routes) (*mat.Dense, []float64, error) {
+	return TopEigenvectorsWith(S, nil, P, cancel, crew, rt)
 }
 
-// lanczosFits reports whether topEigenvectors takes the P eigenpairs of
+// LanczosFits reports whether TopEigenvectors takes the P eigenpairs of
 // an n x n matrix from block Lanczos.
-func lanczosFits(n, P int) bool {
+func LanczosFits(n, P int) bool {
 	_, _, _, ok := lanczosShape(n, P)
-	return n >= denseMinN && P > 0 && ok && float64(P) <= lanczosFraction*float64(n)
+	return n >= DenseMinN && P > 0 && ok && float64(P) <= lanczosFraction*float64(n)
 }
 
-// topEigenvectorsWith is topEigenvectors, with block Lanczos's products
+// TopEigenvectorsWith is TopEigenvectors, with block Lanczos's products
 // by op (the same matrix as S) when op is not nil; S may then be nil (op
 // forms it if the other paths need it).
-func topEigenvectorsWith(S *mat.SymDense, op *intGram, P int, cancel func() bool, crew *par.Team) (*mat.Dense, []float64, error) {
+func TopEigenvectorsWith(S *mat.SymDense, op *IntGram, P int, cancel func() bool, crew *par.Team, rt *Routes) (*mat.Dense, []float64, error) {
 	var n int
 	if S != nil {
 		n = S.SymmetricDim()
 	} else {
 		n = op.n
 	}
-	if lanczosFits(n, P) {
+	if LanczosFits(n, P) {
 		var a []float64
 		lda := 0
 		if op == nil {
@@ -64,7 +64,7 @@ func topEigenvectorsWith(S *mat.SymDense, op *intGram, P int, cancel func() bool
 			}
 			a, lda = raw.Data, raw.Stride
 		}
-		V, vals, ok, err := lanczosTop(a, lda, op, n, P, cancel, crew)
+		V, vals, ok, err := lanczosTop(a, lda, op, n, P, cancel, crew, rt)
 		if err != nil || ok {
 			return V, vals, err
 		}
@@ -75,13 +75,13 @@ func topEigenvectorsWith(S *mat.SymDense, op *intGram, P int, cancel func() bool
 	var V *mat.Dense
 	var vals []float64
 	var err error
-	if cerr := interruptible(cancel, func() {
-		if n >= denseMinN && float64(P) < denseFraction*float64(n) {
-			if V, vals, err = tridiagTop(S, P, cancel); err == nil || err == ErrCanceled {
+	if cerr := par.Interruptible(cancel, func() {
+		if n >= DenseMinN && float64(P) < denseFraction*float64(n) {
+			if V, vals, err = tridiagTop(S, P, cancel); err == nil || err == par.ErrCanceled {
 				return
 			}
 		}
-		V, vals, err = denseTop(S, P)
+		V, vals, err = DenseTop(S, P)
 	}); cerr != nil {
 		return nil, nil, cerr
 	}
@@ -95,11 +95,11 @@ const pollEvery = 64
 // canceled reports whether cancel (may be nil) asks to stop.
 func canceled(cancel func() bool) bool { return cancel != nil && cancel() }
 
-// denseTop is topEigenvectors by the full dense eigendecomposition.
-func denseTop(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
+// DenseTop is TopEigenvectors by the full dense eigendecomposition.
+func DenseTop(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
 	var es mat.EigenSym
 	if !es.Factorize(S, true) {
-		return nil, nil, errorf(ErrNumerical, "solver: symmetric eigendecomposition did not converge")
+		return nil, nil, numericalf("solver: symmetric eigendecomposition did not converge")
 	}
 	asc := es.Values(nil)
 	var V mat.Dense
@@ -113,7 +113,7 @@ func denseTop(S *mat.SymDense, P int) (*mat.Dense, []float64, error) {
 	col := make([]float64, n)
 	for j := range P {
 		mat.Col(col, n-1-j, &V)
-		fixSign(col)
+		FixSign(col)
 		out.SetCol(j, col)
 	}
 	return out, vals, nil
@@ -135,7 +135,7 @@ func tridiagTop(S *mat.SymDense, P int, cancel func() bool) (*mat.Dense, []float
 	for i := range n {
 		copy(t.a[i*n+i:(i+1)*n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
 	}
-	vals, Z, err := t.top(n, P, cancel)
+	vals, Z, err := t.Top(n, P, cancel)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -144,7 +144,7 @@ func tridiagTop(S *mat.SymDense, P int, cancel func() bool) (*mat.Dense, []float
 	for j := range P {
 		mat.Col(col, j, V)
 		floats.Scale(1/floats.Norm(col, 2), col)
-		fixSign(col)
+		FixSign(col)
 		V.SetCol(j, col)
 	}
 	return V, vals, nil
@@ -177,14 +177,14 @@ func newTridiagWork(n, P int) *tridiagWork {
 // eigenvectors as the columns of Z (n x P, row-major; of unit norm to
 // rounding), views into t.
 // cancel (may be nil) is polled between the steps.
-func (t *tridiagWork) top(n, P int, cancel func() bool) (vals, Z []float64, err error) {
+func (t *tridiagWork) Top(n, P int, cancel func() bool) (vals, Z []float64, err error) {
 	a, d, e, tau := t.a[:n*n], t.d[:n], t.e[:n-1], t.tau[:n-1]
 	impl := gonum.Implementation{}
 	impl.Dsytrd(blas.Upper, n, a, n, d, e, tau, t.work, len(t.work))
 	vals = t.vals[:n]
 	copy(vals, d)
 	if !sterf(vals, append(t.e2[:0], e...)) {
-		return nil, nil, errorf(ErrNumerical, "solver: tridiagonal eigenvalues did not converge")
+		return nil, nil, numericalf("solver: tridiagonal eigenvalues did not converge")
 	}
 	slices.Reverse(vals) // descending
 	norm := gershgorin(d, e)
@@ -193,7 +193,7 @@ func (t *tridiagWork) top(n, P int, cancel func() bool) (vals, Z []float64, err 
 	const eps = 2.220446049250313e-16
 	for j := range P {
 		if canceled(cancel) {
-			return nil, nil, ErrCanceled
+			return nil, nil, par.ErrCanceled
 		}
 		lam := vals[j]
 		for i := range x {
@@ -206,7 +206,7 @@ func (t *tridiagWork) top(n, P int, cancel func() bool) (vals, Z []float64, err 
 		ok := false
 		for it := 0; it < 8 && !ok; it++ {
 			if !shiftedSolve(d, e, lam, norm, x, t.scr[:4*n]) {
-				return nil, nil, errorf(ErrNumerical, "solver: inverse iteration failed")
+				return nil, nil, numericalf("solver: inverse iteration failed")
 			}
 			for range 2 {
 				for q := first; q < j; q++ {
@@ -235,7 +235,7 @@ func (t *tridiagWork) top(n, P int, cancel func() bool) (vals, Z []float64, err 
 			ok = it >= 1 && math.Sqrt(res) <= 10*float64(n)*eps*norm
 		}
 		if !ok {
-			return nil, nil, errorf(ErrNumerical, "solver: inverse iteration did not converge")
+			return nil, nil, numericalf("solver: inverse iteration did not converge")
 		}
 		for i := range n {
 			Z[i*P+j] = x[i]
@@ -246,7 +246,7 @@ func (t *tridiagWork) top(n, P int, cancel func() bool) (vals, Z []float64, err 
 	w, v := t.w[:P], t.v[:n]
 	for i := range n - 1 {
 		if i%pollEvery == 0 && canceled(cancel) {
-			return nil, nil, ErrCanceled
+			return nil, nil, par.ErrCanceled
 		}
 		if tau[i] == 0 {
 			continue

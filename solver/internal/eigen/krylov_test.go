@@ -1,24 +1,15 @@
-package solver
+package eigen
 
 import (
 	"errors"
+	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
-
-// denseEigen runs f with every mode update solved as before the Krylov
-// paths: the scatter formed in the pass and diagonalised densely.
-func denseEigen(f func()) {
-	dl := denseLimit
-	denseLimit = 1 << 30
-	defer func() { denseLimit = dl }()
-	f()
-}
 
 // randomOrthonormal returns an n x c matrix with orthonormal columns.
 func randomOrthonormal(rng *rand.Rand, n, c int) *mat.Dense {
@@ -49,7 +40,7 @@ func TestKrylovTop(t *testing.T) {
 	}
 	S := symFromSpectrum(Q, lambda)
 	for _, c := range []int{0, 1, 7} {
-		var C, R *mat.Dense // the constraint and its rows, eigenSolver's R
+		var C, R *mat.Dense // the constraint and its rows, Solver's R
 		if c > 0 {
 			// Include the top eigenvector in span(C), so the answer is
 			// another one.
@@ -61,13 +52,13 @@ func TestKrylovTop(t *testing.T) {
 		}
 		var want []float64
 		var wantVal float64
-		var es eigenSolver
+		var es Solver
 		want = make([]float64, n)
 		wantVal, err := es.dense(want, S, R)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fixSign(want)
+		FixSign(want)
 		starts := map[string][]float64{"cold": nil, "warm": perturbed(rng, want, 1e-3)}
 		if C != nil {
 			starts["in span(C)"] = mat.Col(nil, 0, C)
@@ -76,11 +67,11 @@ func TestKrylovTop(t *testing.T) {
 			var kr krylov
 			u := make([]float64, n)
 			applies := 0
-			val, ok := kr.top(u, new(eigenSolver).symApply(S), constraint(R, n), warm, 1000, &applies)
+			val, ok := kr.Top(u, new(Solver).symApply(S), constraint(R, n), warm, 1000, &applies)
 			if !ok {
 				t.Fatalf("c = %d, %s start: did not converge in %d products", c, name, applies)
 			}
-			fixSign(u)
+			FixSign(u)
 			// Eigenvalue: relative 1e-13; vector: Davis-Kahan bound
 			// krylovTol lambda / gap with gap >= 1/2 - 1/3 here, times a
 			// safety factor.
@@ -111,8 +102,8 @@ func TestKrylovTop(t *testing.T) {
 				kg.expect = expect
 				ug := make([]float64, n)
 				ag := 0
-				valg, ok := kg.top(ug, new(eigenSolver).symApply(S), constraint(R, n), warm, 1000, &ag)
-				fixSign(ug)
+				valg, ok := kg.Top(ug, new(Solver).symApply(S), constraint(R, n), warm, 1000, &ag)
+				FixSign(ug)
 				if !ok || math.Abs(valg-wantVal) > 1e-13*wantVal || maxAbsDiff(ug, want) > 1e-11 {
 					t.Errorf("c = %d, %s start, expect %d: converged %v, eigenvalue %v (want %v), vector off by %.3g", c, name, expect, ok, valg, wantVal, maxAbsDiff(ug, want))
 				}
@@ -126,7 +117,7 @@ func TestKrylovTop(t *testing.T) {
 	var kr krylov
 	u := make([]float64, n)
 	applies := 0
-	if _, ok := kr.top(u, new(eigenSolver).symApply(S), constraint(nil, n), nil, 3, &applies); ok || applies != 3 {
+	if _, ok := kr.Top(u, new(Solver).symApply(S), constraint(nil, n), nil, 3, &applies); ok || applies != 3 {
 		t.Errorf("3 products: converged = %v after %d products, want false after 3", ok, applies)
 	}
 	if nu := floats.Norm(u, 2); math.Abs(nu-1) > 1e-14 {
@@ -164,22 +155,22 @@ func TestKrylovColdClustered(t *testing.T) {
 	}
 	S := symFromSpectrum(Q, lambda)
 	R := mat.DenseCopyOf(C.T())
-	var es eigenSolver
+	var es Solver
 	want := make([]float64, n)
 	wantVal, err := es.dense(want, S, R)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fixSign(want)
+	FixSign(want)
 	var kr krylov
 	kr.expect = 23 // the previous update's count, as in a fit: ignored here
 	u := make([]float64, n)
 	applies := 0
-	val, ok := kr.top(u, new(eigenSolver).symApply(S), constraint(R, n), mat.Col(nil, 0, C), krylovMaxApply(n), &applies)
+	val, ok := kr.Top(u, new(Solver).symApply(S), constraint(R, n), mat.Col(nil, 0, C), krylovMaxApply(n), &applies)
 	if !ok {
 		t.Fatalf("did not converge in %d products", applies)
 	}
-	fixSign(u)
+	FixSign(u)
 	// Eigenvalue: relative 1e-13 (krylovTol); vector: Davis-Kahan,
 	// krylovTol lambda / gap = 1e-13 / 0.0099, times a safety factor.
 	if math.Abs(val-wantVal) > 1e-13*wantVal {
@@ -193,7 +184,7 @@ func TestKrylovColdClustered(t *testing.T) {
 	// grew from 1e-16 to 0.02 by the 25th and 0.18 by the 30th.
 	var k2 krylov
 	applies = 0
-	k2.top(u, new(eigenSolver).symApply(S), constraint(R, n), mat.Col(nil, 0, C), krylovSteps, &applies)
+	k2.Top(u, new(Solver).symApply(S), constraint(R, n), mat.Col(nil, 0, C), krylovSteps, &applies)
 	ct := mat.NewVecDense(c, nil)
 	for j := range krylovSteps {
 		ct.MulVec(R, mat.NewVecDense(n, k2.q[j*n:(j+1)*n]))
@@ -219,68 +210,6 @@ func maxAbsDiff(a, b []float64) float64 {
 	return d
 }
 
-// TestGramPath: mode updates from the partial projections (Krylov on
-// Y^T Y, switching to the formed scatter past its budget) agree with the
-// dense eigendecomposition of the formed scatter for every TVP method, on
-// shapes above denseLimit, with M above and below I_n.
-func TestGramPath(t *testing.T) {
-	for _, c := range []struct {
-		m     int
-		shape []int
-	}{{60, []int{40, 24}}, {20, []int{40, 24}}, {30, []int{20, 18, 5}}} {
-		data := randomTensors(5, c.m, c.shape)
-		for _, mc := range tvpCases {
-			opts := Options{Method: mc.method, RelaxedStart: mc.rs, Components: 4}
-			if mc.method == UMPCA {
-				opts.Components = 3
-			}
-			iter, _ := fitOrFatal(t, data, c.m, c.shape, opts)
-			var dense *Model
-			denseEigen(func() { dense, _ = fitOrFatal(t, data, c.m, c.shape, opts) })
-			if ok, d := closeTo(iter.Variance, dense.Variance, 1e-11); !ok {
-				t.Errorf("M = %d %v %v: variances differ by %.3g", c.m, c.shape, mc, d)
-			}
-			for n := range c.shape {
-				if !mat.EqualApprox(iter.Projections[n], dense.Projections[n], 1e-10) {
-					t.Errorf("M = %d %v %v: mode %d vectors differ", c.m, c.shape, mc, n+1)
-				}
-			}
-		}
-	}
-}
-
-// TestGramPathDeterminism: the Krylov products with the partial
-// projections are split over threads in fixed chunks, so fits with the
-// Krylov path are bit-identical whatever the number of threads.
-func TestGramPathDeterminism(t *testing.T) {
-	// Several reads, the last chunk partial: the products and the scatter
-	// formation are dealt to the team per read (gramOp.layout, formS).
-	const M = 2*readUnit + 3*gramChunk + 7
-	shape := []int{40, 6}
-	data := randomTensors(12, M, shape)
-	for _, c := range tvpCases {
-		opts := Options{Method: c.method, RelaxedStart: c.rs, Threads: 1, Components: 3}
-		ref, src := fitOrFatal(t, data, M, shape, opts)
-		for _, threads := range []int{2, 3} {
-			opts.Threads = threads
-			var m Model
-			if err := m.Fit(src, opts); err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(&m, ref) {
-				t.Errorf("%v: fit with %d threads differs from 1 thread", c, threads)
-			}
-			// one-unit reads: another layout of the same trees
-			if err := m.Fit(&smallReads{src: src, max: 1}, opts); err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(&m, ref) {
-				t.Errorf("%v: fit with %d threads and one-unit reads differs from 1 thread", c, threads)
-			}
-		}
-	}
-}
-
 // TestTridiagTop: the top P eigenpairs by tridiagonal reduction and
 // inverse iteration agree with the full dense eigendecomposition (gonum's
 // Dsyev, an independent path) on a Wishart matrix, whose eigenvalues crowd
@@ -294,7 +223,7 @@ func TestTridiagTop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, wantVals, err := denseTop(S, P)
+	want, wantVals, err := DenseTop(S, P)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,140 +280,8 @@ func TestTridiagTop(t *testing.T) {
 	}
 }
 
-// TestTuckerComplements: MPCA and CSA through the complement projectors
-// (I - W W^T, and the full mode scatter from the first pass) give the fit
-// of the direct projections U U^T: the identity U U^T = I - W W^T holds
-// exactly, so they differ by rounding only. Q = 0.97 keeps ranks above
-// I_n / 2 here (and the full rank in the 3-mode).
-func TestTuckerComplements(t *testing.T) {
-	const M = 90
-	shape := []int{9, 7, 3}
-	data := randomTensors(31, M, shape)
-	for _, method := range []Method{MPCA, CSA} {
-		opts := Options{Method: method}
-		got, _ := fitOrFatal(t, data, M, shape, opts)
-		useComplements = false
-		want, _ := fitOrFatal(t, data, M, shape, opts)
-		useComplements = true
-		if !reflect.DeepEqual(got.Ranks, want.Ranks) {
-			t.Fatalf("%v: ranks %v, want %v", method, got.Ranks, want.Ranks)
-		}
-		complement := false
-		for n, r := range got.Ranks {
-			complement = complement || 2*r > shape[n]
-		}
-		if !complement {
-			t.Fatalf("%v: ranks %v: no mode goes through its complement", method, got.Ranks)
-		}
-		if ok, d := closeTo(got.Variance, want.Variance, 1e-11); !ok {
-			t.Errorf("%v: variances differ by %.3g", method, d)
-		}
-		for n := range shape {
-			if !mat.EqualApprox(got.Projections[n], want.Projections[n], 1e-10) {
-				t.Errorf("%v: mode %d vectors differ", method, n)
-			}
-		}
-	}
-}
-
-// readCounter counts the Reads of a source: each pass of a fit on fewer
-// than readUnit samples reads once.
-type readCounter struct {
-	Source
-	n int
-}
-
-func (c *readCounter) Read(start, n int) (Block, error) {
-	c.n++
-	return c.Source.Read(start, n)
-}
-
-// TestTuckerSkipsWholeModes: an MPCA mode update whose other modes are all
-// kept at full rank (U U^T = I) makes no pass, and the fit is the one that
-// makes it, bit for bit: the pass would give a zero scatter, to which the
-// full mode scatter is added. Q = 1 keeps every mode whole on these data,
-// so the fit reads them 4 times (the mean, the total variance, the full
-// scatters, the core moments) instead of 4 + K N times; at Q = 0.97 (TestTuckerComplements' ranks) no
-// mode update has every other mode whole, and no pass is skipped.
-func TestTuckerSkipsWholeModes(t *testing.T) {
-	const M, K = 90, 4
-	shape := []int{9, 7, 3}
-	data := randomTensors(31, M, shape)
-	for _, c := range []struct {
-		q           float64
-		passes, all int
-	}{{1, 4, 4 + K*len(shape)}, {0.97, 4 + K*len(shape), 4 + K*len(shape)}} {
-		opts := Options{Method: MPCA, Q: c.q, MaxIter: K}
-		fit := func() (*Model, int) {
-			src := &readCounter{Source: must(NewSliceSource(data, M, shape))}
-			var m Model
-			if err := m.Fit(src, opts); err != nil {
-				t.Fatal(err)
-			}
-			return &m, src.n
-		}
-		got, passes := fit()
-		skipWholeModes = false
-		want, all := fit()
-		skipWholeModes = true
-		if passes != c.passes || all != c.all {
-			t.Errorf("Q %v: %d passes, %d without skipping; want %d, %d", c.q, passes, all, c.passes, c.all)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("Q %v (ranks %v): the fit differs from the one that makes every pass", c.q, got.Ranks)
-		}
-	}
-}
-
-// TestModeRowsPass: the rows of an OpModeRows pass (offset and TROD-style
-// deflation included) have as Gram matrix the partial of the same
-// OpModeScatter pass, and as cross term its Cross part (one leaf).
-func TestModeRowsPass(t *testing.T) {
-	const m = grain
-	shape := []int{5, 4, 3}
-	data := randomTensors(41, m, shape)
-	rng := rand.New(rand.NewPCG(4, 2))
-	vec := func(n int) []float64 {
-		v := make([]float64, n)
-		for i := range v {
-			v[i] = rng.NormFloat64()
-		}
-		return v
-	}
-	coef := [][]float64{vec(m), vec(m)}
-	for mode := range shape {
-		In := shape[mode]
-		p := Pass{Op: OpModeScatter, Shape: shape, Samples: m, Mode: mode,
-			Vectors: [][]float64{vec(5), vec(4), vec(3)}, Offset: vec(In), Coef: coef, Deflate: vec(In * 2), Cross: true}
-		scatter := make([]float64, p.PartialLen())
-		p.Partial(NewWorkspace(), scatter, 0, Block{F64: data})
-		p.Op, p.Cross = OpModeRows, false
-		rows := make([]float64, m*p.RowLen())
-		p.Partial(NewWorkspace(), rows, 0, Block{F64: data})
-		Y := mat.NewDense(m, In, rows)
-		var G, A mat.Dense
-		G.Mul(Y.T(), Y)
-		C := mat.NewDense(m, 2, nil)
-		C.SetCol(0, coef[0])
-		C.SetCol(1, coef[1])
-		A.Mul(Y.T(), C)
-		for i := range In {
-			for j := i; j < In; j++ {
-				if math.Abs(G.At(i, j)-scatter[i*In+j]) > 1e-12*math.Abs(G.At(i, i)) {
-					t.Fatalf("mode %d: Gram (%d, %d) = %v, scatter pass %v", mode, i, j, G.At(i, j), scatter[i*In+j])
-				}
-			}
-			for q := range 2 {
-				if math.Abs(A.At(i, q)-scatter[In*In+i*2+q]) > 1e-12*math.Sqrt(G.At(i, i)*floats.Dot(coef[q], coef[q])) {
-					t.Fatalf("mode %d: cross (%d, %d) = %v, scatter pass %v", mode, i, q, A.At(i, q), scatter[In*In+i*2+q])
-				}
-			}
-		}
-	}
-}
-
 // TestKrylovCancel: a cancelled Krylov iteration stops at its next poll
-// (every 4 products), and the mode update reports ErrCanceled instead of
+// (every 4 products), and the mode update reports par.ErrCanceled instead of
 // going on with the formed scatter or a dense eigendecomposition.
 func TestKrylovCancel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 18))
@@ -494,15 +291,15 @@ func TestKrylovCancel(t *testing.T) {
 		Y[i] = rng.NormFloat64()
 	}
 	polls := 0
-	var e eigenSolver
+	var e Solver
 	e.threads = 1
-	defer e.close()
+	defer e.Close()
 	e.kr.cancel = func() bool { polls++; return polls >= 3 }
 	u := make([]float64, n)
 	hint := 0
-	_, err := e.topGram(u, Y, nil, nil, &hint)
-	if !errors.Is(err, ErrCanceled) {
-		t.Fatalf("topGram with a cancel that fires at the 3rd poll: error %v, want ErrCanceled", err)
+	_, err := e.TopGram(u, Y, nil, nil, &hint)
+	if !errors.Is(err, par.ErrCanceled) {
+		t.Fatalf("topGram with a cancel that fires at the 3rd poll: error %v, want par.ErrCanceled", err)
 	}
 	// Polls 1 and 2 passed (the restart and 4 products), the 3rd stopped
 	// it after 8 products: random 200 x 60 data needs more than that.
@@ -511,7 +308,7 @@ func TestKrylovCancel(t *testing.T) {
 	}
 	// Without cancellation the same problem converges.
 	e.kr.cancel = nil
-	if _, err := e.topGram(u, Y, nil, nil, &hint); err != nil {
+	if _, err := e.TopGram(u, Y, nil, nil, &hint); err != nil {
 		t.Fatalf("topGram without cancel: %v", err)
 	}
 }
@@ -653,7 +450,7 @@ func TestNorm2(t *testing.T) {
 // the Krylov iteration's (a hint below the threshold) to that tolerance;
 // *hint set to n so that the mode stays on this route. A warm vector
 // that is already converged (the dense answer itself) is returned after
-// one product, its residual tested as krylov.top tests it, with *hint =
+// one product, its residual tested as krylov.Top tests it, with *hint =
 // 1 handing the next update back to the Krylov iteration; constrained
 // problems never come this way.
 func TestSmallDense(t *testing.T) {
@@ -667,9 +464,9 @@ func TestSmallDense(t *testing.T) {
 		S := symFromSpectrum(Q, lambda)
 		want := make([]float64, n)
 		wantVal := referenceDense(t, want, S, nil)
-		fixSign(want)
+		FixSign(want)
 		warm := perturbed(rng, want, 1e-2)
-		var es eigenSolver
+		var es Solver
 		for _, c := range []struct {
 			name     string
 			hint     int

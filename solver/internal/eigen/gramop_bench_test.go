@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ func BenchmarkIntGramApply(b *testing.B) {
 			l[i] = int32(i*7919%100000) - 50000
 			a[i] = float64(l[i])
 		}
-		g := &intGram{l: l, e: make([]float64, n), n: n}
+		g := &IntGram{l: l, e: make([]float64, n), n: n}
 		g.setBlock(16)
 		z := make([]float64, 16*n)
 		for i := range z {

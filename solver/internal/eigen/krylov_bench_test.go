@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ func BenchmarkModeEigen(b *testing.B) {
 		for i := range Y {
 			Y[i] = rng.NormFloat64()
 		}
-		es1 := eigenSolver{s: make([]float64, n*n)}
+		es1 := Solver{s: make([]float64, n*n)}
 		form := func() { kernel.GramCols(es1.s, Y, m, n) }
 		form()
 		S := mat.NewSymDense(n, es1.s)
@@ -35,7 +35,7 @@ func BenchmarkModeEigen(b *testing.B) {
 				form()
 			}
 		})
-		es0 := eigenSolver{threads: 1}
+		es0 := Solver{threads: 1}
 		ya := es0.gramApply(Y, n)
 		b.Run(fmt.Sprintf("%dx%d/YApply", m, n), func(b *testing.B) {
 			for range b.N {
@@ -48,7 +48,7 @@ func BenchmarkModeEigen(b *testing.B) {
 				sa(w, v)
 			}
 		})
-		var es eigenSolver
+		var es Solver
 		b.Run(fmt.Sprintf("%dx%d/Dense", m, n), func(b *testing.B) {
 			for range b.N {
 				es.dense(w, S, nil)

@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"errors"
@@ -15,17 +15,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// denseLimit is the largest dimension whose eigenproblems are solved by a
-// dense symmetric eigendecomposition; larger ones use Krylov iterations
-// warm-started from the previous vector (see krylov), so that no update
-// costs O(I^3). Set by BenchmarkModeEigen.
-var denseLimit = 16
-
-// fixSign flips v so that its entry of largest magnitude (the first such
+// FixSign flips v so that its entry of largest magnitude (the first such
 // on ties) is positive. An eigenvector is defined up to sign; this one
 // rule makes results reproducible and comparable. (A "sum positive" rule
 // would not do: every later nu-mode vector of SO-MPCA-RS sums to zero.)
-func fixSign(v []float64) {
+func FixSign(v []float64) {
 	best, bi := -1.0, 0
 	for i, x := range v {
 		if a := math.Abs(x); a > best {
@@ -37,7 +31,7 @@ func fixSign(v []float64) {
 	}
 }
 
-// eigenSolver finds the top eigenvector of a scatter matrix S restricted
+// Solver finds the top eigenvector of a scatter matrix S restricted
 // to the orthogonal complement of span(C), for C with orthonormal columns,
 // given by its rows R = C^T (c x n, row-major): the vectors the answer
 // must be orthogonal to, each contiguous, as the projection's kernels read
@@ -56,10 +50,10 @@ func fixSign(v []float64) {
 // Its workspaces are sized by the first updates of a fit and reused by
 // the rest, so that updates allocate nothing (TestAllocations). The
 // products with Y run on a team of goroutines: the fit's (set team before
-// the first update), or one the eigenSolver starts on first use and close
+// the first update), or one the Solver starts on first use and close
 // stops.
-type eigenSolver struct {
-	work    eigenWork // the dense path's scratch
+type Solver struct {
+	work    Work // the dense path's scratch
 	kr      krylov
 	threads int       // goroutines for the products with Y (0: GOMAXPROCS)
 	team    *par.Team // runs them
@@ -84,6 +78,22 @@ type eigenSolver struct {
 	// useComplement.
 	fixedRows bool
 	comp      complementWork
+	routes    *Routes // route overrides (Config.Routes)
+}
+
+// Config is what a fit tells its Solver before the first update.
+type Config struct {
+	Threads   int         // goroutines for the products with Y (0: GOMAXPROCS)
+	Cancel    func() bool // polled by the Krylov iterations (nil: never canceled)
+	FixedRows bool        // a constraint stays the same for an EMP's updates (see Solver.fixedRows)
+	Team      *par.Team   // runs the products (nil: the Solver starts one on first use)
+	Block     int         // the samples of the fit's reads (0: one read), for gramOp.layout
+	Routes    *Routes     // route overrides, for tests (nil: none)
+}
+
+// Init sets e's configuration; call it before the first update.
+func (e *Solver) Init(c Config) {
+	e.threads, e.kr.cancel, e.fixedRows, e.team, e.block, e.routes = c.Threads, c.Cancel, c.FixedRows, c.Team, c.Block, c.Routes
 }
 
 var errNoFreedom = errors.New("solver: no direction left outside the constraint")
@@ -93,13 +103,13 @@ var errNoFreedom = errors.New("solver: no direction left outside the constraint"
 // returns its eigenvalue u^T S u. warm, if not nil, is a starting guess
 // for the iterative path; *hint is set to the number of Krylov products
 // it used.
-func (e *eigenSolver) top(u []float64, S *mat.SymDense, R *mat.Dense, warm []float64, hint *int) (float64, error) {
+func (e *Solver) Top(u []float64, S *mat.SymDense, R *mat.Dense, warm []float64, hint *int) (float64, error) {
 	return e.topWith(u, S, nil, R, warm, hint)
 }
 
 // topWith is top with the Krylov products by apply (nil: symApply(S),
 // from S's upper triangle).
-func (e *eigenSolver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []float64), R *mat.Dense, warm []float64, hint *int) (float64, error) {
+func (e *Solver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []float64), R *mat.Dense, warm []float64, hint *int) (float64, error) {
 	n := S.SymmetricDim()
 	c := 0
 	if R != nil {
@@ -110,17 +120,17 @@ func (e *eigenSolver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []
 	}
 	var val float64
 	var err error
-	if c == 0 && denseLimit < n && n <= smallTopMax {
+	if c == 0 && e.routes.denseLimit() < n && n <= smallTopMax {
 		// smallDense's workspace, sized whichever path the first problems
 		// take, so that a fit's allocations do not depend on which updates
 		// go dense (TestAllocations).
-		e.work.small.reserve(n)
+		e.work.small.Reserve(n)
 	}
 	if c > 0 && e.fixedRows && n <= smallTopMax {
 		// smallComplement's, likewise.
-		e.comp.reserve(n, &e.work)
+		e.comp.Reserve(n, &e.work)
 	}
-	if n <= denseLimit {
+	if n <= e.routes.denseLimit() {
 		val, err = e.denseFrom(u, S, R, warm)
 	} else if c == 0 && n <= smallTopMax && *hint >= smallDenseFrom(n) {
 		if apply == nil {
@@ -142,14 +152,14 @@ func (e *eigenSolver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []
 			apply = e.symApply(S)
 		}
 		e.kr.expect = *hint
-		if e.fixedRows && useComplement(n, c) {
+		if e.fixedRows && e.routes.useComplement(n, c) {
 			val, ok = e.topComplement(u, apply, R, warm, &applies)
 		} else {
-			val, ok = e.kr.top(u, apply, constraint(R, n), warm, krylovMaxApply(n), &applies)
+			val, ok = e.kr.Top(u, apply, constraint(R, n), warm, krylovMaxApply(n), &applies)
 		}
 		*hint = applies
 		if e.kr.canceled {
-			return 0, ErrCanceled
+			return 0, par.ErrCanceled
 		}
 		if !ok {
 			val, err = e.dense(u, S, R)
@@ -158,12 +168,12 @@ func (e *eigenSolver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []
 	if err != nil {
 		return 0, err
 	}
-	fixSign(u)
+	FixSign(u)
 	return val, nil
 }
 
 // smallDenseFrom is the count of Krylov products (the previous update's,
-// eigenSolver.topWith's *hint) from which an unconstrained problem of
+// Solver.topWith's *hint) from which an unconstrained problem of
 // order n, up to smallTopMax, is solved by smallTop instead: 3/4 of n.
 // A Krylov iteration that needs that many products has spanned most of
 // the space, and then the dense Householder reduction does the same work
@@ -175,13 +185,13 @@ func smallDenseFrom(n int) int { return n - n/4 }
 
 // smallDense is topWith's dense path for an unconstrained problem whose
 // previous update needed many Krylov products (smallDenseFrom). As
-// krylov.top's first product does, it first tests the warm vector's
+// krylov.Top's first product does, it first tests the warm vector's
 // residual ||S x - theta x|| <= krylovTol theta explicitly (one product,
 // apply): a converged warm start is the answer, and *hint = 1 hands the
 // next update back to the Krylov iteration. Else smallTop (from warm)
 // solves it and *hint is set to n, so the next update of the mode comes
 // here again.
-func (e *eigenSolver) smallDense(u []float64, S *mat.SymDense, apply func(dst, v []float64), warm []float64, hint *int) (float64, error) {
+func (e *Solver) smallDense(u []float64, S *mat.SymDense, apply func(dst, v []float64), warm []float64, hint *int) (float64, error) {
 	n := len(u)
 	if warm != nil {
 		e.kr.reset(n)
@@ -201,7 +211,7 @@ func (e *eigenSolver) smallDense(u []float64, S *mat.SymDense, apply func(dst, v
 	}
 	*hint = n
 	raw := S.RawSymmetric()
-	if val, ok := e.work.small.top(u, raw.Data, raw.Stride, n, warm); ok {
+	if val, ok := e.work.small.Top(u, raw.Data, raw.Stride, n, warm); ok {
 		return val, nil
 	}
 	return e.dense(u, S, nil)
@@ -211,7 +221,7 @@ func (e *eigenSolver) smallDense(u []float64, S *mat.SymDense, apply func(dst, v
 // triangles: e.s when S is the scatter topGram formed (e.sym, as
 // kernel.GramCols and formS leave it), else a copy in e.comp.full with the
 // lower triangle mirrored from the upper.
-func (e *eigenSolver) fullS(S *mat.SymDense) []float64 {
+func (e *Solver) fullS(S *mat.SymDense) []float64 {
 	n := S.SymmetricDim()
 	if S == &e.sym {
 		return e.s[:n*n]
@@ -240,7 +250,7 @@ func krylovMaxApply(n int) int { return max(4*krylovSteps, n) }
 // Y, and forms S and goes on from its best vector if the budget runs out;
 // otherwise S is formed at once. Either way the iteration is the same, so
 // the choice changes the cost, not the answer beyond rounding.
-func (e *eigenSolver) topGram(u []float64, Y []float64, R *mat.Dense, warm []float64, hint *int) (float64, error) {
+func (e *Solver) TopGram(u []float64, Y []float64, R *mat.Dense, warm []float64, hint *int) (float64, error) {
 	n := len(u)
 	c := 0
 	if R != nil {
@@ -249,16 +259,16 @@ func (e *eigenSolver) topGram(u []float64, Y []float64, R *mat.Dense, warm []flo
 	if c >= n {
 		return 0, errNoFreedom
 	}
-	if n > denseLimit && *hint <= gramBudget(n) {
+	if n > e.routes.denseLimit() && *hint <= gramBudget(n) {
 		applies := 0
 		e.kr.expect = *hint
-		val, ok := e.kr.top(u, e.gramApply(Y, n), constraint(R, n), warm, gramBudget(n), &applies)
+		val, ok := e.kr.Top(u, e.gramApply(Y, n), constraint(R, n), warm, gramBudget(n), &applies)
 		if e.kr.canceled {
-			return 0, ErrCanceled
+			return 0, par.ErrCanceled
 		}
 		if ok {
 			*hint = applies
-			fixSign(u)
+			FixSign(u)
 			return val, nil
 		}
 		warm = u
@@ -272,6 +282,14 @@ func (e *eigenSolver) topGram(u []float64, Y []float64, R *mat.Dense, warm []flo
 	return e.topWith(u, &e.sym, e.fullApply(n), R, warm, hint)
 }
 
+// FormS sets the solver's scatter to S = Y^T Y for Y (m x n, row-major),
+// as TopGram forms it when products on Y would cost more (benchmarks time
+// it alone).
+func (e *Solver) FormS(Y []float64, m, n int) error {
+	e.s = grow(e.s, n*n)
+	return e.formS(Y, m, n)
+}
+
 // formS sets e.s (n x n, both triangles) to S = Y^T Y for Y (m x n,
 // row-major, m >= 1), spread on e.team, the same bits whatever the number
 // of threads. Up to formRowsMax it sums the chunks of rows' scatters by a
@@ -281,8 +299,8 @@ func (e *eigenSolver) topGram(u []float64, Y []float64, R *mat.Dense, warm []flo
 // the members in runs of about equal work, each member writing only its
 // blocks' rows, then each member fills the lower triangle of a share of
 // the rows. Options.Cancel is polled before every chunk or block; once it
-// returns true formS returns ErrCanceled.
-func (e *eigenSolver) formS(Y []float64, m, n int) error {
+// returns true formS returns par.ErrCanceled.
+func (e *Solver) formS(Y []float64, m, n int) error {
 	if chunks := (m + gramChunk - 1) / gramChunk; chunks > 1 && chunks*n*n <= formRowsMax {
 		return e.formRows(Y, m, n, chunks)
 	}
@@ -327,7 +345,7 @@ func (e *eigenSolver) formS(Y []float64, m, n int) error {
 	}
 	crew.Run(f.share)
 	if f.stopped.Load() {
-		return ErrCanceled
+		return par.ErrCanceled
 	}
 	crew.Run(f.mirror)
 	return nil
@@ -352,7 +370,7 @@ type formOp struct {
 	// levelAt) is done.
 	bands   []int
 	left    []atomic.Int32
-	top     []int
+	Top     []int
 	met     []atomic.Bool
 	levelAt []int
 }
@@ -380,7 +398,7 @@ const formRowsMax = 1 << 18
 // once every member is done with the chunks (team.gather), each member
 // adds the spans' values for its share of S's rows and fills their
 // mirror images in the lower triangle (formRowsFold).
-func (e *eigenSolver) formRows(Y []float64, m, n, chunks int) error {
+func (e *Solver) formRows(Y []float64, m, n, chunks int) error {
 	g, f := &e.gram, &e.form
 	crew := e.crew()
 	g.layout(chunks, crew.Size(), e.block)
@@ -399,15 +417,15 @@ func (e *eigenSolver) formRows(Y []float64, m, n, chunks int) error {
 	for c := range chunks {
 		f.left[c].Store(int32(parts))
 	}
-	if cap(f.top) < chunks {
-		f.top = make([]int, chunks)
+	if cap(f.Top) < chunks {
+		f.Top = make([]int, chunks)
 	}
-	f.top = f.top[:chunks]
+	f.Top = f.Top[:chunks]
 	f.levelAt = f.levelAt[:0]
 	nodes := 0
 	for _, sp := range g.spans {
 		for c := sp.First; c < sp.First+1<<sp.Level; c++ {
-			f.top[c] = sp.Level
+			f.Top[c] = sp.Level
 		}
 		for len(f.levelAt) < sp.Level {
 			f.levelAt = append(f.levelAt, 0)
@@ -429,7 +447,7 @@ func (e *eigenSolver) formRows(Y []float64, m, n, chunks int) error {
 	}
 	crew.Run(f.rows)
 	if f.stopped.Load() {
-		return ErrCanceled
+		return par.ErrCanceled
 	}
 	return nil
 }
@@ -438,7 +456,7 @@ func (e *eigenSolver) formRows(Y []float64, m, n, chunks int) error {
 // (formRowsShare), then, once every member is done with them (a barrier
 // inside the task, which costs less than ending it and handing out
 // another), its share of the fold (formRowsFold).
-func (e *eigenSolver) formRowsTask(w int) {
+func (e *Solver) formRowsTask(w int) {
 	f := &e.form
 	arrived := false
 	defer func() {
@@ -486,7 +504,7 @@ func formBands(dst []int, n int) []int {
 // formRowsShare computes, as member w, parts of chunk scatters in
 // formRows until none is left, adding each chunk it completes up the
 // tree.
-func (e *eigenSolver) formRowsShare(w int) {
+func (e *Solver) formRowsShare(w int) {
 	g, f := &e.gram, &e.form
 	Y, m, n := f.y, f.m, f.n
 	nn, parts := n*n, len(f.bands)-1
@@ -548,11 +566,11 @@ func gramBands(S, Y []float64, rows, n, u0, u1 int) {
 // second adds the right child's value (in its first chunk's place) to the
 // left's. The span's value ends in its first chunk's place, for
 // formRowsFold.
-func (e *eigenSolver) formClimb(c int) {
+func (e *Solver) formClimb(c int) {
 	f := &e.form
 	nn := f.n * f.n
 	node := c
-	for k := 1; k <= f.top[c]; k++ {
+	for k := 1; k <= f.Top[c]; k++ {
 		parent := node >> 1
 		if f.met[f.levelAt[k-1]+parent].CompareAndSwap(false, true) {
 			return // the sibling is not done: it goes on
@@ -569,7 +587,7 @@ func (e *eigenSolver) formClimb(c int) {
 // same sum whatever the number of members; it writes those rows of S and
 // their transposes, the columns below the diagonal. The rows are split so
 // that the shares hold about as many entries.
-func (e *eigenSolver) formRowsFold(w int) {
+func (e *Solver) formRowsFold(w int) {
 	g, n := &e.gram, e.form.n
 	nn, size := n*n, e.team.Size()
 	lo := n - int(float64(n)*math.Sqrt(float64(size-w)/float64(size)))
@@ -591,7 +609,7 @@ func (e *eigenSolver) formRowsFold(w int) {
 
 // formAdd adds the upper triangle of the n x n src to dst's (formRows's
 // combination of two chunks' scatters).
-func (e *eigenSolver) formAdd(dst, src []float64) {
+func (e *Solver) formAdd(dst, src []float64) {
 	n := e.form.n
 	for r := range n {
 		floats.Add(dst[r*n+r:(r+1)*n], src[r*n+r:(r+1)*n])
@@ -600,7 +618,7 @@ func (e *eigenSolver) formAdd(dst, src []float64) {
 
 // formShare computes, as member w, blocks of S's upper triangle until none
 // is left (see formS).
-func (e *eigenSolver) formShare(w int) {
+func (e *Solver) formShare(w int) {
 	f := &e.form
 	Y, S, m, n := f.y, e.s, f.m, f.n
 	for {
@@ -619,7 +637,7 @@ func (e *eigenSolver) formShare(w int) {
 // formMirror fills, as member w, the lower triangle of its share of S's
 // rows from the upper one (rows split so that the shares copy about as
 // many entries).
-func (e *eigenSolver) formMirror(w int) {
+func (e *Solver) formMirror(w int) {
 	S, n, size := e.s, e.form.n, e.team.Size()
 	lo := int(float64(n) * math.Sqrt(float64(w)/float64(size)))
 	hi := int(float64(n) * math.Sqrt(float64(w+1)/float64(size)))
@@ -632,7 +650,7 @@ func (e *eigenSolver) formMirror(w int) {
 
 // crew returns e.team, starting a team of e.threads (0: GOMAXPROCS)
 // goroutines when the fit gave none.
-func (e *eigenSolver) crew() *par.Team {
+func (e *Solver) crew() *par.Team {
 	if e.team == nil {
 		threads := e.threads
 		if threads <= 0 {
@@ -649,13 +667,13 @@ func (e *eigenSolver) crew() *par.Team {
 //
 //go:noinline
 func gramColsInterruptible(cancel func() bool, S, Y []float64, m, n int) error {
-	return interruptible(cancel, func() { kernel.GramCols(S, Y, m, n) })
+	return par.Interruptible(cancel, func() { kernel.GramCols(S, Y, m, n) })
 }
 
 // fullApply returns v -> S v for the n x n matrix S in e.s with both
 // triangles set (as kernel.GramCols leaves it), one dot product per row by the
-// contraction kernel. The function is made once per eigenSolver.
-func (e *eigenSolver) fullApply(n int) func(dst, v []float64) {
+// contraction kernel. The function is made once per Solver.
+func (e *Solver) fullApply(n int) func(dst, v []float64) {
 	e.fullN = n
 	if e.fullFn == nil {
 		e.fullFn = func(dst, v []float64) {
@@ -664,7 +682,7 @@ func (e *eigenSolver) fullApply(n int) func(dst, v []float64) {
 				kernel.SymvUpper(dst, e.s, n, v)
 				return
 			}
-			dotRows(dst, Block{F64: e.s[:n*n]}, n, n, v)
+			kernel.DotRowsF64(dst, e.s[:n*n], n, n, v, false)
 		}
 	}
 	return e.fullFn
@@ -684,7 +702,7 @@ func gramBudget(n int) int { return max(4, n/8) }
 // products, from its own core's cache. 64 rows rather than the passes'
 // 16: the kernels' per-call work and the tree's additions then cost less
 // than the misses on the few rows whose owner differs.
-const gramChunk = 4 * grain
+const gramChunk = 4 * par.Grain
 
 // gramOp is the product v -> Y^T (Y v) of gramApply.
 //
@@ -704,7 +722,7 @@ type gramOp struct {
 	// value goes to the parts of its first chunk); order lists them
 	// member by member for deal.
 	size, block int
-	spans       []Span
+	spans       []par.Span
 	order       []int
 	runs        []int // member w's positions in order: [runs[w], runs[w+1])
 	// chunkOrder and chunkRuns are order and runs for single chunks.
@@ -716,14 +734,14 @@ type gramOp struct {
 	// formRowsFold row by row for S); stack is foldPlan's scratch.
 	foldPairs [][2]int
 	foldLast  int
-	stack     []Span
+	stack     []par.Span
 	share     func(w int) // e.gramShare, made once
 }
 
 // gramApply returns v -> Y^T (Y v) for Y (m x n, row-major), spread on the
-// members of e.team. The returned function is made once per eigenSolver;
+// members of e.team. The returned function is made once per Solver;
 // a later call redirects it to the new Y.
-func (e *eigenSolver) gramApply(Y []float64, n int) func(dst, v []float64) {
+func (e *Solver) gramApply(Y []float64, n int) func(dst, v []float64) {
 	g := &e.gram
 	m := len(Y) / n
 	g.y, g.n = Y, n
@@ -765,11 +783,11 @@ func (g *gramOp) layout(chunks, size, block int) {
 	// Every slice sized once for the layout (appending would allocate
 	// more often for more samples; see TestAllocations).
 	reads := (chunks + per - 1) / per
-	g.spans = slices.Grow(g.spans[:0], reads*size*maxSpans(per))
+	g.spans = slices.Grow(g.spans[:0], reads*size*par.MaxSpans(per))
 	for b := 0; b < chunks; b += per {
 		for w := range size {
 			a, z := par.Share(min(per, chunks-b), w, size)
-			g.spans = spans(g.spans, b+a, b+z)
+			g.spans = par.Spans(g.spans, b+a, b+z)
 		}
 	}
 	// order: the spans' indices member by member; deal positions index it.
@@ -795,7 +813,7 @@ func (g *gramOp) layout(chunks, size, block int) {
 	g.deal.Reset(len(g.order), size)
 	if k := len(g.spans); cap(g.foldPairs) < k {
 		// sized at once (foldPlan makes fewer than k of each)
-		g.foldPairs, g.stack = make([][2]int, 0, k), make([]Span, 0, k)
+		g.foldPairs, g.stack = make([][2]int, 0, k), make([]par.Span, 0, k)
 	}
 	g.foldPairs, g.foldLast, g.stack = foldPlan(g.spans, g.stack, g.foldPairs)
 }
@@ -815,7 +833,7 @@ func (g *gramOp) ownerOf(c, per int) int {
 
 // gramShare computes, as member w, spans of the product until none is
 // left: each chunk's Y_c^T (Y_c v), then their sums up the span's tree.
-func (e *eigenSolver) gramShare(w int) {
+func (e *Solver) gramShare(w int) {
 	g := &e.gram
 	n, m := g.n, len(g.y)/g.n
 	for {
@@ -829,9 +847,9 @@ func (e *eigenSolver) gramShare(w int) {
 			// The contraction kernels (AVX2 where there is AVX2) read the
 			// chunk twice, the second time from cache: Y_c v, then Y_c^T
 			// of it.
-			Yc := Block{F64: g.y[lo*n : hi*n]}
-			dotRows(e.tmp[lo:hi], Yc, hi-lo, n, g.v)
-			axpyRows(e.parts[c*n:(c+1)*n], Yc, hi-lo, n, e.tmp[lo:hi])
+			Yc := g.y[lo*n : hi*n]
+			kernel.DotRowsF64(e.tmp[lo:hi], Yc, hi-lo, n, g.v, false)
+			kernel.AxpyRowsF64(e.parts[c*n:(c+1)*n], Yc, hi-lo, n, e.tmp[lo:hi], false)
 		}
 		spanSum(e.parts, n, s, floats.Add)
 	}
@@ -839,7 +857,7 @@ func (e *eigenSolver) gramShare(w int) {
 
 // spanSum sums the values of span s's chunks (chunk c's value in
 // parts[c*width:(c+1)*width]) up the span's tree, into its first chunk's.
-func spanSum(parts []float64, width int, s Span, add func(dst, src []float64)) {
+func spanSum(parts []float64, width int, s par.Span, add func(dst, src []float64)) {
 	for l := range s.Level {
 		for c := s.First; c < s.First+1<<s.Level; c += 2 << l {
 			d := c + 1<<l
@@ -853,7 +871,7 @@ func spanSum(parts []float64, width int, s Span, add func(dst, src []float64)) {
 // Fold does: pairs (into, from) of chunk indices, in order, appended to
 // pairs[:0], and the chunk that then holds the total. stack is scratch;
 // both are returned for reuse.
-func foldPlan(spans, stack []Span, pairs [][2]int) ([][2]int, int, []Span) {
+func foldPlan(spans, stack []par.Span, pairs [][2]int) ([][2]int, int, []par.Span) {
 	pairs, st := pairs[:0], stack[:0]
 	for _, s := range spans {
 		for len(st) > 0 {
@@ -863,7 +881,7 @@ func foldPlan(spans, stack []Span, pairs [][2]int) ([][2]int, int, []Span) {
 			}
 			pairs = append(pairs, [2]int{top.First, s.First})
 			st = st[:len(st)-1]
-			s = Span{First: top.First, Level: top.Level + 1}
+			s = par.Span{First: top.First, Level: top.Level + 1}
 		}
 		st = append(st, s)
 	}
@@ -875,31 +893,31 @@ func foldPlan(spans, stack []Span, pairs [][2]int) ([][2]int, int, []Span) {
 	return pairs, st[0].First, st[:0]
 }
 
-// close stops the team of the products with Y if the eigenSolver started
+// close stops the team of the products with Y if the Solver started
 // it.
-func (e *eigenSolver) close() {
+func (e *Solver) Close() {
 	if e.ownTeam {
 		e.team.Close()
 	}
 	e.team, e.ownTeam = nil, false
 }
 
-func (e *eigenSolver) dense(u []float64, S *mat.SymDense, R *mat.Dense) (float64, error) {
+func (e *Solver) dense(u []float64, S *mat.SymDense, R *mat.Dense) (float64, error) {
 	return e.denseFrom(u, S, R, nil)
 }
 
 // denseFrom is dense with warm (nil: none, else it may be u) a guess of
 // the vector, which starts the small matrices' iteration (smallTop).
-func (e *eigenSolver) denseFrom(u []float64, S *mat.SymDense, R *mat.Dense, warm []float64) (float64, error) {
+func (e *Solver) denseFrom(u []float64, S *mat.SymDense, R *mat.Dense, warm []float64) (float64, error) {
 	var val float64
 	var ok bool
 	if R == nil {
-		val, ok = e.work.top(u, S, warm)
+		val, ok = e.work.Top(u, S, warm)
 	} else {
 		val, ok = e.work.topConstrained(u, S, R, warm)
 	}
 	if !ok {
-		return 0, errorf(ErrNumerical, "solver: symmetric eigendecomposition did not converge")
+		return 0, numericalf("solver: symmetric eigendecomposition did not converge")
 	}
 	return val, nil
 }
@@ -924,13 +942,13 @@ func complementBasis(C *mat.Dense) *mat.Dense {
 // are dropped too (UMPCA: those that are rounding on the scale of the
 // factors of A, tvpFit.crossFloor).
 func orthonormalRange(A *mat.Dense, floor float64) *mat.Dense {
-	var w svdWork
-	return w.orthonormalRange(A.RawMatrix(), floor)
+	var w SVDWork
+	return w.OrthonormalRange(A.RawMatrix(), floor)
 }
 
 // symApply returns v -> S v for the upper triangle of S. The function is
-// made once per eigenSolver; a later call redirects it to the new S.
-func (e *eigenSolver) symApply(S *mat.SymDense) func(dst, v []float64) {
+// made once per Solver; a later call redirects it to the new S.
+func (e *Solver) symApply(S *mat.SymDense) func(dst, v []float64) {
 	e.symS = S
 	if e.symFn == nil {
 		e.symFn = func(dst, v []float64) {

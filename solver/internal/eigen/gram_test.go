@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"runtime"
 	"testing"
 
@@ -28,7 +27,7 @@ func TestGramUpper(t *testing.T) {
 				X.Set(i, j, rng.NormFloat64())
 			}
 		}
-		got, _ := gramUpper(X, nil, nil)
+		got, _ := GramUpper(X, nil, nil)
 		want := mat.NewSymDense(m, nil)
 		want.SymOuterK(1, X)
 		// Each entry is a d-term dot product: within 2 gamma_d of the
@@ -43,15 +42,15 @@ func TestGramUpper(t *testing.T) {
 			}
 		}
 		var one, two *mat.SymDense
-		onTeam(1, func(crew *par.Team) { one, _ = gramUpper(X, nil, crew) })
-		onTeam(2, func(crew *par.Team) { two, _ = gramUpper(X, nil, crew) })
+		onTeam(1, func(crew *par.Team) { one, _ = GramUpper(X, nil, crew) })
+		onTeam(2, func(crew *par.Team) { two, _ = GramUpper(X, nil, crew) })
 		if !mat.Equal(one, two) || !mat.Equal(one, got) {
-			t.Errorf("%d x %d: gramUpper differs between 1 and 2 threads", m, d)
+			t.Errorf("%d x %d: GramUpper differs between 1 and 2 threads", m, d)
 		}
 	}
 }
 
-// TestGramMap: X^T V by gramMap equals gonum's Mul (an independent path)
+// TestGramMap: X^T V by GramMap equals gonum's Mul (an independent path)
 // to rounding, across chunk and kernel-block edges (d not a multiple of
 // the 96-column chunks or of 3, p not a multiple of 4, m below and above
 // the 256-term chunks of the sums), and is the same bit for bit with 1
@@ -69,7 +68,7 @@ func TestGramMap(t *testing.T) {
 				V.Set(i, j, rng.NormFloat64())
 			}
 		}
-		got, err := gramMap(X, V, nil, nil)
+		got, err := GramMap(X, V, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,10 +85,10 @@ func TestGramMap(t *testing.T) {
 			}
 		}
 		var one, two *mat.Dense
-		onTeam(1, func(crew *par.Team) { one, _ = gramMap(X, V, nil, crew) })
-		onTeam(2, func(crew *par.Team) { two, _ = gramMap(X, V, nil, crew) })
+		onTeam(1, func(crew *par.Team) { one, _ = GramMap(X, V, nil, crew) })
+		onTeam(2, func(crew *par.Team) { two, _ = GramMap(X, V, nil, crew) })
 		if !mat.Equal(one, two) || !mat.Equal(one, got) {
-			t.Errorf("%d x %d: gramMap differs between 1 and 2 threads", m, d)
+			t.Errorf("%d x %d: GramMap differs between 1 and 2 threads", m, d)
 		}
 	}
 }
@@ -149,7 +148,7 @@ func BenchmarkGramUpper(b *testing.B) {
 			start := processCPU()
 			onTeam(runtime.GOMAXPROCS(0), func(crew *par.Team) {
 				for range b.N {
-					gramUpper(X, nil, crew)
+					GramUpper(X, nil, crew)
 				}
 			})
 			cpu := float64(processCPU()-start) / 1e9
@@ -170,11 +169,11 @@ func BenchmarkGramCentredInt(b *testing.B) {
 	}
 	for _, threads := range []int{1, 2} {
 		onTeam(threads, func(crew *par.Team) {
-			x16, ld := gramIntegersU8(u8, m, d, crew)
+			x16, ld := GramIntegersU8(u8, m, d, crew, nil)
 			b.Run(fmt.Sprintf("%dx%d/threads=%d", m, d, threads), func(b *testing.B) {
 				c0 := processCPU()
 				for range b.N {
-					gramCentredInt(x16, ld, m, d, nil, crew, true)
+					GramCentredInt(x16, ld, m, d, nil, crew, true)
 				}
 				cpu := float64(processCPU()-c0) / 1e9
 				macs := float64(m) * float64(m+1) / 2 * float64(d) * float64(b.N)
@@ -250,7 +249,7 @@ func TestGramCentredInt(t *testing.T) {
 		}
 		var x16 []int16
 		var ld int
-		onTeam(2, func(crew *par.Team) { x16, ld = gramIntegers(X, crew) })
+		onTeam(2, func(crew *par.Team) { x16, ld = GramIntegers(X, crew, nil) })
 		if x16 == nil {
 			t.Fatalf("%v: integer samples refused", sh)
 		}
@@ -265,7 +264,7 @@ func TestGramCentredInt(t *testing.T) {
 			var K, K64 *mat.SymDense
 			var err error
 			onTeam(threads, func(crew *par.Team) {
-				K, _, err = gramCentredInt(x16, ld, m, d, nil, crew, false)
+				K, _, err = GramCentredInt(x16, ld, m, d, nil, crew, false)
 				if err == nil { // K0 summed in float64, as for d beyond int32's range
 					K64, _, err = gramCentredFrom([]float64(nil), 0, x16, ld, m, d, nil, crew, false)
 				}
@@ -292,106 +291,8 @@ func TestGramCentredInt(t *testing.T) {
 	for _, v := range []float64{0.5, gramIntMax + 1, -gramIntMax - 1, math.NaN(), math.Inf(1)} {
 		X := mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6})
 		X.Set(1, 2, v)
-		if x16, _ := gramIntegers(X, nil); x16 != nil {
+		if x16, _ := GramIntegers(X, nil, nil); x16 != nil {
 			t.Errorf("value %v: accepted as a small integer", v)
-		}
-	}
-}
-
-// TestPCAIntegerGram: PCA of integer samples (M < D, so the Gram path;
-// P small beside M, so block Lanczos) by the exact integer Gram matrix
-// agrees with the float64 Gram path within 1e-10 (both are within about
-// 1e-13 lambda_1 / gap of the true eigenvectors: the Gram matrices differ
-// by rounding, ~1e-16 relative, and Lanczos stops at residual 1e-13); a
-// uint8 source and a float64 one holding the same values give the same
-// model bit for bit, at 1 to 3 threads with every block product of the
-// int32 operator (gramop.go) split between them: the float64 samples read
-// as they are (NoNarrowing: a float64 copy, checked for integers, the map
-// from it) and the uint8 ones, given or narrowed (where narrowing is on:
-// narrowingExact), read where they are (residentU8, gramMapInt).
-func TestPCAIntegerGram(t *testing.T) {
-	rng := rand.New(rand.NewPCG(18, 18))
-	const M = 300
-	shape := []int{20, 31}
-	u8 := make([]uint8, M*20*31)
-	f64 := make([]float64, len(u8))
-	for i := range u8 {
-		u8[i] = uint8(rng.IntN(256))
-		f64[i] = float64(u8[i])
-	}
-	opts := Options{Method: PCA, Components: 12, Threads: 1}
-	if !lanczosFits(M, opts.Components) {
-		t.Fatal("the case no longer takes block Lanczos with the int32 operator (gramop.go)")
-	}
-	copied := opts
-	copied.NoNarrowing = true
-	ref, src := fitOrFatal(t, f64, M, shape, copied)
-	if f, err := newFitter(src, copied); err != nil {
-		t.Fatal(err)
-	} else if x16, _ := f.residentU8(nil); x16 != nil {
-		t.Fatal("float64 samples read as they are took the uint8 path")
-	}
-	// Split every block product between the threads (intGram.apply).
-	saved := lanczosParallel
-	lanczosParallel = 1
-	defer func() { lanczosParallel = saved }()
-	for _, threads := range []int{1, 2, 3} {
-		opts.Threads = threads
-		u8src, err := NewSliceSource(u8, M, shape)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for what, src := range map[string]Source{"uint8": u8src, "narrowed float64": src} {
-			if f, err := newFitter(src, opts); err != nil {
-				t.Fatal(err)
-			} else if x16, _ := f.residentU8(nil); x16 == nil && (what == "uint8" || narrowingExact(Uint8)) {
-				t.Fatalf("%s source: not read as resident uint8", what)
-			}
-			var m Model
-			if err := m.Fit(src, opts); err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(&m, ref) {
-				t.Errorf("%s source, %d threads: model differs from the float64 source's read as it is", what, threads)
-			}
-		}
-	}
-	// Block Lanczos out of its budget: the tridiagonal path on the matrix
-	// the operator forms (intGram.sym), equal within the paths' accuracy.
-	func() {
-		defer func(v int) { lanczosMaxProducts = v }(lanczosMaxProducts)
-		lanczosMaxProducts = 0
-		u8src, err := NewSliceSource(u8, M, shape)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m Model
-		if err := m.Fit(u8src, opts); err != nil {
-			t.Fatal(err)
-		}
-		if d := maxAbsDiff(m.Projections[0].RawMatrix().Data, ref.Projections[0].RawMatrix().Data); d > 1e-10 {
-			t.Errorf("Lanczos fallback: projections differ by %.3g", d)
-		}
-		for j, v := range ref.Variance {
-			if math.Abs(v-m.Variance[j]) > 1e-12*ref.Variance[0] {
-				t.Errorf("Lanczos fallback: variance %d: %v, want %v", j, m.Variance[j], v)
-			}
-		}
-	}()
-	gramExact = false
-	defer func() { gramExact = true }()
-	float, _ := fitOrFatal(t, f64, M, shape, opts)
-	if reflect.DeepEqual(float, ref) {
-		// The two Gram matrices round differently; equal bits would mean
-		// the exact path was not taken.
-		t.Error("the float64 Gram path gave the same bits: was the integer path taken?")
-	}
-	if d := maxAbsDiff(float.Projections[0].RawMatrix().Data, ref.Projections[0].RawMatrix().Data); d > 1e-10 {
-		t.Errorf("projections differ from the float64 Gram path's by %.3g", d)
-	}
-	for j, v := range ref.Variance {
-		if math.Abs(v-float.Variance[j]) > 1e-12*ref.Variance[0] {
-			t.Errorf("variance %d: %v, float64 Gram path %v", j, v, float.Variance[j])
 		}
 	}
 }

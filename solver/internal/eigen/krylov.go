@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"github.com/sompca/sompca/solver/internal/kernel"
@@ -117,7 +117,7 @@ func (k *krylov) project(v []float64, R blas64.General) {
 		k.ct = make([]float64, R.Rows)
 	}
 	ct, r := k.ct[:R.Rows], R.Data[:R.Rows*R.Cols]
-	dotRows(ct, Block{F64: r}, R.Rows, R.Cols, v)
+	kernel.DotRowsF64(ct, r, R.Rows, R.Cols, v, false)
 	floats.Scale(-1, ct)
 	kernel.AxpyRows(v, r, R.Rows, R.Cols, ct, false) // v += R^T (-ct), adding to v
 }
@@ -128,7 +128,7 @@ func (k *krylov) project(v []float64, R blas64.General) {
 // uniform vector); when it lies (almost) in span(C), a fixed generic vector
 // is used instead. A non-converged u is the best Ritz vector found, a good
 // warm start for another method.
-func (k *krylov) top(u []float64, apply func(dst, v []float64), R blas64.General, warm []float64, maxApply int, applies *int) (float64, bool) {
+func (k *krylov) Top(u []float64, apply func(dst, v []float64), R blas64.General, warm []float64, maxApply int, applies *int) (float64, bool) {
 	n := len(u)
 	k.reset(n)
 	k.canceled = false
@@ -248,11 +248,11 @@ func (k *krylov) reorth(j int, R blas64.General) float64 {
 	}
 	k.project(w, R)
 	eta := norm2(w)
-	Q := Block{F64: k.q[:(j+1)*n]}
+	Q := k.q[:(j+1)*n]
 	for range 2 {
-		dotRows(h, Q, j+1, n, w)
+		kernel.DotRowsF64(h, Q, j+1, n, w, false)
 		floats.Scale(-1, h)
-		kernel.AxpyRows(w, Q.F64, j+1, n, h, false) // w += Q^T h, adding to w
+		kernel.AxpyRows(w, Q, j+1, n, h, false) // w += Q^T h, adding to w
 		b := norm2(w)
 		if b > eta/math.Sqrt2 {
 			return b

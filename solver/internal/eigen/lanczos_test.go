@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"errors"
@@ -32,7 +32,7 @@ func symFromSpectrum(Q *mat.Dense, lam []float64) *mat.SymDense {
 
 // checkEigenpairs checks the identities of P computed eigenpairs of S:
 // V^T V = I, ||S v - lambda v|| <= tol lambda_1 (lanczosTol, with room for
-// the rounding in forming S), and the sign convention of fixSign.
+// the rounding in forming S), and the sign convention of FixSign.
 func checkEigenpairs(t *testing.T, what string, S *mat.SymDense, V *mat.Dense, vals []float64) {
 	t.Helper()
 	_, P := V.Dims()
@@ -51,7 +51,7 @@ func checkEigenpairs(t *testing.T, what string, S *mat.SymDense, V *mat.Dense, v
 			t.Errorf("%s: eigenpair %d: residual %.3g > %.3g", what, k, nr, 4*lanczosTol*math.Abs(vals[0]))
 		}
 		if i := floats.MaxIdx(absAll(v)); v[i] < 0 {
-			t.Errorf("%s: eigenvector %d: entry of largest magnitude is negative (fixSign)", what, k)
+			t.Errorf("%s: eigenvector %d: entry of largest magnitude is negative (FixSign)", what, k)
 		}
 		if k > 0 && vals[k] > vals[k-1] {
 			t.Errorf("%s: eigenvalues not descending at %d", what, k)
@@ -113,7 +113,7 @@ func TestLanczosKnownSpectrum(t *testing.T) {
 	lam[9], lam[10], lam[11], lam[12] = 9, 9, 9, 9 // across the boundary
 	S := symFromSpectrum(Q, lam)
 	raw := S.RawSymmetric()
-	full := func() []float64 { // both triangles, as topEigenvectors gives
+	full := func() []float64 { // both triangles, as TopEigenvectors gives
 		a := make([]float64, n*n)
 		for i := range n {
 			for j := range n {
@@ -124,13 +124,12 @@ func TestLanczosKnownSpectrum(t *testing.T) {
 	}
 	_ = raw
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	defer func(p int) { lanczosParallel = p }(lanczosParallel)
-	lanczosParallel = 0 // split every product
+	split := &Routes{SplitAll: true} // split every product
 	var ref *mat.Dense
 	var refVals []float64
 	for _, threads := range []int{1, 2, 1} {
 		runtime.GOMAXPROCS(threads)
-		V, vals, ok, err := lanczosTop(full(), n, nil, n, P, nil, nil)
+		V, vals, ok, err := lanczosTop(full(), n, nil, n, P, nil, nil, split)
 		if err != nil || !ok {
 			t.Fatalf("lanczosTop: ok = %v, err = %v", ok, err)
 		}
@@ -195,7 +194,7 @@ func TestLanczosRankDeficient(t *testing.T) {
 	var QB mat.Dense
 	qr.QTo(&QB)
 	rangeB := mat.DenseCopyOf(QB.Slice(0, n, 0, r))
-	want, wantVals, err := denseTop(S, r)
+	want, wantVals, err := DenseTop(S, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,9 +205,9 @@ func TestLanczosRankDeficient(t *testing.T) {
 		}
 	}
 	for _, P := range []int{10, r, r + 5} {
-		// lanczosTop itself (topEigenvectors would take the tridiagonal
+		// lanczosTop itself (TopEigenvectors would take the tridiagonal
 		// path for P = r + 5 > 6% of n).
-		V, vals, ok, err := lanczosTop(append([]float64(nil), a...), n, nil, n, P, nil, nil)
+		V, vals, ok, err := lanczosTop(append([]float64(nil), a...), n, nil, n, P, nil, nil, nil)
 		if err != nil || !ok {
 			t.Fatalf("P = %d: ok = %v, err = %v", P, ok, err)
 		}
@@ -243,26 +242,25 @@ func TestLanczosRankDeficient(t *testing.T) {
 // TestTopEigenvectorsLanczos: on a Wishart matrix (crowded eigenvalues,
 // like a real scatter matrix), the iterative path agrees with the dense
 // eigendecomposition within (lanczosTol + n eps) lambda_1 / gap, and
-// topEigenvectors does take it.
+// TopEigenvectors does take it.
 func TestTopEigenvectorsLanczos(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 7))
 	const n, m, P = 600, 900, 20
 	S := wishart(rng, n, m)
-	want, wantVals, err := denseTop(S, P)
+	want, wantVals, err := DenseTop(S, P)
 	if err != nil {
 		t.Fatal(err)
 	}
 	used := false
-	lanczosTrace = func(int, int) { used = true }
-	defer func() { lanczosTrace = nil }()
+	rt := &Routes{LanczosTrace: func(int, int) { used = true }}
 	Sc := mat.NewSymDense(n, nil)
 	Sc.CopySym(S)
-	got, gotVals, err := topEigenvectors(Sc, P, nil, nil)
+	got, gotVals, err := TopEigenvectors(Sc, P, nil, nil, rt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !used {
-		t.Fatal("topEigenvectors did not take the Lanczos path")
+		t.Fatal("TopEigenvectors did not take the Lanczos path")
 	}
 	checkEigenpairs(t, "wishart", S, got, gotVals)
 	for j := range P {
@@ -281,7 +279,7 @@ func TestTopEigenvectorsLanczos(t *testing.T) {
 }
 
 // TestLanczosFallback: when block Lanczos runs out of its budget of
-// products, topEigenvectors still returns the top eigenpairs (from the
+// products, TopEigenvectors still returns the top eigenpairs (from the
 // tridiagonal path), equal to the dense path's (gonum's EigenSym) within
 // n eps lambda_1 / gap, on a Wishart matrix that Lanczos does not finish
 // in one cycle.
@@ -289,18 +287,15 @@ func TestLanczosFallback(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 9))
 	const n, m, P = 400, 800, 20
 	S := wishart(rng, n, m)
-	want, wantVals, err := denseTop(S, P)
+	want, wantVals, err := DenseTop(S, P)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func(v int) { lanczosMaxProducts = v }(lanczosMaxProducts)
-	lanczosMaxProducts = 0
 	called := false
-	lanczosTrace = func(int, int) { called = true }
-	defer func() { lanczosTrace = nil }()
+	rt := &Routes{LanczosGiveUp: true, LanczosTrace: func(int, int) { called = true }}
 	Sc := mat.NewSymDense(n, nil)
 	Sc.CopySym(S)
-	V, vals, err := topEigenvectors(Sc, P, nil, nil)
+	V, vals, err := TopEigenvectors(Sc, P, nil, nil, rt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +327,7 @@ func TestLanczosRitzPaths(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 10))
 	const n, m, P = 500, 900, 16
 	S := wishart(rng, n, m)
-	want, wantVals, err := denseTop(S, P)
+	want, wantVals, err := DenseTop(S, P)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,19 +338,17 @@ func TestLanczosRitzPaths(t *testing.T) {
 		}
 	}
 	restarts := 0
-	lanczosTrace = func(r, _ int) { restarts = r }
-	defer func() { lanczosTrace = nil }()
-	defer func() { lanczosDenseRitz = false }()
+	trace := func(r, _ int) { restarts = r }
 	got := map[bool]*mat.Dense{}
 	for _, dense := range []bool{false, true} {
-		lanczosDenseRitz = dense
+		rt := &Routes{DenseRitz: dense, LanczosTrace: trace}
 		var first *mat.Dense
 		for _, threads := range []int{1, 2} {
 			var V *mat.Dense
 			var vals []float64
 			var ok bool
 			var err error
-			onTeam(threads, func(crew *par.Team) { V, vals, ok, err = lanczosTop(a, n, nil, n, P, nil, crew) })
+			onTeam(threads, func(crew *par.Team) { V, vals, ok, err = lanczosTop(a, n, nil, n, P, nil, crew, rt) })
 			if err != nil || !ok {
 				t.Fatalf("dense Ritz %v: ok %v, %v", dense, ok, err)
 			}
@@ -386,7 +379,7 @@ func TestLanczosRitzPaths(t *testing.T) {
 }
 
 // TestLanczosCancel: a cancel that turns true stops lanczosTop with
-// ErrCanceled, at whichever of its polls it comes.
+// par.ErrCanceled, at whichever of its polls it comes.
 func TestLanczosCancel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 8))
 	const n = 300
@@ -403,15 +396,15 @@ func TestLanczosCancel(t *testing.T) {
 		}
 	}
 	total := 0
-	if _, _, ok, err := lanczosTop(a, n, nil, n, 5, func() bool { total++; return false }, nil); !ok || err != nil {
+	if _, _, ok, err := lanczosTop(a, n, nil, n, 5, func() bool { total++; return false }, nil, nil); !ok || err != nil {
 		t.Fatalf("without cancel: ok = %v, err = %v", ok, err)
 	}
 	for after := range total {
 		polls := 0
 		cancel := func() bool { polls++; return polls > after }
-		_, _, _, err := lanczosTop(a, n, nil, n, 5, cancel, nil)
-		if !errors.Is(err, ErrCanceled) {
-			t.Errorf("cancel after %d polls: err = %v, want ErrCanceled", after, err)
+		_, _, _, err := lanczosTop(a, n, nil, n, 5, cancel, nil, nil)
+		if !errors.Is(err, par.ErrCanceled) {
+			t.Errorf("cancel after %d polls: err = %v, want par.ErrCanceled", after, err)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package solver
+package eigen
 
 import (
 	"github.com/sompca/sompca/solver/internal/kernel"
@@ -9,13 +9,13 @@ import (
 )
 
 // smallTop is the workspace of the top eigenpair of a small dense
-// symmetric matrix (eigenWork.topPair): Householder tridiagonalisation
+// symmetric matrix (Work.topPair): Householder tridiagonalisation
 // T = Q^T A Q (reduce), the top pair of T by Rayleigh quotient iteration
 // from the warm vector mapped by Q^T, confirmed by a Sturm count
 // (tridiagTopPair), and the vector mapped back by Q. It does the work of
 // Dsytrd on a compact copy of each step's trailing block (the products
 // with it by the contraction kernel, no LAPACK call, no strided access)
-// and needs no eigenvalue but the top one, where tridiagWork.top also
+// and needs no eigenvalue but the top one, where tridiagWork.Top also
 // finds every eigenvalue (Dsterf). When the iteration settles on another
 // eigenvalue (about 4% of the problems below: the first update of each
 // EMP, from the uniform start) tridiagTopIsolated finds the top one by
@@ -30,7 +30,7 @@ import (
 // On the problems of one gait uint8 fit (731 x 32 x 22 x 10, P = 32,
 // K = 20: the 10 x 10 and 22 x 22 scatters of its mode updates, with
 // their warm starts, recorded and replayed by a Go benchmark not kept,
-// chrt) it took 3.2 and 12 us a problem where tridiagWork.top took 8.7
+// chrt) it took 3.2 and 12 us a problem where tridiagWork.Top took 8.7
 // and 38. The reduction's rank-2 updates are kernel.Rank2Update's (an AVX2
 // kernel, two FMAs an entry) since 2026-11-27, where a Go loop rounded
 // each product: the 22 x 22 problems 8.6 -> 6.6 us (replay, min of 7),
@@ -49,10 +49,10 @@ type smallTop struct {
 	n         int
 }
 
-// smallTopMax is the largest order eigenWork.topPair gives smallTop.
+// smallTopMax is the largest order Work.topPair gives smallTop.
 const smallTopMax = 32
 
-func (w *smallTop) reserve(n int) {
+func (w *smallTop) Reserve(n int) {
 	if n <= w.n {
 		return
 	}
@@ -68,8 +68,8 @@ func (w *smallTop) reserve(n int) {
 // iteration; the answer does not depend on it beyond rounding, unless
 // the top eigenvalue is (numerically) multiple. ok is false only when
 // every method failed to converge.
-func (w *smallTop) top(u []float64, A []float64, lda, n int, warm []float64) (float64, bool) {
-	w.reserve(n)
+func (w *smallTop) Top(u []float64, A []float64, lda, n int, warm []float64) (float64, bool) {
+	w.Reserve(n)
 	if n == 1 {
 		u[0] = 1
 		return A[0], true
@@ -183,7 +183,7 @@ func (w *smallTop) reduce(n int, d0 float64) {
 			clear(v)
 			clear(z)
 		} else {
-			dotRows(z, Block{F64: B}, m1, m1, v)
+			kernel.DotRowsF64(z, B, m1, m1, v, false)
 			for i := range z {
 				z[i] *= tau
 			}
