@@ -69,11 +69,6 @@ func (fc *fixedCache) get(v []float64) *kernel.FixedVec {
 	return &fc.f
 }
 
-// kronMax bounds the length of the Kronecker vector of partial's mode-0
-// contraction (32 KiB of float64, an L1 cache): beyond it the rows it
-// is dotted with would stream it from farther away than the samples.
-const kronMax = 4096
-
 func newContractor(dims []int) *contractor {
 	size, rest := 1, 0
 	for k, d := range dims {
@@ -165,15 +160,6 @@ func (c *contractor) mode0(dst []float64, x Block, cnt int, v []float64) {
 		axpyRowsStream(di, xi, c.dims[0], cols, v)
 	}
 }
-
-// fixedDotMin is the shortest row dotSample contracts by kernel.DotRowsFixed:
-// shorter rows take the float64 kernel for uint8, whatever the sample's
-// type, as well. The fixed kernel rounds rows up to whole blocks of 16
-// columns, four rows at a time up to kernel.FixedQuadMax columns (fixed_amd64.go):
-// against the float64 kernel for uint8 it gains from 32 columns
-// (BenchmarkKernels, fixed/float64; see fixed_amd64.go), and rows of
-// 8-24 columns lose or gain nothing to speak of.
-const fixedDotMin = 32
 
 // rows0 writes to out (cnt x dims[0]) the mode-0 partial projections of
 // the cnt samples in x when they are one dotRows a sample (oneDot): of

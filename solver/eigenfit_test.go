@@ -47,7 +47,7 @@ func TestPCAIntegerGram(t *testing.T) {
 		t.Fatal("float64 samples read as they are took the uint8 path")
 	}
 	// Split every block product between the threads (IntGram.apply).
-	opts.routes = &eigen.Routes{SplitAll: true}
+	opts.routes = &routes{eigen: eigen.Routes{SplitAll: true}}
 	for _, threads := range []int{1, 2, 3} {
 		opts.Threads = threads
 		u8src, err := NewSliceSource(u8, M, shape)
@@ -73,7 +73,7 @@ func TestPCAIntegerGram(t *testing.T) {
 	// the operator forms (IntGram.sym), equal within the paths' accuracy.
 	func() {
 		opts := opts
-		opts.routes = &eigen.Routes{LanczosGiveUp: true}
+		opts.routes = &routes{eigen: eigen.Routes{LanczosGiveUp: true}}
 		u8src, err := NewSliceSource(u8, M, shape)
 		if err != nil {
 			t.Fatal(err)
@@ -91,7 +91,7 @@ func TestPCAIntegerGram(t *testing.T) {
 			}
 		}
 	}()
-	opts.routes = &eigen.Routes{FloatGram: true}
+	opts.routes = &routes{eigen: eigen.Routes{FloatGram: true}}
 	float, _ := fitOrFatal(t, f64, M, shape, opts)
 	if reflect.DeepEqual(float, ref) {
 		// The two Gram matrices round differently; equal bits would mean
@@ -128,7 +128,7 @@ func TestGramPath(t *testing.T) {
 			iter, _ := fitOrFatal(t, data, c.m, c.shape, opts)
 			var dense *Model
 			dopts := opts
-			dopts.routes = &eigen.Routes{DenseAll: true}
+			dopts.routes = &routes{eigen: eigen.Routes{DenseAll: true}}
 			dense, _ = fitOrFatal(t, data, c.m, c.shape, dopts)
 			if ok, d := closeTo(iter.Variance, dense.Variance, 1e-11); !ok {
 				t.Errorf("M = %d %v %v: variances differ by %.3g", c.m, c.shape, mc, d)
@@ -186,9 +186,9 @@ func TestTuckerComplements(t *testing.T) {
 	for _, method := range []Method{MPCA, CSA} {
 		opts := Options{Method: method}
 		got, _ := fitOrFatal(t, data, M, shape, opts)
-		useComplements = false
-		want, _ := fitOrFatal(t, data, M, shape, opts)
-		useComplements = true
+		off := opts
+		off.routes = &routes{complementsOff: true}
+		want, _ := fitOrFatal(t, data, M, shape, off)
 		if !reflect.DeepEqual(got.Ranks, want.Ranks) {
 			t.Fatalf("%v: ranks %v, want %v", method, got.Ranks, want.Ranks)
 		}
@@ -247,9 +247,8 @@ func TestTuckerSkipsWholeModes(t *testing.T) {
 			return &m, src.n
 		}
 		got, passes := fit()
-		skipWholeModes = false
+		opts.routes = &routes{skipOff: true}
 		want, all := fit()
-		skipWholeModes = true
 		if passes != c.passes || all != c.all {
 			t.Errorf("Q %v: %d passes, %d without skipping; want %d, %d", c.q, passes, all, c.passes, c.all)
 		}

@@ -5,11 +5,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// gemmTile bounds the tiles of C that gemmSerial hands to gonum's Dgemm:
-// gonum runs a product on its own goroutines when C spans 4 or more of its
-// 64 x 64 blocks, and a tile of at most 64 x 192 spans 3.
-const gemmRows, gemmCols = 64, 192
-
 // gemmSerial is blas64.Gemm (C = alpha op(A) B + beta C) on the
 // calling goroutine: C is computed in tiles small enough that gonum does
 // not start goroutines for them. The passes call it from the workers of

@@ -113,14 +113,6 @@ func narrowBlock(b Block, room int64, f32 bool, canceled func() bool) (nb Block,
 	return Block{}, false
 }
 
-// probe is how many leading values narrowTo converts before it allocates;
-// narrowChunk how many values narrowBlock reads between polls of its
-// canceled (a millisecond or two of work).
-const (
-	probe       = 256
-	narrowChunk = 1 << 20
-)
-
 // narrowTo converts x to uint8 by conv while its values are exactly uint8
 // values, and returns the copy and len(x), or nil and the index of the
 // first value that is not (-1 when canceled returned true).

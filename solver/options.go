@@ -2,7 +2,6 @@ package solver
 
 import (
 	"fmt"
-	"github.com/sompca/sompca/solver/internal/eigen"
 	"github.com/sompca/sompca/solver/internal/par"
 	"slices"
 )
@@ -125,7 +124,7 @@ type Options struct {
 
 	// routes overrides the eigen step's route choices; only tests set it,
 	// to compare one route with another (nil: the thresholds' routes).
-	routes *eigen.Routes
+	routes *routes
 }
 
 // ModeUpdates chooses the passes of the TVP mode updates (Options.ModeUpdates).

@@ -541,10 +541,6 @@ func sumU8(s []float64, x []uint8, cnt, size int) {
 	}
 }
 
-// sumChunk is the number of columns sumU8 sums at a time in Go (4 KiB of
-// uint32 on the stack).
-const sumChunk = 1024
-
 // squaresAbout returns sum_i (x[i] - mean[i mod len(mean)])^2.
 func squaresAbout(x Block, mean []float64) float64 {
 	size := len(mean)

@@ -104,7 +104,7 @@ func (f *fitter) pcaScatter(P int) (*mat.Dense, []float64, error) {
 	}
 	crew, done := f.crew()
 	defer done()
-	return eigen.TopEigenvectors(newSymAcc(D, S).toSym(nil), P, f.opts.Cancel, crew, f.opts.routes)
+	return eigen.TopEigenvectors(newSymAcc(D, S).toSym(nil), P, f.opts.Cancel, crew, f.opts.routes.eigenRoutes())
 }
 
 // crew returns the team for a fit's own parallel work (the Gram matrix,
@@ -140,7 +140,7 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 		if err := f.pass(&Pass{Op: OpCentred, Shape: f.shape, Samples: f.m}, X.RawMatrix().Data); err != nil {
 			return nil, nil, err
 		}
-		x16, ld = eigen.GramIntegers(X, crew, f.opts.routes)
+		x16, ld = eigen.GramIntegers(X, crew, f.opts.routes.eigenRoutes())
 		xr := X.RawMatrix()
 		par.Rows(crew, f.m, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
@@ -160,7 +160,7 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	V, vals, err := eigen.TopEigenvectorsWith(K, op, P, cancel, crew, f.opts.routes)
+	V, vals, err := eigen.TopEigenvectorsWith(K, op, P, cancel, crew, f.opts.routes.eigenRoutes())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -209,5 +209,5 @@ func (f *fitter) residentU8(crew *par.Team) (x16 []int16, ld int) {
 	if !ok || b.U8 == nil || len(b.U8) != f.m*f.size {
 		return nil, 0
 	}
-	return eigen.GramIntegersU8(b.U8, f.m, f.size, crew, f.opts.routes)
+	return eigen.GramIntegersU8(b.U8, f.m, f.size, crew, f.opts.routes.eigenRoutes())
 }

@@ -13,29 +13,10 @@ import (
 // (Pass.Grain; PCA's scatter uses 64). See doc.go, "Passes".
 const grain = par.Grain
 
-// rowsPieceMin is the fewest samples of a piece of a rows pass that a
-// member takes at the end of a read (deal.takeRange): the last pieces
-// shrink to it so that the members finish within about that many
-// samples of each other; the per-call costs of the contraction kernels
-// stay small beside even one sample's work (gait: 7,040 values). Gait
-// uint8 at 2 threads (teamstats, 10 fits each interleaved, chrt): the
-// passes' idle time 10.2 / 21.0 ms a fit (min / median) with pieces down
-// to 4 samples, 7.7 / 12.6 down to 1, the caller's wait at their end 3.5
-// / 6.1 and 2.2 / 3.2.
-const rowsPieceMin = 1
-
-// readUnit is the unit of a read: every Read but the last of a pass holds
-// a multiple of readUnit samples, a multiple of every pass's grain, so
-// the leaves, and with them the results, do not depend on read sizes.
-const readUnit = 256
-
 // BlockMultiple is the multiple of samples at which a driver may split
 // the samples into blocks (Pass.BlockSpans) and get the local fit's
 // results bit for bit: every pass's Grain divides it.
 const BlockMultiple = 64
-
-// readBytes bounds the size of one Read, counted as float64 elements.
-const readBytes = 32 << 20
 
 // Executor runs the passes of a fit. Run makes pass p over all samples and
 // writes its result into out: for a sum pass the PartialLen() values of
@@ -163,12 +144,9 @@ type runner struct {
 	// or over the cache z (k = 1): each walks its samples the opposite
 	// way to the one before it (see run).
 	back [2]bool
+	// oneWay keeps every pass forward (tests compare it with the turns)
+	oneWay bool
 }
-
-// turnPasses makes each pass walk its samples the opposite way to the
-// pass before it over the same data (runner.run); tests clear it to show
-// that the order changes no bit.
-var turnPasses = true
 
 // job is one read's share of a pass, worked on by the whole pool. The
 // runner reuses one job for every read.
@@ -373,7 +351,7 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 	if in == fromZ {
 		k = 1
 	}
-	back := turnPasses && r.back[k]
+	back := !r.oneWay && r.back[k]
 	r.back[k] = !r.back[k]
 	backReads := back && rows && (in == fromZ || inMemory(src))
 	block := r.block

@@ -5,19 +5,6 @@ import (
 	"math"
 )
 
-// Extreme scales. A fit forms sums of squares and products of the samples
-// (scatter matrices, Gram matrices, norms), which overflow for values much
-// above 1e150 and lose every digit to underflow much below 1e-150. When
-// the largest |value| of the samples lies outside [2^-scaleLimit,
-// 2^scaleLimit], the fit reads them multiplied by a power of two 2^k that
-// brings it into [0.5, 1) (exact: only the exponents change) and scales
-// the results back: projections do not change, the mean scales by 2^-k,
-// variances and objective histories by 2^-2k. Samples within the window
-// are read as they are, so ordinary fits are unchanged bit for bit. A
-// model whose variances cannot be represented in float64 (the data's
-// scale squared is outside its range) is an ErrData naming the scale.
-const scaleLimit = 100
-
 // rescale decides, after the first two passes (mean and total scatter),
 // whether the samples are at an extreme scale, and if so makes the fit
 // read them times 2^k from now on (reporting true, so that stats runs

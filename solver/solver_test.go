@@ -549,11 +549,9 @@ func TestSweepReads(t *testing.T) {
 		// with the uniform vector from runner.kept, one sample pass an
 		// EMP less (keepStart off: they read the samples).
 		reads3 := func(keep bool) int {
-			keepStart = keep
-			defer func() { keepStart = true }()
 			src := &readCounter{Source: must(NewSliceSource(frac, M, c.shape))}
 			var m Model
-			if err := m.Fit(src, Options{Method: SOMPCA, Components: 3, MaxIter: c.k, Threads: 2}); err != nil {
+			if err := m.Fit(src, Options{Method: SOMPCA, Components: 3, MaxIter: c.k, Threads: 2, routes: &routes{keepStartOff: !keep}}); err != nil {
 				t.Fatal(err)
 			}
 			return src.n
@@ -595,7 +593,7 @@ func TestLanczos(t *testing.T) {
 		iter, _ := fitOrFatal(t, data, M, shape, opts)
 		var dense *Model
 		dopts := opts
-		dopts.routes = &eigen.Routes{DenseAll: true}
+		dopts.routes = &routes{eigen: eigen.Routes{DenseAll: true}}
 		dense, _ = fitOrFatal(t, data, M, shape, dopts)
 		if ok, d := closeTo(iter.Variance, dense.Variance, 1e-11); !ok {
 			t.Errorf("%v: variances differ by %.3g", c, d)
@@ -722,10 +720,10 @@ func TestUniformStartKept(t *testing.T) {
 						opts.Components = 2 // their bound
 					}
 					kept, src := fitOrFatal(t, data, M, shape, opts)
-					keepStart = false
 					var anew Model
-					err := anew.Fit(src, opts)
-					keepStart = true
+					aopts := opts
+					aopts.routes = &routes{keepStartOff: true}
+					err := anew.Fit(src, aopts)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -799,9 +797,9 @@ func TestUniformStartMemory(t *testing.T) {
 		return c.n
 	}
 	withStart := reads()
-	keepStart = false
+	opts.routes = &routes{keepStartOff: true}
 	without := reads()
-	keepStart = true
+	opts.routes = nil
 	if withStart != without {
 		t.Errorf("%v: %d reads, %d without keeping the start: want as many", small, withStart, without)
 	}

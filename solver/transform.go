@@ -16,17 +16,17 @@ import (
 // (ErrData, a *SampleError naming the sample); dst then holds partial
 // results. A failed read is ErrSource wrapping the source's error.
 func (m *Model) TransformTo(dst []float64, src Source) ([]float64, error) {
-	return m.transform(dst, src, 0, nil)
+	return m.transform(dst, src, 0, nil, false)
 }
 
 // TransformToCancel is TransformTo that stops with ErrCanceled once
 // cancel, polled every few samples, returns true; dst then holds partial
 // results.
 func (m *Model) TransformToCancel(dst []float64, src Source, cancel func() bool) ([]float64, error) {
-	return m.transform(dst, src, 0, cancel)
+	return m.transform(dst, src, 0, cancel, false)
 }
 
-func (m *Model) transform(dst []float64, src Source, threads int, cancel func() bool) ([]float64, error) {
+func (m *Model) transform(dst []float64, src Source, threads int, cancel func() bool, perFeature bool) ([]float64, error) {
 	if !m.Fitted() {
 		return nil, ErrNotFitted
 	}
@@ -64,7 +64,7 @@ func (m *Model) transform(dst []float64, src Source, threads int, cancel func() 
 		meanProj[p] = c.full(Block{F64: m.Mean}, vs[p])
 	}
 	pass := &Pass{Op: OpTransform, Shape: dims, Samples: M, Features: vs, Offset: meanProj}
-	if tuckerTransform {
+	if !perFeature {
 		pass.Factors, pass.Index = m.tuckerFactors()
 	}
 	run := newRunner(src, len(m.Mean), threads)
@@ -83,10 +83,6 @@ func (m *Model) transform(dst []float64, src Source, threads int, cancel func() 
 	}
 	return dst, nil
 }
-
-// tuckerTransform lets tests compare the factor path of MPCA and CSA
-// transforms (tuckerFactors) with the per-feature contractions.
-var tuckerTransform = true
 
 // tuckerFactors returns, for an MPCA or CSA model, its factor matrices U_n
 // (I_n x r_n, the distinct columns of Projections[n] in order of first

@@ -33,9 +33,7 @@ func TestTuckerTransform(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					tuckerTransform = false
-					want, err := model.TransformTo(nil, s)
-					tuckerTransform = true
+					want, err := model.transform(nil, s, 0, nil, true) // per feature
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -76,7 +76,7 @@ func (f *fitter) fitTucker() (*Model, error) {
 	setComp := func(n int) {
 		comp[n] = nil
 		switch {
-		case !useComplements:
+		case f.opts.routes.noComplements():
 		case ranks[n] == f.shape[n]:
 			comp[n] = none // U U^T = I: the full-projection shortcut
 		case 2*ranks[n] > f.shape[n]:
@@ -102,7 +102,7 @@ func (f *fitter) fitTucker() (*Model, error) {
 			// skipped (MPCA on data whose every mode needs its full
 			// rank for Q, such as the gait bench's, made K N passes
 			// that only read the data).
-			noFull, skip := true, skipWholeModes
+			noFull, skip := true, !f.opts.routes.noSkip()
 			for k := range N {
 				if k != n {
 					noFull = noFull && comp[k] != nil
@@ -187,14 +187,6 @@ func (f *fitter) fitTucker() (*Model, error) {
 	}
 	return m, nil
 }
-
-// useComplements enables the complement projections (tests compare
-// with and without).
-var useComplements = true
-
-// skipWholeModes lets a sweep skip the pass of a mode update whose other
-// modes are all kept whole (tests compare with and without).
-var skipWholeModes = true
 
 // rankForShare returns the fewest leading values (descending) whose sum
 // reaches the fraction q of the total.
@@ -295,13 +287,6 @@ func modeProduct(dst, src []float64, pre, d, post int, U *mat.Dense, sc *scratch
 		}
 	}
 }
-
-// modeProductNarrow bounds the columns of U for which modeProduct's last
-// mode (post = 1) goes through narrowProduct rather than gonum's
-// NoTrans Dgemm, which makes one AXPY call of r elements for each of the
-// pre x d entries of src: for CSA's complements of 1-3 columns and the
-// core's last mode (gait: 10 x 10), those calls took most of the time.
-const modeProductNarrow = 16
 
 // narrowProduct sets dst (rows x r) = src (rows x d) U, U d x r, as
 // (U^T src^T)^T: src transposed into sc.a, one gemmSerial with op(A) =
@@ -458,6 +443,6 @@ func denseInterruptible(cancel func() bool, e *eigen.Work, U *mat.Dense, phi *ma
 func (f *fitter) topVectors(phi *mat.SymDense, r int) (*mat.Dense, error) {
 	crew, done := f.crew()
 	defer done()
-	U, _, err := eigen.TopEigenvectors(phi, r, f.opts.Cancel, crew, f.opts.routes)
+	U, _, err := eigen.TopEigenvectors(phi, r, f.opts.Cancel, crew, f.opts.routes.eigenRoutes())
 	return U, err
 }

@@ -72,21 +72,6 @@ type tvpFit struct {
 	startSet bool
 }
 
-// keepStart lets fitTVP keep the partial projections at the uniform start
-// for the later EMPs (tvpFit.start), or a rotating fit the samples
-// contracted with a uniform vector (runner.kept); the tests turn it off to
-// check that the fit is the same, bit for bit, without.
-var keepStart = true
-
-// startMinRest is the smallest prod_{k>1} I_k for which a fit keeps the
-// partial projections at the uniform start: their M x I_1 float64 are
-// then at most 1/16 of the samples' bytes (of uint8 samples; less for
-// the others). For smaller samples they would add a sizable share of the
-// data to the fit's memory (4000 x 64 x 64 uint8: 2 MB against 16, which
-// raised the fit's peak resident size by as much) to save a pass per EMP
-// that costs little.
-const startMinRest = 128
-
 func (f *fitter) fitTVP() (*Model, error) {
 	bound, def, why := f.spec.bound(f)
 	P := f.opts.Components
@@ -99,7 +84,7 @@ func (f *fitter) fitTVP() (*Model, error) {
 	t := &tvpFit{fitter: f, p: P, nu: f.mode}
 	// SO-MPCA's and FO-MPCA's constraints stay fixed through an EMP's
 	// sweeps; UMPCA's change every update.
-	cfg := eigen.Config{Threads: f.opts.Threads, Cancel: f.opts.Cancel, FixedRows: t.spec.constraint != uncorrelated, Routes: f.opts.routes}
+	cfg := eigen.Config{Threads: f.opts.Threads, Cancel: f.opts.Cancel, FixedRows: t.spec.constraint != uncorrelated, Routes: f.opts.routes.eigenRoutes()}
 	if f.run != nil {
 		cfg.Team = f.run.team() // the passes' goroutines run the products too
 		// the rows passes' reads (0: one read of all), for the layout
@@ -144,7 +129,7 @@ func (f *fitter) fitTVP() (*Model, error) {
 		// 29 of 30). It takes what the memory limit leaves beside z; it
 		// saves nothing unless two EMPs sweep.
 		sweeping := P - b2i(f.opts.RelaxedStart)
-		if l := t.lead(0, 0); keepStart && l > 0 && sweeping >= 2 {
+		if l := t.lead(0, 0); !f.opts.routes.noKeepStart() && l > 0 && sweeping >= 2 {
 			if kz := f.m * (f.size / f.shape[l-1]); int64(kz)*8 <= room {
 				f.run.kept, f.run.keptValid, f.run.keepNext = make([]float64, kz), false, true
 				room -= int64(kz) * 8
@@ -160,7 +145,7 @@ func (f *fitter) fitTVP() (*Model, error) {
 	// samples contracted in mode N with the uniform u^(N), which it would
 	// read anyway, and its first is then served by that pass (K N / (N-1)
 	// sample passes an EMP either way).
-	if keepStart && !f.scatterUpdates && !f.spec.deflate && t.lead(0, 0) == 0 && f.size/f.shape[0] >= startMinRest && int64(f.m)*int64(f.shape[0])*8 <= room {
+	if !f.opts.routes.noKeepStart() && !f.scatterUpdates && !f.spec.deflate && t.lead(0, 0) == 0 && f.size/f.shape[0] >= startMinRest && int64(f.m)*int64(f.shape[0])*8 <= room {
 		t.start = make([]float64, f.m*f.shape[0])
 	}
 	t.allocate(P)

@@ -21,10 +21,6 @@ import (
 // wants the portable route calls the Go twins.
 func AVX2() bool { return avx2 }
 
-// shortRow is the row length below which a plain loop beats a call to
-// gonum's assembly kernels for float64.
-const shortRow = 16
-
 // DotRowsF64 sets dst[r] = sum_c x[r*cols+c] v[c] for r < rows: by
 // DotRows when AVX2 (stream as there), else by gonum's floats.Dot for
 // rows of shortRow or more and by DotRowsGo for shorter ones. For given

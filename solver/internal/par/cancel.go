@@ -10,9 +10,6 @@ import (
 // solver package exports it as solver.ErrCanceled.
 var ErrCanceled = errors.New("solver: fit canceled by the progress callback")
 
-// cancelPoll is how often Interruptible polls Options.Cancel.
-const cancelPoll = 20 * time.Millisecond
-
 // Interruptible runs work, a long computation that cannot poll for
 // cancellation itself (gonum's dense products and eigendecompositions), on
 // a goroutine of its own and waits for it, polling cancel. Once cancel

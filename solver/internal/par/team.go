@@ -8,19 +8,6 @@ import (
 	"time"
 )
 
-// teamSpin bounds how long an idle member of a team waits for the next
-// task by spinning (polling an atomic counter) before it parks.
-// A fit hands work to its team thousands of times a second, between
-// short serial steps (the Krylov products of a mode update, each ~10-20
-// us, alternate with Ritz steps of a few us); handing work to a parked
-// goroutine costs a futex wake-up and a trip through the Go scheduler,
-// tens of microseconds on a virtual machine, as much as the work. A
-// spinning member takes a task within a fraction of a microsecond. The
-// bound keeps a member from burning a core while the fit waits for
-// longer (a read from a file, a progress callback): it then parks, and
-// the next task pays one wake-up. See doc.go, "Passes".
-const teamSpin = 200 * time.Microsecond
-
 // team is a fit's pool of goroutines for fine-grained parallel work:
 // run(fn) runs fn(0) on the caller and fn(1), ..., fn(size-1) on the
 // members, and returns when all have returned. Members spin for a while
