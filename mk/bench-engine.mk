@@ -28,7 +28,7 @@ bench-engine: $(BUILD)/bench/cfit python-package
 # portable loops, avx2: the assembly), on one sample in cache
 # (BenchmarkKernels), streamed over many samples (BenchmarkKernelsStream)
 # and in whole passes (BenchmarkPassRate), uint8fixed the exact uint8
-# kernels of solver/fixed.go on the uint8 data: Gelem/cpu-s (elements, one FMA
+# kernels of solver/internal/kernel/fixed.go on the uint8 data: Gelem/cpu-s (elements, one FMA
 # each, per CPU second) and peak-frac, their fraction of 8 float64 FMAs per
 # cycle at /proc/cpuinfo's clock. See bench/MEASUREMENTS.md, "Engine notes", for what
 # bounds them.

@@ -1,4 +1,4 @@
-package solver
+package pingpong
 
 import (
 	"runtime"
@@ -22,7 +22,7 @@ func pinThread(cpu int) bool {
 // one thread pinned to each passing a counter back and forth; ns/op is
 // one round trip. On the 2-CPU virtual machine here it reads 66-117 ns
 // in some runs and 400-770 ns in others seconds apart, and what the team
-// pays for the lines its members share with it (doc.go, "Passes").
+// pays for the lines its members share with it (docs/DESIGN.md, section 5).
 func BenchmarkPingPong(b *testing.B) {
 	if runtime.NumCPU() < 2 {
 		b.Skip("one CPU")
