@@ -7,12 +7,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver/internal/kernel"
 )
 
 // The solver was split into packages by concern (issue 33: kernels, eigen

@@ -1,8 +1,9 @@
 package solver
 
 import (
-	"github.com/sompca/sompca/solver/internal/kernel"
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/sompca/sompca/solver/internal/kernel"
 )
 
 // contractor computes partial multilinear projections (eq. 10) of samples

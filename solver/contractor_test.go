@@ -1,12 +1,13 @@
 package solver
 
 import (
-	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/sompca/sompca/solver/internal/kernel"
 )
 
 // naivePartial is the contraction of x (row-major, shape dims) with vs[k]

@@ -6,9 +6,10 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/sompca/sompca/solver/internal/eigen"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver/internal/eigen"
 )
 
 // From gram_test.go.

@@ -3,6 +3,7 @@ package solver
 import (
 	"errors"
 	"fmt"
+
 	"github.com/sompca/sompca/solver/internal/eigen"
 )
 

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/sompca/sompca/solver"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver"
 )
 
 // Fit SO-MPCA-RS to twelve 3 x 4 "images" and extract their features.

@@ -2,13 +2,14 @@ package solver
 
 import (
 	"fmt"
-	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sompca/sompca/solver/internal/kernel"
 )
 
 // Tests of the assembly contraction kernels against the generic Go loops

@@ -1,8 +1,9 @@
 package solver
 
 import (
-	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
+
+	"github.com/sompca/sompca/solver/internal/kernel"
 )
 
 // Exact narrowing (doc.go, "Narrowing"): a fit whose samples are all in

@@ -2,11 +2,12 @@ package solver
 
 import (
 	"fmt"
-	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/sompca/sompca/solver/internal/kernel"
 )
 
 // TestNarrowBlock: each value narrows only to a type that holds it bit

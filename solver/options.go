@@ -2,8 +2,9 @@ package solver
 
 import (
 	"fmt"
-	"github.com/sompca/sompca/solver/internal/par"
 	"slices"
+
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
 // FeatureOrder says how a fitted model orders its features.

@@ -2,8 +2,6 @@ package solver
 
 import (
 	"fmt"
-	"github.com/sompca/sompca/solver/internal/kernel"
-	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"sync/atomic"
 
@@ -11,6 +9,9 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver/internal/kernel"
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
 // Op says what a Pass computes from each sample.

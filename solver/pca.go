@@ -1,12 +1,13 @@
 package solver
 
 import (
-	"github.com/sompca/sompca/solver/internal/eigen"
-	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver/internal/eigen"
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
 // fitPCA fits ordinary PCA of the vectorised samples (the paper's first

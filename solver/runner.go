@@ -2,11 +2,12 @@ package solver
 
 import (
 	"fmt"
-	"github.com/sompca/sompca/solver/internal/par"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
 // grain is the number of samples of one leaf of a pass's reduction tree

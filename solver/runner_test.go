@@ -2,13 +2,14 @@ package solver
 
 import (
 	"errors"
-	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"sync/atomic"
 	"testing"
+
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
 // blockExec is an Executor as a distributed driver would be: it splits the

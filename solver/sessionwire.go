@@ -2,12 +2,13 @@ package solver
 
 import (
 	"encoding/binary"
-	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
 // The blocks of a Session: requests, partials and their fold.

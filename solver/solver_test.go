@@ -3,7 +3,6 @@ package solver
 import (
 	"errors"
 	"fmt"
-	"github.com/sompca/sompca/solver/internal/eigen"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -14,6 +13,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/sompca/sompca/solver/internal/eigen"
 )
 
 // randomTensors returns m samples of the given shape: Gaussian noise plus

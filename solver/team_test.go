@@ -3,11 +3,12 @@ package solver
 import (
 	"errors"
 	"fmt"
-	"github.com/sompca/sompca/solver/internal/eigen"
 	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sompca/sompca/solver/internal/eigen"
 )
 
 // waitGoroutines fails t if the number of goroutines does not come back to

@@ -1,14 +1,15 @@
 package solver
 
 import (
-	"github.com/sompca/sompca/solver/internal/eigen"
-	"github.com/sompca/sompca/solver/internal/par"
 	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver/internal/eigen"
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
 // fitTucker fits the paper's tensor-to-tensor baselines, MPCA (Lu,

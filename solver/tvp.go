@@ -2,7 +2,6 @@ package solver
 
 import (
 	"fmt"
-	"github.com/sompca/sompca/solver/internal/eigen"
 	"math"
 	"slices"
 
@@ -10,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver/internal/eigen"
 )
 
 // tvpFit is the one successive-EMP engine (Sec. 3.2, Algorithm 1) behind

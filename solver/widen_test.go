@@ -1,12 +1,13 @@
 package solver
 
 import (
-	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/sompca/sompca/solver/internal/kernel"
 )
 
 // TestCentreInto checks centreInto, by the AVX2 kernels where there are,

@@ -1,7 +1,6 @@
 package eigen
 
 import (
-	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"slices"
 
@@ -9,14 +8,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
-)
 
-// denseFraction: when P is at least this fraction of n, or n is small,
-// the top P eigenpairs come from the dense eigendecomposition (set by
-// BenchmarkTopEigenvectors).
-const (
-	denseFraction = 0.25
-	DenseMinN     = 64
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
 // TopEigenvectors returns the P eigenvectors of S with the largest
@@ -87,10 +80,6 @@ func TopEigenvectorsWith(S *mat.SymDense, op *IntGram, P int, cancel func() bool
 	}
 	return V, vals, err
 }
-
-// pollEvery is how many rows of O(n) or O(n P) work the loops of
-// tridiagTop do between polls of the cancellation.
-const pollEvery = 64
 
 // canceled reports whether cancel (may be nil) asks to stop.
 func canceled(cancel func() bool) bool { return cancel != nil && cancel() }
@@ -171,7 +160,7 @@ func newTridiagWork(n, P int) *tridiagWork {
 	return t
 }
 
-// top computes the top P eigenpairs of the symmetric matrix of order n
+// Top computes the top P eigenpairs of the symmetric matrix of order n
 // (n and P at most the workspace's) whose upper triangle is in t.a
 // (stride n; overwritten): all n eigenvalues, descending, and the P
 // eigenvectors as the columns of Z (n x P, row-major; of unit norm to

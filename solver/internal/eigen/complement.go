@@ -2,13 +2,14 @@ package eigen
 
 import (
 	"bytes"
-	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"unsafe"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver/internal/kernel"
 )
 
 // useComplement reports whether an n x n problem with a constraint of c
@@ -39,9 +40,6 @@ type complementWork struct {
 	m, sb []float64              // smallComplement's B^T S B and S B (n x n each)
 	full  []float64              // S with both triangles, when not e.s (Solver.fullS)
 }
-
-// complementBases is the number of constraints whose bases are kept.
-const complementBases = 4
 
 // compBasis is an orthonormal basis B of the complement of span(C)
 // for the constraint C = R^T.
@@ -117,7 +115,7 @@ func (b *compBasis) make(rows []float64, c, n int, work *Work) {
 	}
 }
 
-// reserve sizes b's storage for constraints on R^n at once (rows for
+// Reserve sizes b's storage for constraints on R^n at once (rows for
 // up to n of them, b and spare for any r), so that the bases a fit makes
 // and extends, EMP after EMP, allocate nothing more (TestAllocations).
 func (b *compBasis) Reserve(n int) {
@@ -133,7 +131,7 @@ func (b *compBasis) Reserve(n int) {
 	}
 }
 
-// reserve sizes the workspace of the dense path (smallComplement) for
+// Reserve sizes the workspace of the dense path (smallComplement) for
 // problems of dimension n, whichever path the updates take, so that a
 // fit's allocations do not depend on which of them go dense
 // (TestAllocations): every kept basis, M, T, S's copy, the vectors, and

@@ -2,8 +2,6 @@ package eigen
 
 import (
 	"errors"
-	"github.com/sompca/sompca/solver/internal/kernel"
-	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"runtime"
 	"slices"
@@ -13,6 +11,9 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver/internal/kernel"
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
 // FixSign flips v so that its entry of largest magnitude (the first such
@@ -98,7 +99,7 @@ func (e *Solver) Init(c Config) {
 
 var errNoFreedom = errors.New("solver: no direction left outside the constraint")
 
-// top writes to u the unit top eigenvector of S restricted to the
+// Top writes to u the unit top eigenvector of S restricted to the
 // complement of span(C), C = R^T (R may be nil: no constraint), and
 // returns its eigenvalue u^T S u. warm, if not nil, is a starting guess
 // for the iterative path; *hint is set to the number of Krylov products
@@ -241,7 +242,7 @@ func (e *Solver) fullS(S *mat.SymDense) []float64 {
 // problem before the dense eigendecomposition takes over.
 func krylovMaxApply(n int) int { return max(4*krylovSteps, n) }
 
-// topGram is top for S = Y^T Y, Y (m x n, row-major) the partial
+// TopGram is top for S = Y^T Y, Y (m x n, row-major) the partial
 // projections of the samples (len(Y) = m n, n = len(u)), forming S only
 // when that is cheaper: a product S v = Y^T (Y v) costs 2 m n
 // multiply-adds, forming S about gramBudget(n) of them. *hint carries
@@ -375,10 +376,6 @@ type formOp struct {
 	levelAt []int
 }
 
-// formRowsMax bounds the storage (float64s) of formRows's chunk
-// scatters: up to it, S is formed by rows.
-const formRowsMax = 1 << 18
-
 // formRows is formS by chunks of rows, for S of moderate size: the
 // scatter of each chunk of gramChunk rows (kernel.GramCols), summed by the
 // products' fixed tree over the same chunks, dealt to the same members
@@ -472,9 +469,6 @@ func (e *Solver) formRowsTask(w int) {
 		e.formRowsFold(w)
 	}
 }
-
-// formParts bounds the parts of a chunk's scatter in formRows.
-const formParts = 4
 
 // formBands returns the bounds of the parts of an n x n chunk scatter:
 // up to formParts runs of its 4-row bands (ceil(n/4) of them, bandCost)
@@ -694,16 +688,6 @@ func (e *Solver) fullApply(n int) func(dst, v []float64) {
 // at m = 300..721, n = 32..256).
 func gramBudget(n int) int { return max(4, n/8) }
 
-// gramChunk is the number of rows of Y whose contribution to Y^T (Y v)
-// is one leaf of the product's fixed reduction tree (as in a pass, see
-// Fold). The chunks of each read are dealt to the fit's team as the
-// runner deals the read's leaves (gramOp.layout), so the member that
-// wrote most of a chunk's rows of Y in the pass computes the chunk in the
-// products, from its own core's cache. 64 rows rather than the passes'
-// 16: the kernels' per-call work and the tree's additions then cost less
-// than the misses on the few rows whose owner differs.
-const gramChunk = 4 * par.Grain
-
 // gramOp is the product v -> Y^T (Y v) of gramApply.
 //
 // The chunks' sums are added by a fixed tree (the value of chunks [lo,
@@ -893,7 +877,7 @@ func foldPlan(spans, stack []par.Span, pairs [][2]int) ([][2]int, int, []par.Spa
 	return pairs, st[0].First, st[:0]
 }
 
-// close stops the team of the products with Y if the Solver started
+// Close stops the team of the products with Y if the Solver started
 // it.
 func (e *Solver) Close() {
 	if e.ownTeam {

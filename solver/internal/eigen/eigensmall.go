@@ -1,11 +1,12 @@
 package eigen
 
 import (
-	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/sompca/sompca/solver/internal/kernel"
 )
 
 // smallTop is the workspace of the top eigenpair of a small dense
@@ -49,9 +50,6 @@ type smallTop struct {
 	n         int
 }
 
-// smallTopMax is the largest order Work.topPair gives smallTop.
-const smallTopMax = 32
-
 func (w *smallTop) Reserve(n int) {
 	if n <= w.n {
 		return
@@ -62,7 +60,7 @@ func (w *smallTop) Reserve(n int) {
 	w.s, w.p, w.work, w.scr = make([]float64, n), make([]float64, n), make([]float64, 2*n), make([]float64, 4*n)
 }
 
-// top writes to u the unit top eigenvector of the n x n symmetric matrix
+// Top writes to u the unit top eigenvector of the n x n symmetric matrix
 // whose upper triangle is A (row-major, stride lda) and returns its
 // eigenvalue. warm (nil: none) is a guess of the vector that starts the
 // iteration; the answer does not depend on it beyond rounding, unless

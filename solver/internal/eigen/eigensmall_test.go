@@ -1,7 +1,6 @@
 package eigen
 
 import (
-	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -10,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver/internal/kernel"
 )
 
 // TestSmallTop: smallTop's top pair against gonum's EigenSym (Dsyev) on

@@ -40,7 +40,7 @@ func (e *Work) workLen(query func(work []float64)) int {
 	return l
 }
 
-// reserve sizes the buffers for problems of dimension up to n at once,
+// Reserve sizes the buffers for problems of dimension up to n at once,
 // so that the constrained problems of the later EMPs (smaller, and with
 // more constraints) need nothing new.
 func (e *Work) Reserve(n int) {
@@ -111,7 +111,7 @@ func (e *Work) topPair(v []float64, n int, warm []float64) (float64, bool) {
 	return vals[0], true
 }
 
-// top writes the unit top eigenvector of S to u and returns its
+// Top writes the unit top eigenvector of S to u and returns its
 // eigenvalue (the path of Solver.dense without a constraint); warm
 // is topPair's.
 func (e *Work) Top(u []float64, S *mat.SymDense, warm []float64) (float64, bool) {
@@ -207,7 +207,7 @@ func (e *Work) complement(craw blas64.General) blas64.General {
 	return blas64.General{Rows: n, Cols: r, Stride: r, Data: e.b}
 }
 
-// complementTo sets B (n x (n-c)) to complement(C) (complementBasis's
+// ComplementTo sets B (n x (n-c)) to complement(C) (complementBasis's
 // result, allocating nothing once e is sized).
 func (e *Work) ComplementTo(B *mat.Dense, C *mat.Dense) {
 	b := e.complement(C.RawMatrix())
@@ -216,7 +216,7 @@ func (e *Work) ComplementTo(B *mat.Dense, C *mat.Dense) {
 	}
 }
 
-// topVectors sets the r columns of U (n x r) to the top r eigenvectors of
+// TopVectors sets the r columns of U (n x r) to the top r eigenvectors of
 // S (n x n), sign-fixed, in descending order: DenseTop's result (the same
 // Dsyev call as gonum's EigenSym, so the same bits) without allocating.
 func (e *Work) TopVectors(U *mat.Dense, S *mat.SymDense) bool {
@@ -252,7 +252,7 @@ type SVDWork struct {
 	out               mat.Dense // the basis returned, a view of u
 }
 
-// reserve sizes w for matrices of n rows and up to c columns, for each n
+// Reserve sizes w for matrices of n rows and up to c columns, for each n
 // in rows, so that the updates of a fit, whose constraints gain a column
 // per EMP, need nothing new.
 func (w *SVDWork) Reserve(rows []int, c int) {
@@ -275,7 +275,7 @@ func (w *SVDWork) Reserve(rows []int, c int) {
 	w.work = grow(w.work, maxWork)
 }
 
-// orthonormalRange is the function of that name on scratch w; the basis
+// OrthonormalRange is the function of that name on scratch w; the basis
 // it returns is valid until the next call.
 func (w *SVDWork) OrthonormalRange(A blas64.General, floor float64) *mat.Dense {
 	n, c := A.Rows, A.Cols

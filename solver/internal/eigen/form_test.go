@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/sompca/sompca/solver/internal/kernel"
 	"github.com/sompca/sompca/solver/internal/par"
-	"gonum.org/v1/gonum/floats"
 )
 
 // BenchmarkFormS: S = Y^T Y formed by rows (formRows: the chunks'

@@ -1,30 +1,13 @@
 package eigen
 
 import (
-	"github.com/sompca/sompca/solver/internal/kernel"
-	"github.com/sompca/sompca/solver/internal/par"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
-)
 
-// The PCA Gram matrix X X^T (M x M, M < D): the upper triangle by a
-// blocked kernel of 3 x 4 dot products (kernel.Gram3x4, AVX2 where there is AVX2)
-// instead of gonum's Dgemm, whose pure-Go inner loop (AxpyUnitary) reaches
-// about a fifth of the FMA rate.
-//
-// Blocking: the columns of X (the D sums) go in chunks of gramChunkK, the
-// rows of K in panels of gramPanel; within a panel and a chunk, the rows
-// of X a 3 x 4 block reads (6 KB) stay in L1 and the panel's rows (256 KB)
-// in L2. Each entry of K is the sum over the chunks, in order, of the
-// chunk's dot product (the kernel's 4 lanes, then a scalar tail of
-// chunk mod 4 terms); rows and columns past the last full block of 3 or 4
-// are done by floats.Dot per chunk. One goroutine computes a whole panel,
-// so K is the same bit for bit whatever the number of threads.
-const (
-	gramChunkK = 256
-	gramPanel  = 128
+	"github.com/sompca/sompca/solver/internal/kernel"
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
 // GramUpper returns X X^T with its upper triangle set, on the members of
@@ -77,11 +60,6 @@ func gramPanels(m, width int, cancel func() bool, crew *par.Team, panel func(j0,
 	return nil
 }
 
-// gramHaltRows is how many rows of a panel gramPanelUpper and gramPanelInt
-// sum between polls of halt (a wide panel of a large Gram matrix takes
-// seconds in the portable kernels; 48 rows of it, milliseconds).
-const gramHaltRows = 48
-
 // gramPanelUpper adds to k (stride ldk) the entries (i, j), i <= j, j in
 // [j0, j1), of X X^T, X (rows of d, stride ldx); k starts at zero there.
 func gramPanelUpper(k []float64, ldk int, x []float64, ldx, d, j0, j1 int, halt func() bool) {
@@ -116,10 +94,6 @@ func gramPanelUpper(k []float64, ldk int, x []float64, ldx, d, j0, j1 int, halt 
 		}
 	}
 }
-
-// gramMapChunk is the number of columns of X that GramMap transposes at a
-// time (a multiple of the kernel's 3).
-const gramMapChunk = 96
 
 // GramMap returns X^T V (d x p) for X (m x d) and V (m x p): PCA's map
 // from the Gram matrix's eigenvectors to projections. Each entry is the

@@ -2,14 +2,15 @@ package eigen
 
 import (
 	"fmt"
-	"github.com/sompca/sompca/solver/internal/kernel"
-	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver/internal/kernel"
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
 // TestGramUpper: the blocked Gram matrix equals gonum's SymOuterK (an

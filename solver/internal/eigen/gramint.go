@@ -1,51 +1,14 @@
 package eigen
 
 import (
-	"github.com/sompca/sompca/solver/internal/kernel"
-	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"sync"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
-)
 
-// The PCA Gram matrix of integer samples: when every value of the samples
-// is an integer in [-gramIntMax, gramIntMax] (uint8 images and gait
-// silhouettes, and float data holding such integers), the Gram matrix of
-// the centred samples is computed exactly, in integer arithmetic, and
-// rounded once:
-//
-//	K_ij = sum_c (x_ic - mu_c)(x_jc - mu_c)
-//	     = (M^2 K0_ij - M (U_i + U_j) + V) / M^2,
-//
-// with K0 = X0 X0^T the Gram matrix of the raw samples X0 (M x D), S_c the
-// column sums (mu_c = S_c / M), U_i = sum_c x_ic S_c and V = sum_c S_c^2,
-// all integers. K0 comes from a kernel of 3 x 4 blocks of dot products of
-// 16-bit integers (kernel.GramI16: AVX2's VPMADDWD multiplies 16 pairs and adds
-// adjacent products in one instruction, 32 multiply-adds per cycle where
-// float64 FMAs give 8), accumulated exactly in float64 (integers below
-// 2^53); U, V and the numerators in int64. The result is the exact
-// centred Gram matrix rounded to float64 (two roundings: the numerator's
-// conversion when it exceeds 2^53, and the division), where the float64
-// path rounds at every one of its D additions; and it is the same whatever
-// the blocking and the number of threads, since integer sums are exact in
-// any order.
-//
-// Blocking: each kernel call sums whole rows (up to gramIntChunk columns),
-// in panels of gramIntPanel columns of K, widest first. Measured on the
-// panels alone (3000 x 6000, 1 thread, loaded machine, multiply-adds a
-// CPU second): chunks of 2048 columns and panels of 128 (before) 38-44 G,
-// whole rows 45-53 G (a call's lane reduction and its 12 additions into
-// K amortised over 3 times the columns, K's panel swept once instead of 3
-// times); panels of 64, 96 and 128 within noise of each other, smaller
-// chunks slower. The kernel alone, in L1, makes about 66 G.
-// BenchmarkGramCentredInt (the whole step, with the operator), 2 threads:
-// 0.32-0.33 s, 44 G multiply-adds a CPU second.
-const (
-	gramIntMax   = 255
-	gramIntChunk = 1 << 15 // columns per kernel call: its sums of gramIntChunk products of at most 255^2 stay below 2^31
-	gramIntPanel = 96
+	"github.com/sompca/sompca/solver/internal/kernel"
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
 // GramIntegers returns the rows of X (m x d) as 16-bit integers, padded

@@ -1,36 +1,20 @@
 package eigen
 
 import (
-	"github.com/sompca/sompca/solver/internal/kernel"
-	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver/internal/kernel"
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
-// The centred Gram matrix of integer samples as an operator for block
-// Lanczos, at half the memory traffic of the formed float64 matrix.
-//
-// With K0 = X0 X0^T, U and V as in gramint.go, a_i = U_i / M and
-// c = V / M^2, the centred Gram matrix is K = K0 - a 1^T - 1 a^T + c 1 1^T.
-// Rounding a_i - c/2 to an integer g_i splits it exactly as
-//
-//	K = L + e 1^T + 1 e^T,  L_ij = K0_ij - g_i - g_j,  e_i = g_i - a_i + c/2,
-//
-// where L is an integer matrix with entries about those of K (|e_i| <= 1/2,
-// so |L_ij| <= |K_ij| + 1, within int32 for the sizes met) and e is computed
-// from an exact int64 numerator, rounded once. A product K z is then
-// L z + e (1 . z) + 1 (e . z): L is read as int32 (4 bytes an entry
-// against 8: the products of block Lanczos are memory-bound on large
-// matrices), each entry converted to float64 once for the whole block.
-// Unlike K0 z, whose entries are hundreds of times those of K z (the raw
-// data's mean), L z carries no cancellation, so the product is as accurate
-// as one with the formed K, and it is the exact K (to e's rounding) that
-// it applies, not K rounded entry by entry.
-const intGramChunk = 512
-
+// IntGram is the centred Gram matrix K of integer samples as an operator
+// for block Lanczos (K = L + e 1^T + 1 e^T exactly, L in int32): a
+// product reads 4 bytes an entry instead of 8. Made by GramCentredInt;
+// IntGram.sym forms K for the paths that need it whole.
 type IntGram struct {
 	l  []int32   // L, n x n, both triangles
 	e  []float64 // e
@@ -154,7 +138,7 @@ func (g *IntGram) apply(dst, z []float64, b int, l *par.Tasks) {
 	g.dst = nil
 }
 
-// runTask is apply's task p.
+// RunTask is apply's task p.
 func (g *IntGram) RunTask(_, p int) { g.panel(g.dst, g.b, p) }
 
 // panel is apply's task p: the rows [lo, hi) of K z, by chunks of

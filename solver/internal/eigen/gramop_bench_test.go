@@ -2,8 +2,9 @@ package eigen
 
 import (
 	"fmt"
-	"github.com/sompca/sompca/solver/internal/par"
 	"testing"
+
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
 // BenchmarkIntGramApply: block products K z with the int32 operator, of

@@ -1,13 +1,14 @@
 package eigen
 
 import (
-	"github.com/sompca/sompca/solver/internal/kernel"
-	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver/internal/kernel"
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
 // intGramCase returns integer samples (m x d, values in [lo, lo+span)), the

@@ -1,43 +1,15 @@
 package eigen
 
 import (
-	"github.com/sompca/sompca/solver/internal/kernel"
 	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/sompca/sompca/solver/internal/kernel"
 )
-
-// krylovTol is the residual at which a top eigenvector is accepted:
-// ||A u - theta u|| <= krylovTol theta. The eigenvector's error is then
-// about krylovTol theta / gap (Davis-Kahan), where gap separates theta
-// from the rest of the spectrum; with the gaps of the scatter matrices
-// met in practice (1e-3 theta and wider) that is 1e-10 or better, and
-// rounding in forming A v (relative error near 1e-15) stays well below it.
-const krylovTol = 1e-13
-
-// krylovSteps is the size of the Krylov basis before a restart.
-const krylovSteps = 32
-
-// krylovRitzEvery is how often (in products) the Ritz estimate of the
-// residual is taken to decide a restart. The Ritz step (ritz) costs O(m)
-// a Rayleigh quotient iteration step on the m x m tridiagonal matrix, less
-// than a product with a formed 80 x 80 scatter and its reorthogonalisation,
-// so it is taken every other product: on the faces benchmark (721 x 80 x
-// 60, P = 60) an update then needs 26 products on average, against 35 when
-// the estimate waited for the previous update's count and 27 when taken
-// every 4 products.
-const krylovRitzEvery = 2
-
-// krylovRitzLead is how many products before the count the previous
-// update needed (krylov.expect) the first restart cycle starts taking
-// Ritz estimates. Successive updates of a mode need about as many products
-// (faces uint8: 95% within 4 of the previous), so the estimates earlier
-// in the cycle, about 8 of an update's 11, decided nothing. An update
-// that needs fewer products than that runs on to it (at most a cycle).
-const krylovRitzLead = 6
 
 // krylov finds the top eigenpair of a symmetric positive semi-definite
 // operator A restricted to the orthogonal complement of span(C), C with
@@ -122,7 +94,7 @@ func (k *krylov) project(v []float64, R blas64.General) {
 	kernel.AxpyRows(v, r, R.Rows, R.Cols, ct, false) // v += R^T (-ct), adding to v
 }
 
-// top writes to u the unit top eigenvector of Gamma A Gamma and returns its
+// Top writes to u the unit top eigenvector of Gamma A Gamma and returns its
 // eigenvalue and whether it converged within maxApply products (counted in
 // *applies, which it increments). warm is the starting guess (nil: the
 // uniform vector); when it lies (almost) in span(C), a fixed generic vector

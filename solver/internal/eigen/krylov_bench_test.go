@@ -2,11 +2,12 @@ package eigen
 
 import (
 	"fmt"
-	"github.com/sompca/sompca/solver/internal/kernel"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver/internal/kernel"
 )
 
 // BenchmarkModeEigen times the pieces of a mode update on partial

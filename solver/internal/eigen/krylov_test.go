@@ -2,13 +2,14 @@ package eigen
 
 import (
 	"errors"
-	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
 // randomOrthonormal returns an n x c matrix with orthonormal columns.

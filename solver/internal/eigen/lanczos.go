@@ -1,7 +1,6 @@
 package eigen
 
 import (
-	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"math/rand/v2"
 
@@ -11,6 +10,8 @@ import (
 	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
 // The top P eigenpairs of a formed symmetric matrix A (n x n) by block
@@ -58,10 +59,6 @@ import (
 // the members of the fit's team (tasks), every entry summed in one fixed
 // order, so the result is the same bit for bit whatever the number of
 // threads.
-
-// lanczosTol is the accepted residual, relative to the top eigenvalue.
-// Rounding in a product A y is near 1e-15 theta_1 at the sizes met.
-const lanczosTol = 1e-13
 
 // lanczosShape returns the block size b, the Ritz vectors kept at a
 // restart and the largest basis for P eigenpairs of an n x n matrix, or
@@ -425,10 +422,6 @@ func (w *lanczosWork) subtractQ(blk []float64, m, b int) {
 	w.par(tmp, n, w.qt, w.ld(), n, w.c, m, b, m)
 	floats.Sub(blk[:b*n], tmp)
 }
-
-// lanczosPanel bounds the rows of a of one task of par (a multiple of the
-// kernel's 3).
-const lanczosPanel = 96
 
 // par sets dst[j*ldd+i] = sum_{t<k} a[i*lda+t] z[j*ldz+t] for i < ni,
 // j < nj: the products of A, Q or A Q with rows, and the dot products of

@@ -3,7 +3,6 @@ package eigen
 import (
 	"errors"
 	"fmt"
-	"github.com/sompca/sompca/solver/internal/par"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -11,6 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/sompca/sompca/solver/internal/par"
 )
 
 // symFromSpectrum returns Q diag(lam) Q^T (both triangles set) for Q

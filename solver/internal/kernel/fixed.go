@@ -81,7 +81,7 @@ func FixedTabLen(n int) int {
 	return (n + FixedPad - 1) / FixedPad * 256
 }
 
-// set makes f hold v, reusing f's storage when it is large enough.
+// Set makes f hold v, reusing f's storage when it is large enough.
 func (f *FixedVec) Set(v []float64) {
 	n := len(v)
 	ld := (n + FixedPad - 1) / FixedPad * FixedPad

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 )
 
-// threadCount is threads, or GOMAXPROCS for 0.
+// Threads is threads, or GOMAXPROCS for 0.
 func Threads(threads int) int {
 	if threads <= 0 {
 		return runtime.GOMAXPROCS(0)
@@ -13,7 +13,7 @@ func Threads(threads int) int {
 	return threads
 }
 
-// tasks deals n independent tasks to the members of a team, each member
+// Tasks deals n independent tasks to the members of a team, each member
 // taking the next one when it is done with one, so that a member that
 // starts late (parked, or preempted) is covered by the others. A task's
 // result must not depend on the member that runs it. One tasks, made
@@ -27,7 +27,7 @@ type Tasks struct {
 	fn   func(w int) // work, made once
 }
 
-// task is a loop of independent tasks: RunTask(w, i) for i < n, run by
+// Task is a loop of independent tasks: RunTask(w, i) for i < n, run by
 // member w (for its own scratch space).
 type Task interface{ RunTask(w, i int) }
 
@@ -36,7 +36,7 @@ type TaskFunc func(w, i int)
 
 func (f TaskFunc) RunTask(w, i int) { f(w, i) }
 
-// newTasks returns a tasks for the members of crew (nil: the caller
+// NewTasks returns a tasks for the members of crew (nil: the caller
 // alone).
 func NewTasks(crew *Team) *Tasks {
 	l := &Tasks{crew: crew}
@@ -44,7 +44,7 @@ func NewTasks(crew *Team) *Tasks {
 	return l
 }
 
-// size is the number of goroutines that run the tasks.
+// Size is the number of goroutines that run the tasks.
 func (l *Tasks) Size() int {
 	if l == nil || l.crew == nil {
 		return 1
@@ -52,7 +52,7 @@ func (l *Tasks) Size() int {
 	return l.crew.size
 }
 
-// run calls job.RunTask(w, i) for every i < n and returns when all have
+// Run calls job.RunTask(w, i) for every i < n and returns when all have
 // returned; a nil l runs them on the caller (w = 0).
 func (l *Tasks) Run(n int, job Task) {
 	if l.Size() == 1 || n == 1 {
@@ -73,14 +73,14 @@ func (l *Tasks) work(w int) {
 	}
 }
 
-// crewTasks runs task(w, i) for every i < n on the members of crew (nil: the
+// RunTasks runs task(w, i) for every i < n on the members of crew (nil: the
 // caller alone), as tasks.run (it allocates: for loops run a few times a
 // fit).
 func RunTasks(crew *Team, n int, task func(w, i int)) {
 	NewTasks(crew).Run(n, TaskFunc(task))
 }
 
-// crewRows calls fn on the runs of rows [lo, hi) that split [0, m) into
+// Rows calls fn on the runs of rows [lo, hi) that split [0, m) into
 // one run per member of crew (nil: the caller alone), or one run when m
 // is small.
 func Rows(crew *Team, m int, fn func(lo, hi int)) {

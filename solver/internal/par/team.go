@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// team is a fit's pool of goroutines for fine-grained parallel work:
+// Team is a fit's pool of goroutines for fine-grained parallel work:
 // run(fn) runs fn(0) on the caller and fn(1), ..., fn(size-1) on the
 // members, and returns when all have returned. Members spin for a while
 // (teamSpin) between tasks, then park; close stops them. A team is driven
@@ -43,7 +43,7 @@ type teamMember struct {
 	_        [112]byte
 }
 
-// newTeam starts size-1 goroutines (none for size <= 1); the caller of
+// NewTeam starts size-1 goroutines (none for size <= 1); the caller of
 // run is member 0.
 func NewTeam(size int) *Team {
 	t := &Team{size: max(size, 1), done: make(chan struct{}, 1)}
@@ -60,7 +60,7 @@ func NewTeam(size int) *Team {
 	return t
 }
 
-// run runs fn(w) for every member w of the team, fn(0) on the caller, and
+// Run runs fn(w) for every member w of the team, fn(0) on the caller, and
 // returns when every call has returned. A panic in a member is raised
 // again by run in the caller. fn should be made once (a closure per call
 // would allocate).
@@ -114,7 +114,7 @@ func (t *Team) await() {
 	t.waiting.Store(false)
 }
 
-// spinUntil polls cond for up to t.spin and reports whether it held:
+// SpinUntil polls cond for up to t.spin and reports whether it held:
 // first in a tight loop, for spinTight polls (a few microseconds: most
 // waits of a fit on an idle machine end there), then yielding the
 // processor between polls (osYield), so that on a loaded machine the
@@ -176,7 +176,7 @@ func (t *Team) member(w int) {
 	}
 }
 
-// gather is a barrier inside a task: it counts the calling member in n
+// Gather is a barrier inside a task: it counts the calling member in n
 // (zeroed before the task) and returns once every member of the team
 // has been counted: spinning for up to t.spin (spinUntil), then handing
 // its P to other goroutines between polls (runtime.Gosched), so that a
@@ -207,7 +207,7 @@ func (t *Team) call(fn func(w int), w int) {
 	fn(w)
 }
 
-// close stops the members and waits for them to return. The team is then
+// Close stops the members and waits for them to return. The team is then
 // unusable.
 func (t *Team) Close() {
 	if t != nil {
@@ -221,7 +221,7 @@ func (t *Team) Close() {
 	t.exited.Wait()
 }
 
-// deal hands out the items of a task to the members of a team: member w
+// Deal hands out the items of a task to the members of a team: member w
 // owns a contiguous run of positions and takes them from its front, in
 // order; a member whose run is empty takes from the back of the run of
 // the member with the most left. The same member thus gets the same
@@ -247,7 +247,7 @@ func packRun(lo, hi int) uint64       { return uint64(lo)<<32 | uint64(uint32(hi
 func unpackRun(v uint64) (int, int)   { return int(v >> 32), int(uint32(v)) }
 func (d *Deal) left(w int) (int, int) { return unpackRun(d.runs[w].Load()) }
 
-// reset splits positions [0, n) into size runs of (about) equal length.
+// Reset splits positions [0, n) into size runs of (about) equal length.
 func (d *Deal) Reset(n, size int) {
 	if len(d.runs) != size {
 		d.runs = make([]dealRun, size)
@@ -258,17 +258,17 @@ func (d *Deal) Reset(n, size int) {
 	}
 }
 
-// set makes [lo, hi) member w's run (for layouts reset does not make).
+// Set makes [lo, hi) member w's run (for layouts reset does not make).
 func (d *Deal) Set(w, lo, hi int) { d.runs[w].Store(packRun(lo, hi)) }
 
-// take returns the next position for member w, and false when every
+// Take returns the next position for member w, and false when every
 // position has been taken.
 func (d *Deal) Take(w int) (int, bool) {
 	lo, _, ok := d.TakeRange(w, 1, 1)
 	return lo, ok
 }
 
-// takeRange returns the next piece [lo, hi) of positions for member w, and
+// TakeRange returns the next piece [lo, hi) of positions for member w, and
 // false when every position has been taken: from the front of its own
 // run, most positions while more than twice as many are left, then half
 // of what is left (at least least), so that its last pieces are small;
@@ -321,7 +321,7 @@ func piece(n, most, least int) int {
 	return min(n, max((n+1)/2, least))
 }
 
-// share returns member w's run [lo, hi) of n items split into size runs.
+// Share returns member w's run [lo, hi) of n items split into size runs.
 func Share(n, w, size int) (int, int) { return w * n / size, (w + 1) * n / size }
 
 // Size returns the number of goroutines that run a task, the caller

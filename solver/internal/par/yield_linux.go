@@ -2,7 +2,7 @@ package par
 
 import "syscall"
 
-// osYield gives up the processor to another runnable thread, if any
+// Yield gives up the processor to another runnable thread, if any
 // (sched_yield(2)); see team.spinUntil. It is a raw system call, as the Go
 // runtime's own spin loops make it: sched_yield never blocks for long, and
 // the scheduler's bookkeeping around an ordinary syscall.Syscall (which

@@ -4,6 +4,6 @@ package par
 
 import "runtime"
 
-// osYield lets other goroutines run (sched_yield(2) on Linux); see
+// Yield lets other goroutines run (sched_yield(2) on Linux); see
 // team.spinUntil.
 func Yield() { runtime.Gosched() }
