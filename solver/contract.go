@@ -28,7 +28,7 @@ type contractor struct {
 	rv  [][]float64
 
 	// The exact contractions of samples whose values are all uint8
-	// values (see sampleBytes and doc.go, "Kernels"): u8 holds such a
+	// values (see sampleBytes and docs/DESIGN.md, "Exactness and narrowing"): u8 holds such a
 	// float sample's values, sums is kernel.AxpyRowsFixed's scratch, and the
 	// vectors the first contraction takes are kept in fixed point, made
 	// once per vector: vs[0] (the mode-0 axpyRows; order 1's dot
@@ -205,7 +205,7 @@ func (c *contractor) oneDot() bool {
 // vs[1..N-1], long rows rather than the prod_{k<N-1} dims[k] rows of
 // dims[N-1] values of the trailing-mode-first order (the gait samples'
 // 704 rows of 10), which short rows make slower by about a third (see
-// doc.go, "Passes"). Past kronMax values, and for order 2, the trailing
+// docs/DESIGN.md, "The reduction tree"). Past kronMax values, and for order 2, the trailing
 // mode goes first.
 func (c *contractor) partial(out []float64, x Block, n int, vs [][]float64) {
 	dims := c.dims

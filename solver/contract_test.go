@@ -15,7 +15,7 @@ import (
 // allCases is every method, with relaxed start where it applies.
 var allCases = append(append([]methodCase{}, tvpCases...), methodCase{PCA, false}, methodCase{MPCA, false}, methodCase{CSA, false})
 
-// TestSignRule pins the documented sign convention (doc.go, eigen.FixSign) for
+// TestSignRule pins the documented sign convention (eigen.FixSign) for
 // every method: in every projection vector the entry of largest magnitude
 // (the first such on ties) is positive. Checked by mutation: with eigen.FixSign
 // flipping to "largest entry negative" this test fails for every method.

@@ -57,7 +57,7 @@ func newFitter(src Source, opts Options) (*fitter, error) {
 // FitWith fits m, like Fit, to the samples that ex makes its passes over:
 // M samples of the given shape. This is the entry of a driver that
 // computes the passes' partial results elsewhere (see Executor and
-// doc.go, "Passes"); Options.Threads is then ex's business, and
+// docs/DESIGN.md, "The reduction tree"); Options.Threads is then ex's business, and
 // MemoryLimit covers only the fit's own workspaces.
 func (m *Model) FitWith(ex Executor, shape []int, samples int, opts Options) error {
 	if ex == nil {

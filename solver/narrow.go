@@ -6,7 +6,7 @@ import (
 	"github.com/sompca/sompca/solver/internal/kernel"
 )
 
-// Exact narrowing (doc.go, "Narrowing"): a fit whose samples are all in
+// Exact narrowing (docs/DESIGN.md, "Exactness and narrowing"): a fit whose samples are all in
 // memory as float64 (or float32) reads them through a narrower copy when
 // every value is exactly a value of the narrower type. The passes are
 // bound by the bytes they read, and the model is the same bit for bit,

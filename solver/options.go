@@ -110,11 +110,11 @@ type Options struct {
 	// chooses by one rule of the data's shape alone (see
 	// ModeUpdates.Resolve), the same in Model.Fit, Model.FitWith and fit
 	// sessions, so that a default local fit and a default distributed fit
-	// of the same samples give the same model bit for bit. See doc.go,
-	// "Mode updates".
+	// of the same samples give the same model bit for bit. See
+	// docs/DESIGN.md, "TVP mode updates".
 	ModeUpdates ModeUpdates
 
-	// NoNarrowing turns off exact narrowing (doc.go, "Narrowing"): by
+	// NoNarrowing turns off exact narrowing (docs/DESIGN.md, "Exactness and narrowing"): by
 	// default a fit whose float64 or float32 samples are all in memory
 	// (SliceSource, an hdf5io.Source that loaded its dataset) and are
 	// every one exactly a uint8 (integers 0..255) or a float32 reads them
@@ -155,7 +155,7 @@ const (
 // it the rows cost the fit little memory and a distributed pass little to
 // move to the driver, and they are the cheaper update (no rank-16 update
 // of the I_n x I_n scatter per leaf in the pass: 1.15x less CPU on gait
-// samples, doc.go "Mode updates"); beyond it the scatter keeps what a pass
+// samples, docs/DESIGN.md "TVP mode updates"); beyond it the scatter keeps what a pass
 // moves and keeps at I_n^2 values per block.
 const RowsLimit = 1 << 20
 

@@ -181,7 +181,7 @@ func (o *passOffset) wait() {
 }
 
 // grain returns the number of samples of one leaf of the pass's
-// reduction tree: 16 (see doc.go, "Passes"), and 64 for OpScatter, whose
+// reduction tree: 16 (see docs/DESIGN.md, "The reduction tree"), and 64 for OpScatter, whose
 // partial (D x D) is as large as 1/8 of a leaf's work at 16 samples.
 // Both divide readUnit.
 func (p *Pass) grain() int {
@@ -522,8 +522,8 @@ func (p *Pass) sumLeaf(dst []float64, start int, x Block, cnt, size int) {
 // below 2^53 (so were the float64 ones, in any order). Columns by 32 in
 // int32 lanes (kernel.SumU8Head), the rest in a uint32 array on the stack, a
 // chunk of sumChunk columns at a time, each converted once, where the
-// float64 loop converted every element and added it through memory (see
-// doc.go).
+// float64 loop converted every element and added it through memory
+// (figures in bench/MEASUREMENTS.md).
 func sumU8(s []float64, x []uint8, cnt, size int) {
 	var acc [sumChunk]uint32
 	for j0 := kernel.SumU8Head(s, x, cnt, size); j0 < size; j0 += sumChunk {
@@ -675,7 +675,7 @@ func (p *Pass) modeRows(ws *Workspace, rows []float64, start int, x Block, cnt i
 	if p.Offset != nil {
 		// All the piece's rows in one call (kernel.SubRows), the same bits as
 		// floats.Sub on each row (gait: rows of 32, 22 or 10), whose
-		// calls and loop took 2 to 2.5 times the CPU: see doc.go.
+		// calls and loop took 2 to 2.5 times the CPU (bench/MEASUREMENTS.md).
 		kernel.SubRows(rows[:cnt*In], p.Offset[:In])
 	}
 	if p.Deflate == nil {

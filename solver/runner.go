@@ -11,7 +11,7 @@ import (
 )
 
 // grain is the number of samples of one leaf of a pass's reduction tree
-// (Pass.Grain; PCA's scatter uses 64). See doc.go, "Passes".
+// (Pass.Grain; PCA's scatter uses 64). See docs/DESIGN.md, "The reduction tree".
 const grain = par.Grain
 
 // BlockMultiple is the multiple of samples at which a driver may split
@@ -340,7 +340,7 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 	// Every other pass over the same data walks it backward, so that it
 	// starts on the samples the pass before it read last, still in the
 	// cache when the samples are larger than it (L3, 32 MB here, shared;
-	// a single core keeps much less of it: see doc.go, "Passes").
+	// a single core keeps much less of it: see docs/DESIGN.md, "The reduction tree").
 	// Backward, member w takes from the back of the run it takes from the
 	// front forward (about the same samples, which its core's cache
 	// keeps), and a rows pass over samples in memory takes the reads in

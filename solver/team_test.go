@@ -121,7 +121,7 @@ func BenchmarkPassThreads(b *testing.B) {
 // updates (busy on data of its own, as the serial eigen step is). With
 // the teamstats tag the tasks' times show what the second core costs in
 // CPU: the members' shares sum to the one goroutine's time when the host
-// is quiet (see doc.go, "Passes").
+// is quiet (see docs/DESIGN.md, "The reduction tree").
 func BenchmarkPassForm(b *testing.B) {
 	for _, c := range []struct {
 		name  string

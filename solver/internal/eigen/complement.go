@@ -47,7 +47,7 @@ type compBasis struct {
 	rows  []float64 // R (c x n, row-major), as given
 	c, n  int       // its shape (n = 0: none)
 	r, rp int       // n - c, and that rounded up to a multiple of 4
-	b     []float64 // B (n x rp, row-major: zero past column r, so that the kernels' rows are whole vectors of 4; see doc.go)
+	b     []float64 // B (n x rp, row-major: zero past column r, so that the kernels' rows are whole vectors of 4)
 	spare []float64 // the next b while it is made from b
 	bn    []float64 // b with stride n (n x n, zero past column r), for form
 	bnOK  bool      // bn holds this b

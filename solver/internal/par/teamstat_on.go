@@ -17,7 +17,7 @@ import (
 // call of run): the caller's share, each member's start (from run to the
 // member seeing the task) and share, the wait at the end, and the
 // caller's time between tasks. close prints the totals by task function
-// to stderr (see doc.go, "Passes"). Timestamps are read around each task
+// to stderr (see docs/DESIGN.md, "The reduction tree"). Timestamps are read around each task
 // and share only, never inside them.
 type teamStat struct {
 	size    int

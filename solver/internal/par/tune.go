@@ -14,7 +14,7 @@ import "time"
 // spinning member takes a task within a fraction of a microsecond. The
 // bound keeps a member from burning a core while the fit waits for
 // longer (a read from a file, a progress callback): it then parks, and
-// the next task pays one wake-up. See doc.go, "Passes".
+// the next task pays one wake-up. See docs/DESIGN.md, "The reduction tree".
 const teamSpin = 200 * time.Microsecond
 
 // cancelPoll is how often Interruptible polls Options.Cancel.
