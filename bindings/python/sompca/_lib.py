@@ -480,7 +480,8 @@ def _interruptibly(call, on_interrupt=None):
     made ``Event.wait`` fail with "release unlocked lock" instead, and the
     CLI exit with status 1 instead of 130), or escape between the waits
     with the call still running. A handler the program installed itself
-    stays; a KeyboardInterrupt it raises counts as an interrupt.
+    stays, called through a relay for the wait's length: a KeyboardInterrupt
+    it raises counts as an interrupt and is never raised in the wait.
     """
     flag = c_int(0)
     result = {}
@@ -510,11 +511,17 @@ def _interruptibly(call, on_interrupt=None):
             if on_interrupt is not None:
                 on_interrupt()
 
+    def relay(signum, frame):
+        try:
+            previous(signum, frame)
+        except KeyboardInterrupt:
+            interrupt()
+
     if threading.current_thread() is threading.main_thread():
         previous = signal.getsignal(signal.SIGINT)
-        own = previous is signal.default_int_handler
-        if own:
-            signal.signal(signal.SIGINT, interrupt)
+        swap = callable(previous)  # not SIG_IGN, SIG_DFL or a handler set outside Python
+        if swap:
+            signal.signal(signal.SIGINT, interrupt if previous is signal.default_int_handler else relay)
         try:
             threading.Thread(target=work, name="sompca-call", daemon=True).start()
             # Timed waits, so that Python runs its signal handlers in between,
@@ -526,10 +533,10 @@ def _interruptibly(call, on_interrupt=None):
             while "ended" not in result:
                 try:
                     done.acquire(timeout=0.05)
-                except KeyboardInterrupt:  # from the program's own handler
+                except KeyboardInterrupt:  # raised by a handler set during the call
                     interrupt()
         finally:
-            if own:
+            if swap:
                 signal.signal(signal.SIGINT, previous)
     else:
         work()

@@ -267,6 +267,29 @@ def test_a_programs_own_sigint_handler_stays():
         signal.signal(signal.SIGINT, previous)
 
 
+def test_a_programs_raising_handler_never_escapes_the_wait():
+    # The program's own handler raises KeyboardInterrupt for each of 200 interrupts a call,
+    # some while the worker thread is still starting: each counts as an interrupt, none
+    # escapes the wait (in a child: an escape would end pytest itself).
+    result = run_child(PELTED_CALL + """
+import signal
+from sompca import _lib
+seen = []
+def handler(signum, frame):
+    seen.append(signum)
+    raise KeyboardInterrupt
+signal.signal(signal.SIGINT, handler)
+for _ in range(10):
+    status, message, interrupted = _lib._interruptibly(pelted(200))
+    assert (status, message, interrupted) == (_lib.OK, None, True), (status, message, interrupted)
+assert signal.getsignal(signal.SIGINT) is handler
+assert len(seen) >= 10, len(seen)
+print("ok")
+""")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == "ok", result.stdout + result.stderr
+
+
 def test_without_scikit_learn(X3):
     # The package works with scikit-learn unimportable, with its own NotFittedError and params.
     code = textwrap.dedent("""
