@@ -252,13 +252,17 @@ func (t *tvpFit) emp(p int) error {
 				h = append(h, t.quad(vs[0]))
 			}
 			C := fixed[n]
-			if t.spec.constraint == uncorrelated && p > 0 {
+			umpca := t.spec.constraint == uncorrelated && p > 0
+			if umpca {
 				C = t.rows(t.svd.OrthonormalRange(A.RawMatrix(), t.crossFloor(p, n)))
 			}
-			if t.S != nil {
-				lambda, err = t.eig.Top(vs[n], t.S[n], C, vs[n], &t.hint[n])
-			} else {
-				lambda, err = t.eig.TopGram(vs[n], t.ys[:t.m*t.shape[n]], C, vs[n], &t.hint[n])
+			lambda, err = t.update(n, vs[n], C)
+			if err == nil && umpca && C != nil && n < t.n-1 && !(lambda > 1e-12*t.scatterTrace(n)) {
+				// The constraint leaves this mode nothing but zero variance
+				// (a constant mode meeting a real constraint): the update
+				// goes unconstrained, and the sweep's later modes, the last
+				// always constrained, make the feature uncorrelated.
+				lambda, err = t.update(n, vs[n], nil)
 			}
 			if err != nil {
 				return fmt.Errorf("solver: EMP %d, mode %d: %w", p+1, n, err)
@@ -292,21 +296,35 @@ func (t *tvpFit) emp(p int) error {
 // the feature uncorrelated, and avoiding 1 would leave only features of
 // zero variance.
 func (t *tvpFit) crossFloor(p, n int) float64 {
-	In := t.shape[n]
-	var yy float64
-	if t.S != nil {
-		for i := range In {
-			yy += t.S[n].At(i, i)
-		}
-	} else {
-		Y := t.ys[:t.m*In]
-		yy = floats.Dot(Y, Y)
-	}
 	gg := 0.0
 	for q := range p {
 		gg += floats.Dot(t.y[q], t.y[q])
 	}
-	return float64(t.m+In) * 0x1p-52 * math.Sqrt(yy) * math.Sqrt(gg)
+	return float64(t.m+t.shape[n]) * 0x1p-52 * math.Sqrt(t.scatterTrace(n)) * math.Sqrt(gg)
+}
+
+// scatterTrace returns the trace of the mode-n scatter of the last
+// partials: ||Y~||_F^2, the sum of its eigenvalues.
+func (t *tvpFit) scatterTrace(n int) float64 {
+	In := t.shape[n]
+	if t.S != nil {
+		tr := 0.0
+		for i := range In {
+			tr += t.S[n].At(i, i)
+		}
+		return tr
+	}
+	Y := t.ys[:t.m*In]
+	return floats.Dot(Y, Y)
+}
+
+// update sets v to the top eigenvector of the mode-n scatter under the
+// constraint rows C (nil: none), from v, and returns its eigenvalue.
+func (t *tvpFit) update(n int, v []float64, C *mat.Dense) (float64, error) {
+	if t.S != nil {
+		return t.eig.Top(v, t.S[n], C, v, &t.hint[n])
+	}
+	return t.eig.TopGram(v, t.ys[:t.m*t.shape[n]], C, v, &t.hint[n])
 }
 
 // rows returns UMPCA's constraint C (I_n x r, orthonormal columns; nil:

@@ -7,20 +7,23 @@ import (
 )
 
 // TestUMPCAConstantMode: samples whose values do not vary along one mode
-// (every sample x 1 in that mode). UMPCA's features then exist all the
-// same (the constant mode's vectors stay near 1/sqrt(I), the others make
-// the features uncorrelated); the constraint must not turn the rounding
-// of an already satisfied uncorrelation into a direction that the
-// constant mode's vector has to avoid, which left [v, 0, 0, ...]. The
-// expected variances are those the fit reaches on the same samples plus
-// 1e-10 noise, which makes the mode not exactly constant (a perturbation
-// of the variances of about 1e-9 relative: tolerance 1e-6). The features
-// must be uncorrelated (covariances below 1e-9 of the variances).
+// (every sample x 1 in that mode), the first, second or last. UMPCA's
+// features then exist all the same (the constant mode's vectors stay
+// near 1/sqrt(I), the others make the features uncorrelated). The
+// constraint must not turn the rounding of an already satisfied
+// uncorrelation into a direction that the constant mode's vector has to
+// avoid, which left [v, 0, 0, ...]; nor, where the constraint is real in
+// the constant mode (the first, at each EMP's uniform start), leave that
+// mode only 1's complement. The expected variances are those the fit
+// reaches on the same samples plus 1e-10 noise, which makes the mode not
+// exactly constant (a perturbation of the variances of about 1e-9
+// relative: tolerance 1e-6). The features must be uncorrelated
+// (covariances below 1e-9 of the variances).
 func TestUMPCAConstantMode(t *testing.T) {
 	shape := []int{8, 7, 6}
 	const m, P = 40, 6
 	size := shape[0] * shape[1] * shape[2]
-	for _, constant := range []int{1, 2} {
+	for _, constant := range []int{0, 1, 2} {
 		rng := rand.New(rand.NewPCG(39, uint64(constant)))
 		free := make([]float64, m*size)
 		for i := range free {
@@ -39,6 +42,10 @@ func TestUMPCAConstantMode(t *testing.T) {
 		opts := Options{Method: UMPCA, Components: P}
 		want, _ := fitOrFatal(t, noisy, m, shape, opts)
 		got, src := fitOrFatal(t, exact, m, shape, opts)
+		t.Logf("constant mode %d: %v", constant, got.Variance)
+		if !(want.Variance[P-1] > 1e-3*want.Variance[0]) { // a reference of real features, not one collapsed too
+			t.Errorf("constant mode %d: with 1e-10 noise, variances %v: the reference fit collapsed too", constant, want.Variance)
+		}
 		for j := range P {
 			if d := math.Abs(got.Variance[j] - want.Variance[j]); !(d <= 1e-6*want.Variance[j]) {
 				t.Errorf("constant mode %d: variances %v, with 1e-10 noise %v", constant, got.Variance, want.Variance)
