@@ -348,7 +348,8 @@ int sompca_options_defaults(int method, sompca_options *out);
  * name and, if out_relaxed_start is not NULL, *out_relaxed_start to 1 for
  * a relaxed-start name ("so-mpca-rs"), else 0. Names: so-mpca, fo-mpca,
  * trod and umpca, each also with "-rs", then pca, mpca and csa; case does
- * not matter, '_' may stand for '-', and "sompca"/"fompca" are accepted.
+ * not matter, '_' may stand for '-', and "sompca"/"fompca", the
+ * estimators' names, mean their default: so-mpca-rs and fo-mpca-rs.
  *
  * Returns SOMPCA_OK; SOMPCA_EINVAL for a NULL argument or an unknown name
  * (the message lists the known names). Thread-safe.

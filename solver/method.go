@@ -46,18 +46,22 @@ func (m Method) String() string {
 // (tensor-to-vector projection) methods, which support RelaxedStart.
 func (m Method) IsTVP() bool { return m.spec() != nil && m.spec().family == familyTVP }
 
-// methodAliases are names ParseMethod accepts besides the table's.
+// methodAliases are names ParseMethod accepts besides the table's: the
+// estimators' names, which mean their default, relaxed start on (as
+// sompca.SOMPCA() in Python), so "sompca" is "so-mpca-rs" everywhere.
 var methodAliases = map[string]Method{"sompca": SOMPCA, "fompca": FOMPCA}
 
 // ParseMethod parses a method name such as "so-mpca-rs", "SO-MPCA", "umpca"
 // or "trod-rs" (case and '_' for '-' do not matter); a "-rs" suffix sets
-// relaxed start, which only the TVP methods accept.
+// relaxed start, which only the TVP methods accept. The aliases "sompca"
+// and "fompca" are so-mpca-rs and fo-mpca-rs.
 func ParseMethod(name string) (m Method, relaxedStart bool, err error) {
 	s := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "_", "-")
 	if t, ok := strings.CutSuffix(s, "-rs"); ok {
 		s, relaxedStart = t, true
 	}
 	m, ok := methodAliases[s]
+	relaxedStart = relaxedStart || ok
 	for i := range methods {
 		if methods[i].name == s {
 			m, ok = Method(i), true

@@ -439,7 +439,9 @@ func TestParseMethod(t *testing.T) {
 		in string
 		m  Method
 		rs bool
-	}{{"so-mpca-rs", SOMPCA, true}, {"SO-MPCA", SOMPCA, false}, {"sompca_rs", SOMPCA, true}, {"trod-rs", TROD, true}, {"umpca", UMPCA, false}, {"Fo-Mpca", FOMPCA, false}, {"csa", CSA, false}} {
+	}{{"so-mpca-rs", SOMPCA, true}, {"SO-MPCA", SOMPCA, false}, {"sompca_rs", SOMPCA, true}, {"trod-rs", TROD, true}, {"umpca", UMPCA, false}, {"Fo-Mpca", FOMPCA, false}, {"csa", CSA, false},
+		// The estimators' names mean their default, relaxed start (issue 35: one vocabulary).
+		{"sompca", SOMPCA, true}, {"SOMPCA", SOMPCA, true}, {"fompca", FOMPCA, true}} {
 		m, rs, err := ParseMethod(c.in)
 		if err != nil || m != c.m || rs != c.rs {
 			t.Errorf("ParseMethod(%q) = %v, %v, %v", c.in, m, rs, err)
