@@ -34,6 +34,7 @@ import functools
 import importlib.util
 import os
 import pathlib
+import re
 import signal
 import tempfile
 import threading
@@ -320,8 +321,40 @@ _FILE_ERRORS = {EIO: OSError, EFILE: InvalidFileError, ENOTFOUND: FileNotFoundEr
                 ETYPE: UnsupportedTypeError, EVERSION: FileVersionError}
 
 
+# sompca_options fields -> the estimators' parameter names.
+_PARAMETER_NAMES = {"n_threads": "n_jobs", "feature_order": "sort_features"}
+
+
+def python_words(message):
+    """A library message in the words of the Python API.
+
+    No C function names (``sompca_fit: ``), Go package prefixes
+    (``solver: ``), C option fields (``opts->mode``) or Go field names
+    (``MemoryLimit``); a sample's axis n is X's axis n + 1.
+
+    Examples
+    --------
+    >>> python_words("sompca_fit: opts->mode is 5: want -1 (automatic), SOMPCA_MODE_ALL (-2, every mode) or a mode "
+    ...              "0..1 of the order-2 samples")
+    "mode=5: want None (the largest mode), 'all' or a mode 0..1 of the order-2 samples"
+    >>> python_words("sompca_fit: solver: ... give the fit a larger MemoryLimit")
+    '... give the fit a larger memory_limit'
+    >>> python_words("sompca_fit: shape[0] is 0: want 1..2147483647")
+    "X's axis 1 has length 0: want 1..2147483647"
+    """
+    message = re.sub(r"\bsompca_[a-z0-9_]+: ", "", message)
+    message = re.sub(r"\b(?:solver|hdf5io|capi): ", "", message)
+    message = re.sub(r"\bopts->mode is (-?\d+): want .*? or a mode",
+                     r"mode=\1: want None (the largest mode), 'all' or a mode", message)
+    message = re.sub(r"\bopts->(\w+) is ", lambda m: _PARAMETER_NAMES.get(m.group(1), m.group(1)) + "=", message)
+    message = re.sub(r"\bMemoryLimit\b", "memory_limit", message)
+    return re.sub(r"\bshape\[(\d+)\] is (\d+)", lambda m: f"X's axis {int(m.group(1)) + 1} has length {m.group(2)}",
+                  message)
+
+
 def error_for(status, message):
-    """Return the exception for a failing status and its message."""
+    """Return the exception for a failing status and its message (in Python's words, see python_words)."""
+    message = python_words(message)
     if status in _VALUE_ERRORS:
         exc = ValueError(message)
     elif status in _FILE_ERRORS:

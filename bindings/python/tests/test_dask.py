@@ -217,8 +217,8 @@ def test_nan_gives_the_local_error_with_the_global_index(client, X):
     with client.as_current(), pytest.raises(ValueError) as remote:
         small(sompca.SOMPCA).fit(da.from_array(bad, chunks=(B,) + SHAPE))
     assert f"sample {B + 40} holds a NaN or Inf value" in str(remote.value)
-    # The same solver message; only the C function's name in front differs.
-    assert str(remote.value).split(": ", 1)[1] == str(local.value).split(": ", 1)[1]
+    # The same solver message (the C function's name in front, which differed, is not shown).
+    assert str(remote.value) == str(local.value)
     # A transform names the sample within its block, and the block.
     model = small(sompca.SOMPCA).fit(X)
     with pytest.raises(ValueError, match=rf"sample 40 holds a NaN or Inf value.* starting at sample {B}\)"):

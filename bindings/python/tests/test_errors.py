@@ -62,10 +62,10 @@ def test_bad_q(q, X3):
 # Errors the library finds: the exception carries its message, which starts with the C
 # function's name (capi's convention) and names the offending value.
 @pytest.mark.parametrize("make, X, cls, words", [
-    (lambda: sompca.SOMPCA(mode=3), "X3", ValueError, ["sompca_fit", "mode is 3"]),
-    (lambda: sompca.SOMPCA(n_components=50), "X3", ValueError, ["sompca_fit", "50"]),
-    (lambda: sompca.SOMPCA(), "nan", ValueError, ["sompca_fit", "NaN"]),
-    (lambda: sompca.SOMPCA(), "one", ValueError, ["sompca_fit"]),
+    (lambda: sompca.SOMPCA(mode=3), "X3", ValueError, ["mode=3", "0..2"]),
+    (lambda: sompca.SOMPCA(n_components=50), "X3", ValueError, ["50", "at most I_nu = 5"]),
+    (lambda: sompca.SOMPCA(), "nan", ValueError, ["sample 0 holds a NaN"]),
+    (lambda: sompca.SOMPCA(), "one", ValueError, ["1 samples: a fit needs at least 2"]),
 ])
 def test_library_errors_carry_its_message(make, X, cls, words, X3):
     data = {"X3": X3, "nan": np.where(X3 > 3, np.nan, X3), "one": X3[:1], "empty": X3[:0]}[X]
@@ -73,6 +73,7 @@ def test_library_errors_carry_its_message(make, X, cls, words, X3):
         make().fit(data)
     for word in words:
         assert word in str(info.value)
+    assert "sompca_fit" not in str(info.value)  # the library's message, without the C function's name
     assert info.value.status != _lib.OK
 
 
@@ -115,7 +116,7 @@ def test_file_errors_are_oserrors(tmp_path, h5file, X3):
     with pytest.raises((OSError, ValueError), match="samples.h5"):  # an HDF5 file that is no model
         sompca.load(h5file)
     fitted = sompca.SOMPCA(n_components=2).fit(X3)
-    with pytest.raises(OSError, match="sompca_model_save"):
+    with pytest.raises(OSError, match="no-such-folder"):
         fitted.save(tmp_path / "no-such-folder" / "model.h5")
     with pytest.raises(OSError, match="missing.h5"):
         fitted.transform(f"{missing}:/X")
@@ -151,7 +152,7 @@ def test_bad_specs_and_shapes(h5file, X2, X3):
     fitted = sompca.SOMPCA(n_components=2).fit(X3)
     with pytest.raises(ValueError, match=r"shape \(8, 6\).*\(5, 4, 3\)"):
         fitted.transform(X2)
-    with pytest.raises(ValueError, match="sompca_transform_hdf5"):  # the library checks files' shapes
+    with pytest.raises(ValueError, match=r"\[8 6\]|\(8, 6\)|8 x 6"):  # the library checks files' shapes
         fitted.transform(f"{h5file}:/data/X")
 
 

@@ -237,7 +237,7 @@ def test_narrowing_keeps_the_model(cls, monkeypatch):
             np.testing.assert_array_equal(a, b)
         np.testing.assert_array_equal(got.explained_variance_, reference.explained_variance_)
         np.testing.assert_array_equal(got.mean_, reference.mean_)
-    with pytest.raises(ValueError, match="opts->narrowing is 2"):  # the field reaches the library
+    with pytest.raises(ValueError, match="narrowing=2: want"):  # the field reaches the library
         fitted(U8.astype(np.float64), 2)
 
 
