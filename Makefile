@@ -11,8 +11,8 @@ VENV    := .venv
 PY      := $(VENV)/bin/python
 APT_PACKAGES := libhdf5-dev pkg-config
 # dask[array,distributed]: the Dask driver and its LocalCluster tests (issue 11); pandas: DataFrame input
-# and scikit-learn's set_output in the Python tests.
-PY_PACKAGES  := numpy h5py hdf5plugin pytest scikit-learn matplotlib pandas 'dask[array,distributed]'
+# and scikit-learn's set_output in the Python tests; xarray and zarr: DataArray and zarr input (issue 35).
+PY_PACKAGES  := numpy h5py hdf5plugin pytest scikit-learn matplotlib pandas 'dask[array,distributed]' xarray zarr
 
 # CGO_CFLAGS replaces cgo's default "-g -O2": keep the optimization (hdf5io's
 # chunk copies run at -O0 several times slower).

@@ -12,6 +12,7 @@ and grid search work); without it a minimal base gives the same
 from __future__ import annotations
 
 import inspect
+import json
 import numbers
 import os
 import re
@@ -19,7 +20,7 @@ import sys
 import tempfile
 import threading
 import warnings
-from typing import Any, Optional, Tuple, TypeVar, Union
+from typing import Any, Callable, Optional, Tuple, TypeVar, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -334,6 +335,9 @@ def as_samples(X):
     if type(X) is np.ndarray and X.dtype in _NATIVE_DTYPES and X.flags.c_contiguous:
         _check_order(X.shape)
         return _check_samples(X), _NATIVE_DTYPES[X.dtype]
+    if isinstance(X, np.ma.MaskedArray):
+        _check_unmasked(X)
+        X = X.data
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):  # scipy.sparse, without importing scipy
         raise ValueError(f"sparse input ({type(X).__name__}) is not supported: pass a dense array, e.g. X.toarray()")
     dtype = getattr(X, "dtype", None)
@@ -351,14 +355,42 @@ def as_samples(X):
 
 
 def _read_features(model, path, dataset, layout):
-    """Features of an HDF5 dataset, streamed through a temporary file."""
+    """(features, the samples are float32) of an HDF5 dataset, streamed through a temporary file."""
     import h5py
 
     with tempfile.TemporaryDirectory(prefix="sompca-") as tmp:
         out = os.path.join(tmp, "features.h5")
         model.transform_hdf5(path, dataset, out, "/features", layout=layout)
         with h5py.File(out, "r") as file:
-            return file["/features"][()]
+            features = file["/features"][()]
+        with h5py.File(path, "r") as file:
+            single = file[dataset].dtype == np.float32
+        return features, single
+
+
+def _kept(features, single, kept):
+    """The first ``kept`` columns of the library's features, float32 if the samples were (rounded at the end)."""
+    if kept < features.shape[1]:
+        features = np.ascontiguousarray(features[:, :kept])
+    return features.astype(np.float32) if single else features
+
+
+def _factors(projections, order, ranks):
+    """MPCA's and CSA's factor matrices and each feature's entry of the projected tensor.
+
+    Feature p is entry ``order[p]`` (C order) of the P_1 x ... x P_N
+    projected tensor, so column p of ``projections[n]`` is column i_n of
+    U_n. Returns (factors, index): factors[n] holds the columns of U_n
+    that the kept features use, in rank order; index[p] is feature p's
+    entry (i_1, ..., i_N) counted in those columns.
+    """
+    flat = np.asarray(order, dtype=np.int64)
+    entries = np.stack(np.unravel_index(flat, ranks), axis=1).reshape(len(flat), len(ranks))
+    factors, index = [], np.empty_like(entries)
+    for n, u in enumerate(projections):
+        used, first, index[:, n] = np.unique(entries[:, n], return_index=True, return_inverse=True)
+        factors.append(np.ascontiguousarray(u[:, first]))
+    return factors, index
 
 
 def _check_features(Z, n_components, name):
@@ -375,6 +407,93 @@ def _check_features(Z, n_components, name):
         raise ValueError(f"X has {Z.shape[1]} features, but {name} is expecting {n_components} features as input "
                          "to inverse_transform (its n_components_)")
     return Z
+
+
+def _in_memory(X):
+    """X as an in-memory array-like: dask arrays computed, HDF5 datasets read in their layout."""
+    if _dask.is_dask_array(X):
+        return X.compute()
+    location = _hdf5_location(X)
+    if location is None:
+        return X
+    import h5py
+
+    path, dataset, layout = location
+    with h5py.File(path, "r") as file:
+        name = {code: name for name, code in _lib.LAYOUTS.items()}[layout]
+        return _read_hdf5(HDF5(file[dataset], layout=name))
+
+
+# The model file's attribute that keeps a Python estimator's parameters (JSON).
+_PARAMS_ATTRIBUTE = "python_params"
+
+
+def _json_value(value):
+    """numpy scalars and arrays as JSON values (for json.dumps)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _saved_params(path):
+    """The ``python_params`` attribute of a model file, or None (written by another binding or an older sompca)."""
+    import h5py
+
+    with h5py.File(path, "r") as file:
+        text = file.attrs.get(_PARAMS_ATTRIBUTE)
+    if text is None:
+        return None
+    try:
+        saved = json.loads(text)
+    except ValueError as err:
+        raise OSError(f"{path}: attribute {_PARAMS_ATTRIBUTE} is not JSON: {err}") from None
+    if not isinstance(saved, dict) or not isinstance(saved.get("params", {}), dict):
+        raise OSError(f"{path}: attribute {_PARAMS_ATTRIBUTE} is not a JSON object of parameters")
+    return saved
+
+
+def _xarray_of(X):
+    """The xarray module if X is an ``xarray.DataArray`` (without importing xarray), else None."""
+    xarray = sys.modules.get("xarray")
+    if xarray is not None and isinstance(X, xarray.DataArray):
+        return xarray
+    if xarray is not None and isinstance(X, xarray.Dataset):
+        raise ValueError("X is an xarray Dataset: pass one of its variables, a DataArray (e.g. ds['X'])")
+    return None
+
+
+def _zarr_of(X):
+    """The zarr module if X is a ``zarr.Array`` (without importing zarr), else None."""
+    zarr = sys.modules.get("zarr")
+    if zarr is not None and isinstance(X, zarr.Array):
+        return zarr
+    return None
+
+
+def _check_zarr(X, sample_shape):
+    """A zarr array of samples (n_samples, I_1, ..., I_N), viewed with sample_shape if that is set."""
+    _reject_non_real(X.dtype)
+    _check_order(X.shape)
+    if sample_shape is not None and tuple(X.shape[1:]) != sample_shape:
+        raise ValueError(f"X is a zarr array of samples of shape {tuple(X.shape[1:])}, but sample_shape="
+                         f"{sample_shape}: a zarr array is read as it is stored")
+    return X
+
+
+def _zarr_blocks(X):
+    """(first, n) spans of a zarr array's samples: its chunks along axis 0."""
+    step = int(X.chunks[0])
+    return [(first, min(step, int(X.shape[0]) - first)) for first in range(0, int(X.shape[0]), step)]
+
+
+def _check_unmasked(X):
+    """Refuse a numpy masked array with masked entries: sompca has no notion of a missing value."""
+    masked = int(np.ma.count_masked(X))
+    if masked:
+        raise ValueError(f"X is a masked array with {masked} masked entries: sompca has no missing values; fill "
+                         "them (X.filled(value)) or drop the samples that have them (the mask is not ignored)")
 
 
 def _check_hdf5_sample_shape(path, dataset, layout, shape):
@@ -413,6 +532,35 @@ def _real_param(name, value, low, high, low_open=False):
         interval = f"{'(' if low_open else '['}{low}, {high}]"
         raise ValueError(f"{name} must be a real number in {interval}, got {value!r}")
     return float(value)
+
+
+def _variance_fraction(n_components):
+    """``n_components`` as a fraction of the variance in (0, 1), or None when it is a count (or None)."""
+    if isinstance(n_components, numbers.Real) and not isinstance(n_components, (bool, numbers.Integral)):
+        if not 0 < n_components < 1:  # NaN included
+            raise ValueError("n_components must be None, an integer >= 1 or a fraction of the variance in (0, 1), "
+                             f"got {n_components!r}")
+        return float(n_components)
+    return None
+
+
+def _n_components_option(n_components):
+    """The library's n_components: 0 (the method's bound) for None and for a fraction (the prefix is kept after)."""
+    if _variance_fraction(n_components) is not None:
+        return 0
+    if n_components is None:
+        return 0
+    if isinstance(n_components, bool) or not isinstance(n_components, numbers.Integral) or \
+            not 1 <= n_components < 2**31:
+        raise ValueError("n_components must be None, an integer >= 1 or a fraction of the variance in (0, 1), "
+                         f"got {n_components!r}")
+    return int(n_components)
+
+
+def _variance_prefix(ratio, fraction):
+    """The fewest leading features whose variance ratios sum to at least fraction (all if none do)."""
+    reached = np.flatnonzero(np.cumsum(ratio) >= fraction)
+    return int(reached[0]) + 1 if reached.size else len(ratio)
 
 
 def _n_threads(n_jobs):
@@ -486,7 +634,8 @@ class TensorProjection(_Mixin, _Base):
 
     _method: Optional[int] = None
 
-    def fit(self: _Estimator, X: Samples, y: object = None) -> _Estimator:
+    def fit(self: _Estimator, X: Samples, y: object = None, *,
+            progress: Optional[Callable[[int, int, float], object]] = None) -> _Estimator:
         """Fit the model to training samples.
 
         Parameters
@@ -511,19 +660,45 @@ class TensorProjection(_Mixin, _Base):
             in C order (viewed, not copied).
         y : ignored
             Present for scikit-learn's API.
+        progress : callable or None, default=None
+            ``progress(done, total, variance)``, called in the calling
+            thread after each unit of work: each EMP of the TVP methods
+            (``done`` EMPs of ``total``, ``variance`` the captured variance
+            of the one just found), each sweep of MPCA and CSA, once for
+            PCA; for a dask array too. An exception it raises stops the fit
+            and is raised by ``fit``, the estimator left as it was. With
+            ``verbose=True`` the progress bar is drawn as well.
 
         Returns
         -------
         self : object
             The fitted estimator.
+
+        Examples
+        --------
+        >>> import numpy as np, sompca
+        >>> X = np.random.default_rng(0).normal(size=(30, 5, 4))
+        >>> seen = []
+        >>> model = sompca.SOMPCA(n_components=3).fit(X, progress=lambda done, total, v: seen.append(done))
+        >>> seen
+        [1, 2, 3]
         """
+        if progress is not None and not callable(progress):
+            raise TypeError(f"progress must be a callable progress(done, total, variance) or None, "
+                            f"got {type(progress).__name__}")
         if not self.verbose:
-            return self._fit(X)
-        progress = ProgressBar(f"fit {type(self).__name__}", sys.stderr)
+            return self._fit(X, progress=progress)
+        bar = ProgressBar(f"fit {type(self).__name__}", sys.stderr)
+
+        def report(done, total, variance):
+            bar(done, total, variance)
+            if progress is not None:
+                progress(done, total, variance)
+
         try:
-            return self._fit(X, progress=progress, read_progress=progress.read)
+            return self._fit(X, progress=report, read_progress=bar.read)
         finally:
-            progress.close()
+            bar.close()
 
     def _fit(self, X, progress=None, read_progress=None):
         """Fit; ``progress(done, total, variance)`` is called after each unit of work.
@@ -533,10 +708,27 @@ class TensorProjection(_Mixin, _Base):
         The estimator's state changes only when the fit succeeds.
         """
         options = self._options()
+        fraction = _variance_fraction(self.n_components)
         sample_shape = self._sample_shape()
+        labelled = _xarray_of(X)
+        if labelled is not None:
+            X, _, dims = self._unlabel(X, fitted=False)
+            self._fit(X, progress, read_progress)
+            self.dims_in_ = dims
+            return self
+        if _zarr_of(X) is not None:
+            array = _check_zarr(X, sample_shape)
+            shape = tuple(int(i) for i in array.shape[1:])
+            # Blocks of the zarr chunks along axis 0 (rounded down to BLOCK_MULTIPLE samples, at least one multiple).
+            model = _dask.fit_blocks(lambda first, n: array[first:first + n], int(array.shape[0]), shape, options,
+                                     report=progress, block_bytes=8 * int(np.prod(shape)) * int(array.chunks[0]))
+            self._set_model(model, fraction)
+            if hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+            return self
         if _dask.is_dask_array(X):
             model = _dask.fit(_dask.with_sample_shape(X, sample_shape), options, report=progress)
-            self._set_model(model)
+            self._set_model(model, fraction)
             if hasattr(self, "feature_names_in_"):
                 del self.feature_names_in_
             return self
@@ -561,13 +753,34 @@ class TensorProjection(_Mixin, _Base):
         elif location is None:
             array, dtype, matrix = self._samples(X)
             model = _lib.Model.fit_array(array, dtype, options, report=progress)
-        self._set_model(model)
+        self._set_model(model, fraction)
         if location is None and not through_h5py and matrix and _validate_data is not None:
             # Feature names of a DataFrame (feature_names_in_), the scikit-learn way.
             _validate_data(self, X, reset=True, skip_check_array=True)
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return self
+
+    def _unlabel(self, X, fitted):
+        """(data with the sample dim first, sample dim, the others' names) of a DataArray.
+
+        The data are numpy or dask, as X holds them; when ``fitted`` the
+        other dims are put in the order of the training DataArray.
+        """
+        dim = X.dims[0] if self.sample_dim is None else self.sample_dim
+        if dim not in X.dims:
+            raise ValueError(f"sample_dim={dim!r} is not a dimension of X, whose dims are {tuple(X.dims)}")
+        others = tuple(d for d in X.dims if d != dim)
+        trained = getattr(self, "dims_in_", None) if fitted else None
+        if trained is not None:
+            if set(others) != set(trained):
+                raise ValueError(f"X has sample dims {others}, but {type(self).__name__} was fitted on sample dims "
+                                 f"{tuple(trained)} (sample_dim={dim!r})")
+            others = tuple(trained)
+        data = X.transpose(dim, *others).data
+        if isinstance(data, np.ma.MaskedArray):
+            _check_unmasked(data)
+        return data, dim, others
 
     def _sample_shape(self):
         """The validated ``sample_shape`` parameter: a tuple of positive ints, or None."""
@@ -618,43 +831,52 @@ class TensorProjection(_Mixin, _Base):
         """Validate the parameters into a ``sompca_options``; subclasses add theirs."""
         return _lib.new_options(
             method=self._method,
-            n_components=_int_param("n_components", self.n_components, 1) or 0,
+            n_components=_n_components_option(self.n_components),
             n_threads=_n_threads(self.n_jobs),
             memory_limit=parse_memory_limit(self.memory_limit),
         )
 
-    def _set_model(self, model):
+    def _set_model(self, model, fraction=None):
         """Copy the learned attributes out of a fitted library model.
 
+        With ``fraction`` (n_components in (0, 1)) only the prefix of the
+        model's features that reaches that share of the variance is kept;
+        the library's model keeps them all and transforms drop the rest.
         They are gathered first and published in one step, under a lock,
         so that an estimator fitted from two threads at once ends with
         every attribute from the same fit, never a mix of both.
         """
         shape = model.shape()
-        iterations = model.iterations()
+        ratio = model.variance_ratio()
+        kept = len(ratio) if fraction is None else _variance_prefix(ratio, fraction)
+        iterations = model.iterations()[:kept]
         learned = {
             "_model": model,
+            "_components": None,
             "shape_in_": shape,
             "n_features_in_": int(np.prod(shape)),
-            "n_components_": model.n_components(),
+            "n_components_": kept,
             "n_samples_fit_": model.n_samples(),
             "mode_": model.mode(),
             "mean_": model.mean().reshape(shape),
-            "projections_": model.projections(),
-            "explained_variance_": model.variance(),
-            "explained_variance_ratio_": model.variance_ratio(),
-            "order_": model.extraction(),
+            "projections_": [u[:, :kept] for u in model.projections()],
+            "explained_variance_": model.variance()[:kept],
+            "explained_variance_ratio_": ratio[:kept],
+            "order_": model.extraction()[:kept],
             "n_iter_per_component_": iterations,
             "n_iter_": int(iterations.max(initial=0)),
-            "history_": model.history(),
+            "history_": model.history()[:kept],
         }
         ranks = model.ranks()
         if ranks is not None:
             learned["ranks_"] = ranks
+            learned["factors_"], learned["feature_index_"] = _factors(learned["projections_"], learned["order_"],
+                                                                      ranks)
         if self._method == _lib.METHOD_SOMPCA:
-            learned["feature_modes_"] = model.feature_modes()
+            learned["feature_modes_"] = model.feature_modes()[:kept]
         replaced = dict(vars(self))  # the old values die after the lock is released
         with _PUBLISH:
+            vars(self).pop("dims_in_", None)  # set again by a fit of a DataArray
             vars(self).update(learned)
         del replaced
 
@@ -665,7 +887,7 @@ class TensorProjection(_Mixin, _Base):
                 f"this {type(self).__name__} instance is not fitted yet; call fit(X) before using it")
         return model
 
-    def transform(self, X: Samples) -> Any:  # a numpy array; a dask array for dask input
+    def transform(self, X: Any) -> Any:  # X: Samples; a numpy array, dask array or DataArray back
         """Project samples to features.
 
         Parameters
@@ -677,23 +899,42 @@ class TensorProjection(_Mixin, _Base):
 
         Returns
         -------
-        features : ndarray of shape (n_samples, n_components), float64
-            One row per sample, columns in feature order; for a dask array,
-            a dask array of those, chunked along axis 0 as X (computed
-            block by block where the blocks live).
+        features : ndarray of shape (n_samples, n_components_)
+            One row per sample, columns in feature order; float32 for
+            float32 samples (computed in float64, rounded at the end), else
+            float64. For a dask array, a dask array of those, chunked along
+            axis 0 as X (computed block by block where the blocks live);
+            for an xarray DataArray, a DataArray with dims (sample_dim,
+            "feature"), X's coordinates along sample_dim and the feature
+            names as the "feature" coordinate.
         """
         model = self._fitted_model()
+        kept = self.n_components_
+        xarray = _xarray_of(X)
+        if xarray is not None:
+            data, dim, _ = self._unlabel(X, fitted=True)
+            coords = {name: coord for name, coord in X.coords.items() if coord.dims == (dim,)}
+            coords["feature"] = self.get_feature_names_out()
+            return xarray.DataArray(self.transform(data), dims=(dim, "feature"), coords=coords, name=X.name)
+        if _zarr_of(X) is not None:
+            array = _check_zarr(X, self._sample_shape())
+            features = np.concatenate([self.transform(array[first:first + n]) for first, n in _zarr_blocks(array)])
+            return features
         if _dask.is_dask_array(X):
-            return _dask.transform(model, _dask.with_sample_shape(X, self._sample_shape()))
+            features = _dask.transform(model, _dask.with_sample_shape(X, self._sample_shape()))
+            if kept < features.shape[1]:
+                features = features[:, :kept]
+            return features.astype(np.float32) if X.dtype == np.float32 else features
         location = _hdf5_location(X)
         if location is not None:
             try:
-                return _read_features(model, *location)
+                features, single = _read_features(model, *location)
+                return _kept(features, single, kept)
             except _READ_THROUGH_H5PY:
                 if _h5py_dataset(X) is None:
                     raise  # else h5py reads it, below
         array, dtype, _ = self._samples(X, fitted=True)
-        return model.transform_array(array, dtype)
+        return _kept(model.transform_array(array, dtype), dtype == _lib.FLOAT32, kept)
 
     def inverse_transform(self, X: npt.ArrayLike) -> np.ndarray:
         """Reconstruct samples from their features (least squares).
@@ -730,14 +971,111 @@ class TensorProjection(_Mixin, _Base):
             pipeline step expects.
         """
         self._fitted_model()
-        features = _check_features(X, self.n_components_, type(self).__name__)
-        # (A^T A)^+ from the modes' Gram matrices (the identity, to rounding, when A is orthonormal).
-        gram = np.prod([u.T @ u for u in self.projections_], axis=0)
-        coefficients = features @ np.linalg.pinv(gram, hermitian=True)
-        samples = coefficients @ self._basis().T + self.mean_.reshape(-1)
+        single = getattr(X, "dtype", None) == np.float32
+        samples = self._reconstruct(_check_features(X, self.n_components_, type(self).__name__))
+        if single:
+            samples = samples.astype(np.float32)
         if self.sample_shape is not None:
             return samples
         return samples.reshape((len(samples),) + tuple(self.shape_in_))
+
+    def _reconstruct(self, features):
+        """Least-squares samples (n_samples, prod I_n) of float64 features (see inverse_transform)."""
+        # (A^T A)^+ from the modes' Gram matrices (the identity, to rounding, when A is orthonormal).
+        gram = np.prod([u.T @ u for u in self.projections_], axis=0)
+        coefficients = features @ np.linalg.pinv(gram, hermitian=True)
+        return coefficients @ self.components_ + self.mean_.reshape(-1)
+
+    def score_samples(self, X: Any) -> np.ndarray:  # X: Samples
+        """Negative squared reconstruction error of each sample.
+
+        ``-||x - inverse_transform(transform(x))||^2``, summed over the
+        sample's entries: 0 for a sample the features reproduce, more
+        negative the more of it they lose. (The TVP methods have no
+        probabilistic model, so no log-likelihood is claimed.)
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, I_1, ..., I_N), h5py.Dataset, str or dask array
+            Samples of the training sample shape, in any form ``transform``
+            accepts; they are read into memory.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,), float64
+        """
+        model = self._fitted_model()
+        if _xarray_of(X) is not None:
+            X = self._unlabel(X, fitted=True)[0]
+        if _zarr_of(X) is not None:
+            X = X[...]
+        array, dtype, _ = self._samples(_in_memory(X), fitted=True)
+        features = model.transform_array(array, dtype)[:, :self.n_components_]
+        residual = array.reshape(len(array), -1).astype(np.float64) - self._reconstruct(features)
+        return -np.einsum("ij,ij->i", residual, residual)
+
+    def score(self, X: Samples, y: object = None) -> float:
+        """Mean of :meth:`score_samples` over X: larger is better, so grid searches need no scorer.
+
+        Examples
+        --------
+        >>> import numpy as np, sompca
+        >>> from sklearn.model_selection import GridSearchCV
+        >>> X = np.random.default_rng(0).normal(size=(30, 5, 4))
+        >>> search = GridSearchCV(sompca.SOMPCA(), {"n_components": [1, 3]}, cv=3).fit(X)
+        >>> search.best_params_
+        {'n_components': 3}
+        """
+        return float(np.mean(self.score_samples(X)))
+
+    @property
+    def components_(self) -> np.ndarray:
+        """ndarray of shape (n_components_, prod I_n): row p is feature p's projection, vectorised in C order.
+
+        The outer product of the p-th columns of ``projections_`` (PCA: the
+        p-th column), laid out as ``X.reshape(n_samples, -1)``, so that
+        ``(X - mean_).reshape(n_samples, -1) @ components_.T`` equals
+        ``transform(X)``. Computed on first use and kept.
+        """
+        self._fitted_model()
+        if self._components is None:
+            components = self._basis().T
+            components.flags.writeable = False
+            self._components: Optional[np.ndarray] = components
+        return self._components
+
+    def emp(self, p: int) -> list:
+        """The N vectors of feature p's elementary multilinear projection (PCA: its one vector).
+
+        ``np.einsum`` of them as an outer product is ``component_tensor(p)``.
+        """
+        self._fitted_model()
+        p = self._feature(p)
+        return [u[:, p].copy() for u in self.projections_]
+
+    def component_tensor(self, p: int) -> np.ndarray:
+        """Feature p's projection as a tensor of the sample shape ``shape_in_`` (row p of ``components_``).
+
+        Examples
+        --------
+        >>> import numpy as np, sompca
+        >>> model = sompca.SOMPCA(n_components=2).fit(np.random.default_rng(0).normal(size=(20, 4, 3)))
+        >>> model.component_tensor(0).shape
+        (4, 3)
+        """
+        self._fitted_model()
+        p = self._feature(p)
+        tensor = np.ones(())
+        for u in self.projections_:
+            tensor = np.multiply.outer(tensor, u[:, p])
+        return tensor.reshape(self.shape_in_)
+
+    def _feature(self, p):
+        count = self.n_components_
+        if isinstance(p, bool) or not isinstance(p, numbers.Integral) or not -count <= p < count:
+            raise IndexError(f"feature {p!r} out of range: the model has {self.n_components_} features "
+                             f"(0..{self.n_components_ - 1})")
+        return int(p) % self.n_components_
 
     def _basis(self):
         """The projection matrix A (I_1 * ... * I_N, P): column p is feature p's projection, C order."""
@@ -761,13 +1099,42 @@ class TensorProjection(_Mixin, _Base):
     def save(self, path: Union[str, os.PathLike]) -> None:
         """Write the fitted model to an HDF5 model file (read it with :func:`sompca.load`).
 
+        Besides the model, which every binding reads, the file keeps the
+        estimator's parameters and ``feature_names_in_`` (a JSON string
+        attribute ``python_params``), so that :func:`sompca.load` returns
+        the estimator as it was. With ``n_components`` a fraction the file
+        holds every feature fitted; ``load`` keeps the same prefix, readers
+        in other languages see them all.
+
         Parameters
         ----------
         path : str or os.PathLike
             The file to write; it is written to a temporary file and renamed
             into place.
         """
-        self._fitted_model().save(path)
+        model = self._fitted_model()
+        saved: dict = {"class": type(self).__name__, "params": {}}
+        for name, value in self.get_params(deep=False).items():
+            try:
+                saved["params"][name] = json.loads(json.dumps(value, default=_json_value))
+            except (TypeError, ValueError):  # not JSON: load gives the default
+                pass
+        if hasattr(self, "feature_names_in_"):
+            saved["feature_names_in"] = [str(name) for name in self.feature_names_in_]
+        path = os.fspath(path)
+        folder, name = os.path.split(path)
+        temporary = os.path.join(folder, f".{name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            model.save(temporary)
+            import h5py
+
+            with h5py.File(temporary, "r+") as file:
+                file.attrs[_PARAMS_ATTRIBUTE] = json.dumps(saved)
+            os.replace(temporary, path)
+        except BaseException:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+            raise
 
     def __sklearn_is_fitted__(self):
         return getattr(self, "_model", None) is not None
@@ -779,7 +1146,7 @@ class _TVP(TensorProjection):
     def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_FOMPCA, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_FOMPCA, "max_iter"), tol=_default(_lib.METHOD_FOMPCA, "tol"),
                  sort_features=_default(_lib.METHOD_FOMPCA, "sort_features"), n_jobs=None,
-                 sample_shape=None, memory_limit=None, mode_updates="auto", verbose=False):
+                 sample_shape=None, sample_dim=None, memory_limit=None, mode_updates="auto", verbose=False):
         self.n_components = n_components
         self.relaxed_start = relaxed_start
         self.max_iter = max_iter
@@ -787,6 +1154,7 @@ class _TVP(TensorProjection):
         self.sort_features = sort_features
         self.n_jobs = n_jobs
         self.sample_shape = sample_shape
+        self.sample_dim = sample_dim
         self.memory_limit = memory_limit
         self.mode_updates = mode_updates
         self.verbose = verbose
@@ -803,6 +1171,15 @@ class _TVP(TensorProjection):
         options.feature_order = _lib.ORDER_VARIANCE if self.sort_features else _lib.ORDER_EXTRACTION
         return options
 
+
+_SAMPLE_DIM = """    sample_dim : str or None, default=None
+        For an ``xarray.DataArray`` X: the name of its sample dimension
+        (None: its first). The other dimensions, in the order of the
+        training DataArray (``dims_in_``), are the sample's modes, whatever
+        their order in a later X; ``transform`` returns a DataArray with
+        dims (sample_dim, "feature") and X's coordinates along sample_dim.
+        A dask-backed DataArray is fitted as its dask array is.
+"""
 
 _MEMORY_LIMIT = """    memory_limit : int, str or None, default=None
         Memory budget of a fit, in bytes or as a size such as ``"512MB"``;
@@ -831,8 +1208,10 @@ _SAMPLE_SHAPE = """    sample_shape : tuple of int or None, default=None
 """
 
 _TVP_PARAMETERS = """
-    n_components : int or None, default=None
+    n_components : int, float or None, default=None
         Number of features P (EMPs); None selects the method's bound{bound}.
+        A float in (0, 1) fits up to the bound and keeps the fewest leading
+        features whose ``explained_variance_ratio_`` sums to at least it.
     relaxed_start : bool, default={relaxed}
         Fix the first EMP to uniform vectors and start the later ones from
         the residual (Shi and Lu 2015, Sec. 3.3).
@@ -847,7 +1226,7 @@ _TVP_PARAMETERS = """
         does for classification); False keeps the extraction order.
     n_jobs : int or None, default=None
         Threads sharing each pass over the data; None or -1 use all cores.
-""" + _SAMPLE_SHAPE + _MEMORY_LIMIT + """    mode_updates : {{"auto", "rows", "scatter"}}, default="auto"
+""" + _SAMPLE_SHAPE + _SAMPLE_DIM + _MEMORY_LIMIT + """    mode_updates : {{"auto", "rows", "scatter"}}, default="auto"
         How each mode update gets the scatter of its partial projections:
         "rows" keeps the n_samples x I_n projections (the cheaper update,
         but n_samples x I_n values of memory and, over a dask array, moved
@@ -896,6 +1275,14 @@ _ATTRIBUTES = """
         Sample shape (I_1, ..., I_N).
     n_samples_fit_ : int
         Number of training samples M.
+    dims_in_ : tuple of str
+        The names of the sample's dimensions (its modes, in order) when X
+        was an xarray DataArray.
+    components_ : ndarray of shape (n_components_, n_features_in_)
+        Row p is feature p's projection vectorised in C order (the outer
+        product of the p-th columns of ``projections_``), so that
+        ``(X - mean_).reshape(n_samples, -1) @ components_.T`` is
+        ``transform(X)``.
 """
 
 
@@ -942,9 +1329,9 @@ class SOMPCA(_TVP):
     def __init__(self, n_components=None, mode=None, relaxed_start=_default(_lib.METHOD_SOMPCA, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_SOMPCA, "max_iter"), tol=_default(_lib.METHOD_SOMPCA, "tol"),
                  sort_features=_default(_lib.METHOD_SOMPCA, "sort_features"), n_jobs=None,
-                 sample_shape=None, memory_limit=None, mode_updates="auto", verbose=False):
-        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, memory_limit,
-                         mode_updates, verbose)
+                 sample_shape=None, sample_dim=None, memory_limit=None, mode_updates="auto", verbose=False):
+        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, sample_dim,
+                         memory_limit, mode_updates, verbose)
         self.mode = mode
 
     def _options(self):
@@ -987,9 +1374,9 @@ class TROD(_TVP):
     def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_TROD, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_TROD, "max_iter"), tol=_default(_lib.METHOD_TROD, "tol"),
                  sort_features=_default(_lib.METHOD_TROD, "sort_features"), n_jobs=None,
-                 sample_shape=None, memory_limit=None, mode_updates="auto", verbose=False):
-        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, memory_limit,
-                         mode_updates, verbose)
+                 sample_shape=None, sample_dim=None, memory_limit=None, mode_updates="auto", verbose=False):
+        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, sample_dim,
+                         memory_limit, mode_updates, verbose)
 
 
 class UMPCA(_TVP):
@@ -1006,9 +1393,9 @@ class UMPCA(_TVP):
     def __init__(self, n_components=None, relaxed_start=_default(_lib.METHOD_UMPCA, "relaxed_start"),
                  max_iter=_default(_lib.METHOD_UMPCA, "max_iter"), tol=_default(_lib.METHOD_UMPCA, "tol"),
                  sort_features=_default(_lib.METHOD_UMPCA, "sort_features"), n_jobs=None,
-                 sample_shape=None, memory_limit=None, mode_updates="auto", verbose=False):
-        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, memory_limit,
-                         mode_updates, verbose)
+                 sample_shape=None, sample_dim=None, memory_limit=None, mode_updates="auto", verbose=False):
+        super().__init__(n_components, relaxed_start, max_iter, tol, sort_features, n_jobs, sample_shape, sample_dim,
+                         memory_limit, mode_updates, verbose)
 
 
 class PCA(TensorProjection):
@@ -1022,11 +1409,13 @@ class PCA(TensorProjection):
 
     Parameters
     ----------
-    n_components : int or None, default=None
-        Number of features P; None selects min(M - 1, prod_n I_n).
+    n_components : int, float or None, default=None
+        Number of features P; None selects min(M - 1, prod_n I_n); a float
+        in (0, 1) keeps the fewest leading features whose
+        ``explained_variance_ratio_`` sums to at least it.
     n_jobs : int or None, default=None
         Threads sharing each pass over the data; None or -1 use all cores.
-""" + _SAMPLE_SHAPE + _MEMORY_LIMIT + _VERBOSE + _ATTRIBUTES
+""" + _SAMPLE_SHAPE + _SAMPLE_DIM + _MEMORY_LIMIT + _VERBOSE + _ATTRIBUTES
 
     _method = _lib.METHOD_PCA
 
@@ -1041,10 +1430,11 @@ class PCA(TensorProjection):
         return self
 
     def __init__(self, n_components=None, n_jobs=None,
-                 sample_shape=None, memory_limit=None, verbose=False):
+                 sample_shape=None, sample_dim=None, memory_limit=None, verbose=False):
         self.n_components = n_components
         self.n_jobs = n_jobs
         self.sample_shape = sample_shape
+        self.sample_dim = sample_dim
         self.memory_limit = memory_limit
         self.verbose = verbose
 
@@ -1055,13 +1445,14 @@ class _TTP(TensorProjection):
     def __init__(self, n_components=None, q=_default(_lib.METHOD_MPCA, "q"),
                  max_iter=_default(_lib.METHOD_MPCA, "max_iter"),
                  sort_features=_default(_lib.METHOD_MPCA, "sort_features"), n_jobs=None,
-                 sample_shape=None, memory_limit=None, verbose=False):
+                 sample_shape=None, sample_dim=None, memory_limit=None, verbose=False):
         self.n_components = n_components
         self.q = q
         self.max_iter = max_iter
         self.sort_features = sort_features
         self.n_jobs = n_jobs
         self.sample_shape = sample_shape
+        self.sample_dim = sample_dim
         self.memory_limit = memory_limit
         self.verbose = verbose
 
@@ -1074,9 +1465,10 @@ class _TTP(TensorProjection):
 
 
 _TTP_PARAMETERS = """
-    n_components : int or None, default=None
+    n_components : int, float or None, default=None
         Number of features P kept; None keeps all prod_n P_n entries of the
-        projected tensor.
+        projected tensor; a float in (0, 1) keeps the fewest leading
+        features whose ``explained_variance_ratio_`` sums to at least it.
     q : float, default=0.97
         Fraction of each mode's {what} kept when choosing the mode ranks P_n.
     max_iter : int, default=20
@@ -1086,7 +1478,7 @@ _TTP_PARAMETERS = """
         of the projected tensor's entries.
     n_jobs : int or None, default=None
         Threads sharing each pass over the data; None or -1 use all cores.
-""" + _SAMPLE_SHAPE + _MEMORY_LIMIT + _VERBOSE
+""" + _SAMPLE_SHAPE + _SAMPLE_DIM + _MEMORY_LIMIT + _VERBOSE
 
 
 class MPCA(_TTP):
@@ -1098,6 +1490,13 @@ class MPCA(_TTP):
     ----------""" + _TTP_PARAMETERS.format(what="variance", rank="captured variance") + _ATTRIBUTES + """\
     ranks_ : tuple of int
         The mode ranks P_1, ..., P_N kept from Q = ``q``.
+    factors_ : list of ndarray
+        The N factor matrices U_n, of shape (I_n, P_n), with orthonormal
+        columns (with fewer features than prod_n P_n, the columns that the
+        kept features use).
+    feature_index_ : ndarray of shape (n_components_, N)
+        Feature p is entry ``feature_index_[p]`` of the projected tensor
+        (X - mean_) x_1 factors_[0]^T ... x_N factors_[N-1]^T.
 """
 
     _method = _lib.METHOD_MPCA
@@ -1112,6 +1511,13 @@ class CSA(_TTP):
     ----------""" + _TTP_PARAMETERS.format(what="energy", rank="energy") + _ATTRIBUTES + """\
     ranks_ : tuple of int
         The mode ranks P_1, ..., P_N kept from Q = ``q``.
+    factors_ : list of ndarray
+        The N factor matrices U_n, of shape (I_n, P_n), with orthonormal
+        columns (with fewer features than prod_n P_n, the columns that the
+        kept features use).
+    feature_index_ : ndarray of shape (n_components_, N)
+        Feature p is entry ``feature_index_[p]`` of the projected tensor
+        (X - mean_) x_1 factors_[0]^T ... x_N factors_[N-1]^T.
 """
 
     _method = _lib.METHOD_CSA
@@ -1140,8 +1546,14 @@ def estimator_for(name: str, **params: Any) -> TensorProjection:
 
     Examples
     --------
+    The estimators' names mean their defaults: ``"SOMPCA"`` is
+    ``sompca.SOMPCA()``, so-mpca-rs, as on the command line (``-m sompca``)
+    and in C.
+
     >>> estimator_for("SO-MPCA", n_components=5)
     SOMPCA(n_components=5, relaxed_start=False)
+    >>> estimator_for("SOMPCA").relaxed_start
+    True
     """
     method, relaxed = _lib.method_from_name(name)
     cls = ESTIMATORS[method]
@@ -1172,12 +1584,12 @@ def load(path: Union[str, os.PathLike]) -> TensorProjection:
     Returns
     -------
     estimator : SOMPCA, FOMPCA, TROD, UMPCA, PCA, MPCA or CSA
-        The fitted estimator of the file's method, its parameters set to
-        those of the fit (``n_components``, ``relaxed_start``, ``mode``,
-        ``max_iter``, ``tol``, ``q``, ``sort_features``); ``n_jobs`` and
-        ``sample_shape`` keep their defaults (the file stores the sample
-        shape as ``shape_in_``: set ``sample_shape`` again to transform
-        2-D rows).
+        The fitted estimator of the file's method, with every parameter
+        and ``feature_names_in_`` as they were when a Python estimator
+        saved it. From a file written by another binding or an older
+        sompca, the parameters of the fit (``n_components``,
+        ``relaxed_start``, ``mode``, ``max_iter``, ``tol``, ``q``,
+        ``sort_features``), the others their defaults.
 
     Examples
     --------
@@ -1203,7 +1615,15 @@ def load(path: Union[str, os.PathLike]) -> TensorProjection:
     if issubclass(cls, _TTP):
         params.update(q=options.q, max_iter=options.max_iter,
                       sort_features=options.feature_order == _lib.ORDER_VARIANCE)
-    params = {k: v for k, v in params.items() if k in cls().get_params()}
+    names = cls().get_params()
+    saved = _saved_params(path)
+    if saved is not None:
+        params.update(saved["params"])
+        if isinstance(params.get("sample_shape"), list):
+            params["sample_shape"] = tuple(params["sample_shape"])
+    params = {k: v for k, v in params.items() if k in names}
     estimator = cls(**params)
-    estimator._set_model(model)
+    estimator._set_model(model, _variance_fraction(params.get("n_components")))
+    if saved is not None and saved.get("feature_names_in") is not None:
+        estimator.feature_names_in_ = np.asarray(saved["feature_names_in"], dtype=object)
     return estimator
