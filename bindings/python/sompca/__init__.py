@@ -17,7 +17,8 @@ load      read a fitted estimator from an HDF5 model file
 HDF5      an HDF5 dataset and its layout (samples last; MATLAB, R, Julia)
 ========  ==================================================================
 
-Samples are the first axis of X, which is a numpy array of any real dtype,
+Estimators are imported on first use (with scikit-learn, if installed), so
+``import sompca`` is quick. Samples are the first axis of X, which is a numpy array of any real dtype,
 an h5py Dataset, or a string ``"file.h5:/path/to/dataset"`` that the
 library streams from disk; ``HDF5("file.h5:/X", layout="column-major")``
 reads data written by MATLAB, R or Julia with its modes in their order.
@@ -38,23 +39,10 @@ Examples
 [(6, 3), (5, 3)]
 """
 
+import importlib
+
 from . import _lib  # loads libsompca and checks its version
 from ._citation import __citation__
-from ._estimators import (
-    CSA,
-    FOMPCA,
-    HDF5,
-    MPCA,
-    PCA,
-    SOMPCA,
-    TROD,
-    UMPCA,
-    NotFittedError,
-    TensorProjection,
-    estimator_for,
-    load,
-    method_name,
-)
 from ._lib import (
     BrokenLinkError,
     FileLockedError,
@@ -67,9 +55,30 @@ from ._lib import (
 from ._version import __version__
 
 __all__ = ["SOMPCA", "FOMPCA", "TROD", "UMPCA", "PCA", "MPCA", "CSA", "TensorProjection", "NotFittedError",
-           "HDF5", "LayoutWarning", "estimator_for", "method_name", "load", "library_version", "__version__",
+           "HDF5", "LayoutWarning", "estimator_for", "method_name", "load", "library_version", "plot", "__version__",
            "__citation__", "InvalidFileError", "BrokenLinkError", "MissingFilterError", "FileLockedError",
            "UnsupportedTypeError", "FileVersionError"]
+
+# The estimators derive from scikit-learn's BaseEstimator when it is installed, and importing
+# scikit-learn takes about a second: they are imported on first use (PEP 562), so that
+# `import sompca` and the command line's --version cost about what numpy does.
+_ESTIMATOR_NAMES = frozenset({"SOMPCA", "FOMPCA", "TROD", "UMPCA", "PCA", "MPCA", "CSA", "TensorProjection",
+                              "NotFittedError", "HDF5", "estimator_for", "method_name", "load"})
+
+
+def __getattr__(name):
+    if name in _ESTIMATOR_NAMES:
+        value = getattr(importlib.import_module("._estimators", __name__), name)
+    elif name == "plot":
+        value = importlib.import_module(".plot", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
 
 
 def library_version() -> str:
