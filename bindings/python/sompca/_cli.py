@@ -4,17 +4,19 @@ Every failure is one line on stderr and exit status 1 (130 after Ctrl-C).
 """
 
 import argparse
+import json
 import math
+import os
 import re
 import sys
 import warnings
 
-import numpy as np
-
-from ._estimators import HDF5, estimator_for, load, method_name, split_spec
-from ._lib import LAYOUTS
+from ._lib import LAYOUTS, python_words
 from ._progress import ProgressBar
 from ._version import __version__
+
+# The estimators (and scikit-learn, about a second) are imported by the commands that use them, so
+# that --version and --help answer at once.
 
 _DESCRIPTION = """\
 Learn features from tensor samples with Semi-Orthogonal Multilinear PCA and its family.
@@ -39,6 +41,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _data_spec(text):
+    from ._estimators import split_spec
+
     try:
         split_spec(text)
     except ValueError as err:  # argparse shows an ArgumentTypeError's own message
@@ -65,6 +69,17 @@ def _mode_arg(text):
     if mode < 0:
         raise argparse.ArgumentTypeError(f"want a mode number (modes count from 0) or 'all', got {text!r}")
     return mode
+
+
+def _shape_arg(text):
+    """--sample-shape: positive integers separated by commas or x, such as 32,22,10."""
+    try:
+        shape = tuple(int(part) for part in re.split(r"[,x]", text))
+    except ValueError:
+        shape = ()
+    if not shape or min(shape) < 1:
+        raise argparse.ArgumentTypeError(f"want positive integers separated by commas, such as 32,22,10, got {text!r}")
+    return shape
 
 
 def _count(what):
@@ -107,7 +122,8 @@ def _build_parser():
                      help="training samples: an HDF5 file, a colon, the dataset's path")
     fit.add_argument("-m", "--method", default="so-mpca-rs",
                      help="so-mpca, so-mpca-rs, fo-mpca, fo-mpca-rs, trod, trod-rs, umpca, umpca-rs, pca, mpca or "
-                          "csa; -rs = relaxed start (default: %(default)s)")
+                          "csa; -rs = relaxed start; sompca and fompca are so-mpca-rs and fo-mpca-rs "
+                          "(default: %(default)s)")
     fit.add_argument("-P", "--n-components", type=_count("a number of features"), metavar="P",
                      help="number of features (default: the method's bound, e.g. I_nu for so-mpca)")
     fit.add_argument("-o", "--output", required=True, metavar="MODEL.h5", type=_model_file,
@@ -125,13 +141,25 @@ def _build_parser():
     fit.add_argument("--order", choices=["variance", "extraction"],
                      help="feature order: by captured variance, descending, or as extracted (default: variance; "
                           "not for pca)")
-    fit.add_argument("-j", "--threads", type=_count("a number of threads"), metavar="N",
+    fit.add_argument("--sort-features", dest="order", action="store_const", const="variance",
+                     help="the same as --order variance (Python: sort_features=True)")
+    fit.add_argument("--no-sort-features", dest="order", action="store_const", const="extraction",
+                     help="the same as --order extraction (Python: sort_features=False)")
+    fit.add_argument("-j", "--n-jobs", "--threads", dest="threads", type=_count("a number of threads"), metavar="N",
                      help="threads sharing each pass over the data (default: all cores)")
+    fit.add_argument("--mode-updates", choices=["auto", "rows", "scatter"],
+                     help="how a mode update gets its scatter: the partial projections' rows, the scatter folded "
+                          "in the pass, or chosen by the data's shape (default: auto; so-mpca, fo-mpca, trod, umpca)")
+    fit.add_argument("--sample-shape", type=_shape_arg, metavar="I1,I2,...",
+                     help="the samples' shape, checked against the dataset and kept in the model file for Python's "
+                          "2-D pipelines (default: the dataset's)")
     fit.add_argument("--memory-limit", metavar="SIZE",
                      help="memory budget of the fit, in bytes or as 512MB, 2GiB, ...: a dataset that fits is read "
                           "once and fitted from memory, a larger one is streamed (default: a quarter of physical "
                           "memory)")
     _add_layout(fit)
+    fit.add_argument("-f", "--overwrite", action="store_true",
+                     help="replace the model file if it exists (default: refuse)")
     fit.add_argument("--quiet", action="store_true", help="no progress bar (it shows only on a terminal)")
     fit.set_defaults(run=_fit)
 
@@ -151,6 +179,8 @@ def _build_parser():
     info = commands.add_parser("info", help="describe a model file",
                                description="Print what a model file holds: method, shapes, features, variance.")
     info.add_argument("model", metavar="MODEL.h5", help="model file written by `sompca fit`")
+    info.add_argument("--json", action="store_true",
+                      help="print one JSON object: method, parameters, shapes, variance per feature")
     info.set_defaults(run=_info)
     return parser
 
@@ -176,10 +206,15 @@ def _add_layout(parser):
 
 # Command-line option -> estimator parameter.
 _FIT_OPTIONS = {"mode": "mode", "max_iter": "max_iter", "tol": "tol", "q": "q", "order": "sort_features",
-                "threads": "n_jobs", "memory_limit": "memory_limit"}
+                "threads": "n_jobs", "memory_limit": "memory_limit", "mode_updates": "mode_updates",
+                "sample_shape": "sample_shape"}
 
 
 def _fit(args):
+    from ._estimators import HDF5, estimator_for, method_name
+
+    if not args.overwrite and os.path.exists(args.output):
+        raise ValueError(f"{args.output} exists: pass -f/--overwrite to replace it")
     estimator = estimator_for(args.method)
     names = estimator.get_params()
     params = {"n_components": args.n_components}
@@ -195,7 +230,7 @@ def _fit(args):
     if not args.quiet and sys.stderr.isatty():
         bar = ProgressBar(f"fit {method_name(estimator)}", sys.stderr)
     try:
-        estimator._fit(HDF5(args.data, layout=args.layout), progress=bar,
+            estimator._fit(HDF5(args.data, layout=args.layout), progress=bar,
                        read_progress=bar.read if bar is not None else None)
     finally:
         if bar is not None:
@@ -206,17 +241,45 @@ def _fit(args):
 
 
 def _transform(args):
+    from ._estimators import load, split_spec
+
     estimator = load(args.model)
     path, dataset = split_spec(args.data)
     out_path, out_dataset = split_spec(args.output)
-    estimator._fitted_model().transform_hdf5(path, dataset, out_path, out_dataset,
-                                             layout=LAYOUTS[args.layout], overwrite=args.overwrite)
+    try:
+        estimator._fitted_model().transform_hdf5(path, dataset, out_path, out_dataset,
+                                                 layout=LAYOUTS[args.layout], overwrite=args.overwrite)
+    except (ValueError, OSError) as err:
+        if "already exists" in str(err) and "-f/--overwrite" not in str(err):
+            raise type(err)(f"{err}; pass -f/--overwrite to replace it") from None
+        raise
     print(f"{args.output}: {estimator.n_components_} features per sample")
 
 
 def _info(args):
+    import numpy as np
+
+    from ._estimators import _json_value, load, method_name
+
     estimator = load(args.model)
     ratio = estimator.explained_variance_ratio_
+    if args.json:
+        json.dump({
+            "model": args.model,
+            "method": method_name(estimator),
+            "params": json.loads(json.dumps(estimator.get_params(), default=_json_value)),
+            "sample_shape": list(estimator.shape_in_),
+            "n_samples": estimator.n_samples_fit_,
+            "n_components": estimator.n_components_,
+            "mode": estimator.mode_,
+            "feature_modes": estimator.feature_modes_.tolist() if hasattr(estimator, "feature_modes_") else None,
+            "ranks": list(estimator.ranks_) if hasattr(estimator, "ranks_") else None,
+            "explained_variance": estimator.explained_variance_.tolist(),
+            "explained_variance_ratio": ratio.tolist(),
+            "n_iter_per_component": estimator.n_iter_per_component_.tolist(),
+        }, sys.stdout, indent=1)
+        print()
+        return
     rows = [
         ("method", method_name(estimator)),
         ("sample shape", _shape(estimator.shape_in_)),
@@ -247,11 +310,10 @@ def _shape(shape):
     return " x ".join(str(i) for i in shape)
 
 
-# The library's and the estimators' names of options, in the words of --help.
+# The estimators' names of parameters, in the words of --help.
 _OPTION_NAMES = {"n_components": "-P/--n-components", "mode": "--mode", "max_iter": "--max-iter", "tol": "--tol",
-                 "q": "--q", "n_jobs": "-j/--threads", "n_threads": "-j/--threads", "sort_features": "--order",
-                 "feature_order": "--order", "memory_limit": "--memory-limit", "MemoryLimit": "--memory-limit",
-                 "layout": "--layout"}
+                 "q": "--q", "n_jobs": "-j/--n-jobs", "sort_features": "--order", "memory_limit": "--memory-limit",
+                 "layout": "--layout", "mode_updates": "--mode-updates", "sample_shape": "--sample-shape"}
 
 
 def _cli_words(message):
@@ -259,7 +321,9 @@ def _cli_words(message):
 
     No C function names (``sompca_fit_hdf5: ``), Go package prefixes,
     C option fields (``opts->mode``) or estimator parameter names
-    (``memory_limit must be ...``): the options are named as --help names them.
+    (``memory_limit must be ...``): the options are named as --help names
+    them. The library's words are first made Python's (_lib.python_words),
+    then Python's parameters become flags.
 
     Examples
     --------
@@ -271,16 +335,25 @@ def _cli_words(message):
     >>> _cli_words("sompca_fit_hdf5: solver: ... or the fit a larger MemoryLimit, use fewer threads")
     '... or the fit a larger --memory-limit, use fewer threads'
     """
-    message = re.sub(r"\bsompca_[a-z0-9_]+: ", "", message)
-    message = re.sub(r"\b(?:solver|hdf5io|capi): ", "", message)
-    message = re.sub(r"\bopts->mode is (-?\d+): want .*? or a mode", r"--mode \1: want 'all' or a mode", message)
-    message = re.sub(r"\bopts->(\w+) is ", lambda m: _OPTION_NAMES.get(m.group(1), m.group(0)) + " ", message)
-    message = re.sub(r"\bMemoryLimit\b", "--memory-limit", message)
+    message = python_words(message)
+    message = re.sub(r"\bmode=(-?\d+): want None \(the largest mode\), 'all' or a mode",
+                     r"--mode \1: want 'all' or a mode", message)
+    message = re.sub(r"\b(\w+)=(?=\S)", lambda m: _OPTION_NAMES[m.group(1)] + " " if m.group(1) in _OPTION_NAMES
+                     else m.group(0), message)
+    message = re.sub(r"\bmemory_limit\b", "--memory-limit", message)
     return re.sub(r"^(\w+)(?= must be)", lambda m: _OPTION_NAMES.get(m.group(1), m.group(1)), message)
 
 
 def main(argv=None):
     """Run the command line with argv (default: sys.argv[1:]); return the exit status."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # while parsing or importing; a command's own is handled in _main
+        print("sompca: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv):
     args = _build_parser().parse_args(argv)
 
     def show(message, category, *rest, **kw):  # warnings as one line each, like errors

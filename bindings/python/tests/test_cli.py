@@ -76,7 +76,7 @@ def test_installed_script(tmp_path, h5file):
     (["fit", "{data}:/data/X", "-P", "100", "-o", "{tmp}/m.h5"], ["100"]),
     (["fit", "{data}:/data/X", "--mode", "7", "-o", "{tmp}/m.h5"], ["--mode 7", "0..1"]),
     (["fit", "{data}:/data/X", "--mode", "-1", "-o", "{tmp}/m.h5"], ["--mode", "'-1'"]),
-    (["fit", "{data}:/data/X", "-j", "0", "-o", "{tmp}/m.h5"], ["-j/--threads", "got 0"]),
+    (["fit", "{data}:/data/X", "-j", "0", "-o", "{tmp}/m.h5"], ["-j/--n-jobs", "got 0"]),
     (["fit", "{data}:/data/X", "--max-iter", "0", "-o", "{tmp}/m.h5"], ["--max-iter", "got 0"]),
     (["fit", "{data}:/data/X", "--tol", "nan", "-o", "{tmp}/m.h5"], ["--tol", "nan"]),
     (["fit", "{data}:/data/X", "-m", "mpca", "--q", "1.5", "-o", "{tmp}/m.h5"], ["--q", "1.5"]),
