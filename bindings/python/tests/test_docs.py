@@ -12,7 +12,7 @@ import sompca
 from sompca import _cli, _estimators, _lib
 
 
-@pytest.mark.parametrize("module", [sompca, _estimators, _lib, _cli], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [sompca, _estimators, _lib, _cli, sompca.plot], ids=lambda m: m.__name__)
 def test_docstring_examples(module, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
