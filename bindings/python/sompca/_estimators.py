@@ -657,7 +657,10 @@ class TensorProjection(_Mixin, _Base):
             (see the README's "Dask" section); the model is the one the
             same samples in memory give. With ``sample_shape`` set, also a
             matrix (n_samples, I_1 * ... * I_N) whose rows are the samples
-            in C order (viewed, not copied).
+            in C order (viewed, not copied). An ``xarray.DataArray`` is
+            fitted by its dimension names (see ``sample_dim``); a
+            ``zarr.Array`` is read block by block, a pass at a time, without
+            Dask; a numpy masked array with masked entries is refused.
         y : ignored
             Present for scikit-learn's API.
         progress : callable or None, default=None

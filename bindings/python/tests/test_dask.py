@@ -201,7 +201,7 @@ def test_progress_counts_emps(client, X):
     calls = []
     est = small(sompca.SOMPCA, n_components=4)
     with client.as_current():
-        est._fit(da.from_array(X, chunks=(B,) + SHAPE), progress=lambda *a: calls.append(a))
+        est.fit(da.from_array(X, chunks=(B,) + SHAPE), progress=lambda *a: calls.append(a))
     # One call per EMP, done = 1..P of total P, variance = that EMP's captured variance
     # (the model's variances, in extraction order).
     assert [c[:2] for c in calls] == [(p, 4) for p in range(1, 5)]

@@ -184,7 +184,7 @@ def test_progress_exceptions_stop_the_fit(X3, progresses):
             raise ZeroDivisionError("from the progress hook")
 
     with pytest.raises(ZeroDivisionError, match="from the progress hook"):
-        sompca.SOMPCA(n_components=4)._fit(X3, progress=report)
+        sompca.SOMPCA(n_components=4).fit(X3, progress=report)
     # The callback that raised returned "cancel": the library called it no more.
     assert calls == [(1, 4), (2, 4)] and progresses[0].library_calls == 2
 
@@ -203,7 +203,7 @@ def test_ctrl_c_cancels_the_fit(X3, progresses):
 
     estimator = sompca.SOMPCA(n_components=5)
     with pytest.raises(KeyboardInterrupt):
-        estimator._fit(X3, progress=report)
+        estimator.fit(X3, progress=report)
     # The library stopped at the callback that saw the cancel flag: it was called once.
     assert calls == [1] and progresses[0].library_calls == 1
     assert not hasattr(estimator, "projections_")
