@@ -388,7 +388,7 @@ def _factors(projections, order, ranks):
     entries = np.stack(np.unravel_index(flat, ranks), axis=1).reshape(len(flat), len(ranks))
     factors, index = [], np.empty_like(entries)
     for n, u in enumerate(projections):
-        used, first, index[:, n] = np.unique(entries[:, n], return_index=True, return_inverse=True)
+        _, first, index[:, n] = np.unique(entries[:, n], return_index=True, return_inverse=True)
         factors.append(np.ascontiguousarray(u[:, first]))
     return factors, index
 
@@ -473,7 +473,7 @@ def _zarr_of(X):
 
 
 def _check_zarr(X, sample_shape):
-    """A zarr array of samples (n_samples, I_1, ..., I_N), viewed with sample_shape if that is set."""
+    """A zarr array of samples (n_samples, I_1, ..., I_N), checked (it is read as stored: sample_shape must match)."""
     _reject_non_real(X.dtype)
     _check_order(X.shape)
     if sample_shape is not None and tuple(X.shape[1:]) != sample_shape:
@@ -1125,11 +1125,20 @@ class TensorProjection(_Mixin, _Base):
         if hasattr(self, "feature_names_in_"):
             saved["feature_names_in"] = [str(name) for name in self.feature_names_in_]
         path = os.fspath(path)
+        import h5py
+
+        if os.path.exists(path):  # as the library's own save: only a model file is replaced
+            try:
+                with h5py.File(path, "r") as file:
+                    replaceable = file.attrs.get("format") == "sompca-model"
+            except OSError:
+                replaceable = False
+            if not replaceable:
+                raise FileExistsError(f"{path}: the file exists and is not a sompca model file; refusing to replace it")
         folder, name = os.path.split(path)
         temporary = os.path.join(folder, f".{name}.{os.getpid()}.{threading.get_ident()}.tmp")
         try:
             model.save(temporary)
-            import h5py
 
             with h5py.File(temporary, "r+") as file:
                 file.attrs[_PARAMS_ATTRIBUTE] = json.dumps(saved)

@@ -73,11 +73,21 @@ def test_save_is_atomic_and_leaves_no_temporary(tmp_path, X2):
     fitted = sompca.SOMPCA(n_components=2).fit(X2)
     fitted.save(tmp_path / "model.h5")
     fitted.save(tmp_path / "model.h5")  # replaced
-    assert [p.name for p in tmp_path.iterdir()] == ["model.h5"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.h5"]
     with h5py.File(tmp_path / "model.h5", "r") as file:
         assert json.loads(file.attrs["python_params"])["class"] == "SOMPCA"
     with pytest.raises(OSError, match="no-such-folder"):
         fitted.save(tmp_path / "no-such-folder" / "model.h5")
+    # Only a model file is replaced, as by the library's own save.
+    (tmp_path / "notes.txt").write_text("keep me")
+    with h5py.File(tmp_path / "data.h5", "w") as file:
+        file["X"] = np.ones(3)
+    for other in ("notes.txt", "data.h5"):
+        with pytest.raises(FileExistsError, match="not a sompca model file; refusing to replace it"):
+            fitted.save(tmp_path / other)
+    assert (tmp_path / "notes.txt").read_text() == "keep me"
+    with h5py.File(tmp_path / "data.h5", "r") as file:
+        np.testing.assert_array_equal(file["X"][()], np.ones(3))
 
 
 # Errors in Python's words ------------------------------------------------
