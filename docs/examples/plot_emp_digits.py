@@ -28,11 +28,8 @@ models = {
 
 
 def images(model):
-    """The P projections of a model as 8 x 8 images."""
-    if len(model.projections_) == 1:  # PCA: one (64, P) matrix
-        return [w.reshape(8, 8) for w in model.projections_[0].T]
-    u0, u1 = model.projections_
-    return [np.outer(u0[:, p], u1[:, p]) for p in range(model.n_components_)]
+    """The P projections of a model as 8 x 8 images (for the TVP methods, u0 u1^T)."""
+    return [model.component_tensor(p) for p in range(model.n_components_)]
 
 
 fig, axes = plt.subplots(len(models), 8, figsize=(9, 3.6))

@@ -902,7 +902,7 @@ class TensorProjection(_Mixin, _Base):
 
         Returns
         -------
-        features : ndarray of shape (n_samples, n_components_)
+        features : ndarray of shape (n_samples, n_components)
             One row per sample, columns in feature order; float32 for
             float32 samples (computed in float64, rounded at the end), else
             float64. For a dask array, a dask array of those, chunked along
@@ -1033,7 +1033,7 @@ class TensorProjection(_Mixin, _Base):
 
     @property
     def components_(self) -> np.ndarray:
-        """ndarray of shape (n_components_, prod I_n): row p is feature p's projection, vectorised in C order.
+        """ndarray of shape (n_components, prod I_n): row p is feature p's projection, vectorised in C order.
 
         The outer product of the p-th columns of ``projections_`` (PCA: the
         p-th column), laid out as ``X.reshape(n_samples, -1)``, so that
@@ -1290,7 +1290,7 @@ _ATTRIBUTES = """
     dims_in_ : tuple of str
         The names of the sample's dimensions (its modes, in order) when X
         was an xarray DataArray.
-    components_ : ndarray of shape (n_components_, n_features_in_)
+    components_ : ndarray of shape (n_components, n_features_in)
         Row p is feature p's projection vectorised in C order (the outer
         product of the p-th columns of ``projections_``), so that
         ``(X - mean_).reshape(n_samples, -1) @ components_.T`` is
@@ -1506,9 +1506,9 @@ class MPCA(_TTP):
         The N factor matrices U_n, of shape (I_n, P_n), with orthonormal
         columns (with fewer features than prod_n P_n, the columns that the
         kept features use).
-    feature_index_ : ndarray of shape (n_components_, N)
+    feature_index_ : ndarray of shape (n_components, N)
         Feature p is entry ``feature_index_[p]`` of the projected tensor
-        (X - mean_) x_1 factors_[0]^T ... x_N factors_[N-1]^T.
+        ``(X - mean_) x_1 factors_[0]^T ... x_N factors_[N-1]^T``.
 """
 
     _method = _lib.METHOD_MPCA
@@ -1527,9 +1527,9 @@ class CSA(_TTP):
         The N factor matrices U_n, of shape (I_n, P_n), with orthonormal
         columns (with fewer features than prod_n P_n, the columns that the
         kept features use).
-    feature_index_ : ndarray of shape (n_components_, N)
+    feature_index_ : ndarray of shape (n_components, N)
         Feature p is entry ``feature_index_[p]`` of the projected tensor
-        (X - mean_) x_1 factors_[0]^T ... x_N factors_[N-1]^T.
+        ``(X - mean_) x_1 factors_[0]^T ... x_N factors_[N-1]^T``.
 """
 
     _method = _lib.METHOD_CSA
