@@ -100,7 +100,7 @@ def test_cli_layout(tmp_path, A):
     plain = subprocess.run([*run, "fit", spec, "-P", "3", "-o", str(model)], capture_output=True, text=True)
     assert plain.returncode == 0
     assert plain.stderr.startswith("sompca fit: warning: ") and "--layout column-major" in plain.stderr
-    result = subprocess.run([*run, "fit", spec, "--layout", "column-major", "-P", "3", "-o", str(model)],
+    result = subprocess.run([*run, "fit", spec, "--layout", "column-major", "-P", "3", "-o", str(model), "-f"],
                             capture_output=True, text=True)
     assert result.returncode == 0 and result.stderr == "", result.stderr
     assert sompca.load(model).shape_in_ == (5, 4, 3)
