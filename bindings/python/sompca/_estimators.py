@@ -1124,25 +1124,22 @@ class TensorProjection(_Mixin, _Base):
                 pass
         if hasattr(self, "feature_names_in_"):
             saved["feature_names_in"] = [str(name) for name in self.feature_names_in_]
-        path = os.fspath(path)
+        import shutil
+
         import h5py
 
-        if os.path.exists(path):  # as the library's own save: only a model file is replaced
-            try:
-                with h5py.File(path, "r") as file:
-                    replaceable = file.attrs.get("format") == "sompca-model"
-            except OSError:
-                replaceable = False
-            if not replaceable:
-                raise FileExistsError(f"{path}: the file exists and is not a sompca model file; refusing to replace it")
-        folder, name = os.path.split(path)
+        # The library writes the model (its checks: a directory, a locked file or one that is not a model
+        # is refused; a symlink is written through, atomically); then a copy with the parameters replaces
+        # it, so the file is a whole model at every moment.
+        model.save(path)
+        target = os.path.realpath(path)
+        folder, name = os.path.split(target)
         temporary = os.path.join(folder, f".{name}.{os.getpid()}.{threading.get_ident()}.tmp")
         try:
-            model.save(temporary)
-
+            shutil.copyfile(target, temporary)
             with h5py.File(temporary, "r+") as file:
                 file.attrs[_PARAMS_ATTRIBUTE] = json.dumps(saved)
-            os.replace(temporary, path)
+            os.replace(temporary, target)
         except BaseException:
             if os.path.exists(temporary):
                 os.unlink(temporary)
