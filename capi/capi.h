@@ -38,6 +38,7 @@ struct sompca_session {
  * signatures makes the generated prototypes agree with sompca.h.
  */
 typedef const void sompca_cvoid;
+typedef const double sompca_cdouble;
 typedef const char sompca_cchar;
 typedef const size_t sompca_csize;
 typedef const sompca_model sompca_cmodel;

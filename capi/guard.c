@@ -87,6 +87,9 @@ GUARDED(transform_size, (const sompca_model *model, size_t n_samples, size_t *ou
 GUARDED(transform, (const sompca_model *model, double *dst, size_t cap, const void *data, int dtype,
                     size_t n_samples),
         (model, dst, cap, data, dtype, n_samples))
+GUARDED(inverse_transform, (const sompca_model *model, double *dst, size_t cap, const double *features,
+                            size_t n_samples),
+        (model, dst, cap, features, n_samples))
 GUARDED(transform_hdf5, (const sompca_model *model, const char *in_path, const char *in_dataset,
                          int samples_last, const char *out_path, const char *out_dataset, int overwrite),
         (model, in_path, in_dataset, samples_last, out_path, out_dataset, overwrite))

@@ -78,3 +78,34 @@ func checkDst(dst unsafe.Pointer, capacity C.size_t, need int, unit, format stri
 	}
 	return nil
 }
+
+//export sompca_go_inverse_transform
+func sompca_go_inverse_transform(model *C.sompca_cmodel, dst *C.double, capacity C.size_t,
+	features *C.sompca_cdouble, nSamples C.size_t) C.int {
+	return run("sompca_inverse_transform", func() error {
+		m, err := modelOf(model)
+		if err != nil {
+			return err
+		}
+		nz, err := transformLen(nSamples, m.Components())
+		if err != nil {
+			return err
+		}
+		need, err := arrayElems(uint64(nSamples), m.Shape, 8)
+		if err != nil {
+			return err
+		}
+		if features == nil && nz > 0 {
+			return errorf(C.SOMPCA_EINVAL, "features is NULL")
+		}
+		if err := checkDst(unsafe.Pointer(dst), capacity, need, "doubles", "%d samples of shape %v", uint64(nSamples), m.Shape); err != nil {
+			return err
+		}
+		if need == 0 {
+			return nil
+		}
+		_, err = m.InverseTransformTo(unsafe.Slice((*float64)(unsafe.Pointer(dst)), need),
+			unsafe.Slice((*float64)(unsafe.Pointer(features)), nz))
+		return solverError(err)
+	})
+}

@@ -467,6 +467,35 @@ int sompca_transform(const sompca_model *model, double *dst, size_t cap,
                      const void *data, int dtype, size_t n_samples);
 
 /*
+ * Reconstructs samples from their features (least squares): the inverse
+ * of sompca_transform where it has one. A feature vector is
+ * z = A^T vec(x - mean), A the prod_n I_n x P matrix whose column j is
+ * feature j's projection (PCA: column j of the projection matrix; the
+ * other methods: the outer product of the j-th columns of the N mode
+ * matrices, mode 0 slowest); the reconstruction is the smallest
+ * least-squares solution x = mean + A (A^T A)^+ z, which is mean + A z for
+ * the methods whose projections are orthonormal (PCA, MPCA, CSA, SO-MPCA,
+ * FO-MPCA). A sample whose x - mean lies in the span of A comes back
+ * unchanged; the part outside it is lost. (A^T A)^+ drops the eigenvalues
+ * of A^T A at most P * 2^-52 times the largest (numpy's pinv).
+ *
+ * model     a fitted model.
+ * dst       caller buffer of cap doubles: n_samples samples of the model's
+ *           shape, laid out as sompca_fit reads them; may be NULL when
+ *           n_samples is 0.
+ * cap       capacity of dst in doubles; at least n_samples * I_0 * ... * I_{N-1}.
+ * features  n_samples x P doubles, sample-major, as sompca_transform
+ *           writes them; read only during the call, never modified.
+ *
+ * Returns SOMPCA_OK; SOMPCA_ENOTFITTED; SOMPCA_EINVAL for NULL dst or
+ * features; SOMPCA_ERANGE when cap is too small (nothing is written);
+ * SOMPCA_ESHAPE for an absurd n_samples; SOMPCA_EDATA for a NaN or Inf
+ * feature (the message names the sample). Thread-safe, also on one model.
+ */
+int sompca_inverse_transform(const sompca_model *model, double *dst, size_t cap,
+                             const double *features, size_t n_samples);
+
+/*
  * Projects every sample of an HDF5 dataset and writes the features, a
  * float64 dataset of n x P (sample-major whatever the layout), to
  * out_dataset in out_path. The input is streamed (memory does not grow

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -131,4 +132,118 @@ func (m *Model) tuckerFactors() ([]*mat.Dense, []int) {
 		stride *= r
 	}
 	return factors, index
+}
+
+// InverseTransformTo reconstructs samples from their features (least
+// squares) and writes them, sample-major and in C order within a sample,
+// into dst, which it returns. features holds n samples' P features,
+// sample-major, as TransformTo writes them; a nil dst is allocated,
+// otherwise len(dst) must be n*prod(Shape).
+//
+// A feature vector is z = A^T vec(x - mean), A the prod(Shape) x P matrix
+// whose column p is feature p's projection (PCA: its column of
+// Projections[0]; the other methods: the outer product of the p-th columns
+// of the N matrices, first mode slowest). The reconstruction is the
+// smallest least-squares solution, x = mean + A (A^T A)^+ z: mean + A z
+// for the methods whose projections are orthonormal (PCA, MPCA, CSA,
+// SO-MPCA, FO-MPCA). A^T A is the entrywise product of the modes' Gram
+// matrices; its pseudo-inverse drops the eigenvalues at most P * 2^-52
+// times the largest (numpy's pinv, hermitian, by default). A NaN or Inf
+// feature is ErrData naming the sample.
+func (m *Model) InverseTransformTo(dst, features []float64) ([]float64, error) {
+	if !m.Fitted() {
+		return nil, ErrNotFitted
+	}
+	P, size := m.Components(), len(m.Mean)
+	if len(features)%P != 0 {
+		return nil, errorf(ErrShape, "solver: %d feature values are not a whole number of samples of %d features", len(features), P)
+	}
+	n := len(features) / P
+	if dst == nil {
+		dst = make([]float64, n*size)
+	}
+	if len(dst) != n*size {
+		return nil, errorf(ErrShape, "solver: destination has %d values, want %d samples x %d elements = %d", len(dst), n, size, n*size)
+	}
+	for i, v := range features {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, &SampleError{Index: i / P, Reason: "has a NaN or Inf feature"}
+		}
+	}
+	if n == 0 {
+		return dst, nil
+	}
+	// The Gram matrix A^T A and its pseudo-inverse.
+	gram := mat.NewDense(P, P, nil)
+	for k, u := range m.Projections {
+		var g mat.Dense
+		g.Mul(u.T(), u)
+		if k == 0 {
+			gram.Copy(&g)
+		} else {
+			gram.MulElem(gram, &g)
+		}
+	}
+	var eig mat.EigenSym
+	sym := mat.NewSymDense(P, nil)
+	for i := range P {
+		for j := i; j < P; j++ {
+			sym.SetSym(i, j, gram.At(i, j))
+		}
+	}
+	if !eig.Factorize(sym, true) {
+		return nil, errorf(ErrNumerical, "solver: the eigendecomposition of the %d x %d Gram matrix of the projections failed", P, P)
+	}
+	w := eig.Values(nil)
+	var v mat.Dense
+	eig.VectorsTo(&v)
+	largest := 0.0
+	for _, x := range w {
+		largest = max(largest, math.Abs(x))
+	}
+	cutoff := float64(P) * 0x1p-52 * largest
+	scaled := mat.DenseCopyOf(&v) // V diag(1/w), the dropped columns zero
+	for j, x := range w {
+		f := 0.0
+		if math.Abs(x) > cutoff {
+			f = 1 / x
+		}
+		for i := range P {
+			scaled.Set(i, j, scaled.At(i, j)*f)
+		}
+	}
+	var pinv mat.Dense
+	pinv.Mul(scaled, v.T())
+	// Coefficients C = Z (A^T A)^+, then samples C A^T + mean.
+	var coef mat.Dense
+	coef.Mul(mat.NewDense(n, P, features), &pinv)
+	var out mat.Dense
+	out.Mul(&coef, m.basis().T())
+	raw := out.RawMatrix()
+	for s := range n {
+		row := dst[s*size : (s+1)*size]
+		copy(row, raw.Data[s*raw.Stride:s*raw.Stride+size])
+		floats.Add(row, m.Mean)
+	}
+	return dst, nil
+}
+
+// basis returns A, prod(Shape) x P, whose column p is feature p's
+// projection on the vectorised (C order) sample.
+func (m *Model) basis() *mat.Dense {
+	a := mat.DenseCopyOf(m.Projections[0])
+	for _, u := range m.Projections[1:] {
+		r, P := a.Dims()
+		d, _ := u.Dims()
+		next := mat.NewDense(r*d, P, nil)
+		for i := range r {
+			for k := range d {
+				for p := range P {
+					next.Set(i*d+k, p, a.At(i, p)*u.At(k, p))
+				}
+			}
+		}
+		a = next
+	}
+	return a
 }

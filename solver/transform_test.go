@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"errors"
 	"math"
 	"testing"
 )
@@ -55,5 +56,63 @@ func TestTuckerTransform(t *testing.T) {
 	model, _ := fitOrFatal(t, randomTensors(1, 30, []int{5, 4}), 30, []int{5, 4}, Options{Method: SOMPCA, Components: 3})
 	if f, idx := model.tuckerFactors(); f != nil || idx != nil {
 		t.Error("SO-MPCA model: tuckerFactors returned factors")
+	}
+}
+
+// TestInverseTransform: a sample mean + A c in the span of the model's
+// projections (A's column p is feature p's projection) has the features
+// z = A^T A c (by definition of the transform), and the least-squares
+// reconstruction mean + A (A^T A)^+ z gives it back when A^T A has full
+// rank; for every method, orthonormal projections or not (UMPCA, TROD).
+// TransformTo of the sample gives z, so this also checks the two agree.
+func TestInverseTransform(t *testing.T) {
+	shape := []int{5, 4, 3}
+	const m = 30
+	data := randomTensors(3, m, shape)
+	rng := randomTensors(4, 2, []int{4})
+	for _, meth := range []Method{SOMPCA, FOMPCA, TROD, UMPCA, PCA, MPCA, CSA} {
+		model, _ := fitOrFatal(t, data, m, shape, Options{Method: meth, Components: 3, Q: 0.9})
+		P := model.Components()
+		a := model.basis()
+		x := make([]float64, 2*len(model.Mean))
+		for s := range 2 {
+			row := x[s*len(model.Mean) : (s+1)*len(model.Mean)]
+			copy(row, model.Mean)
+			for p := range P {
+				for i := range row {
+					row[i] += rng[s*4+p%4] * a.At(i, p)
+				}
+			}
+		}
+		src, err := NewSliceSource(x, 2, shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		z, err := model.TransformTo(nil, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // twice on one model: nothing is left over
+			got, err := model.InverseTransformTo(nil, z)
+			if err != nil {
+				t.Fatalf("%v: %v", meth, err)
+			}
+			for i := range x {
+				if math.Abs(got[i]-x[i]) > 1e-10 {
+					t.Fatalf("%v: element %d: reconstructed %v, want %v", meth, i, got[i], x[i])
+				}
+			}
+		}
+	}
+	model, _ := fitOrFatal(t, data, m, shape, Options{Method: SOMPCA, Components: 2})
+	if _, err := model.InverseTransformTo(nil, []float64{1, 2, 3}); !errors.Is(err, ErrShape) {
+		t.Errorf("3 values for P = 2: %v, want ErrShape", err)
+	}
+	var se *SampleError
+	if _, err := model.InverseTransformTo(nil, []float64{1, 2, 3, math.NaN()}); !errors.As(err, &se) || se.Index != 1 {
+		t.Errorf("a NaN in sample 1: %v, want a SampleError of sample 1", err)
+	}
+	if _, err := model.InverseTransformTo(make([]float64, 5), []float64{1, 2}); !errors.Is(err, ErrShape) {
+		t.Errorf("a short dst: %v, want ErrShape", err)
 	}
 }

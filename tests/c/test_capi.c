@@ -591,6 +591,52 @@ static void test_serialize(void)
 	sompca_model_free(model);
 }
 
+/* sompca_inverse_transform: the transform of a reconstruction is the
+ * features it came from, z = A^T A (A^T A)^+ z when A^T A has full rank
+ * (an identity, whatever the method: orthonormal projections or not); for
+ * an orthonormal method the reconstruction is mean + A z, so its distance
+ * to the sample is at most the sample's distance to the mean. */
+static void test_inverse_transform(void)
+{
+	const int methods[] = {SOMPCA_METHOD_SOMPCA, SOMPCA_METHOD_UMPCA, SOMPCA_METHOD_PCA, SOMPCA_METHOD_MPCA};
+	for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
+		sompca_model *model = fit_with(methods[k], -1, 3, SOMPCA_FLOAT64);
+		size_t p = n_components(model);
+		double *z = features_of(model, SOMPCA_FLOAT64);
+		double *x = xmalloc(M * SIZE * sizeof *x);
+		CHECK_STATUS(sompca_inverse_transform(model, x, M * SIZE - 1, z, M), SOMPCA_ERANGE);
+		CHECK_OK(sompca_inverse_transform(model, x, M * SIZE, z, M));
+		double *again = xmalloc(M * p * sizeof *again);
+		CHECK_OK(sompca_transform(model, again, M * p, x, SOMPCA_FLOAT64, M));
+		CHECK_MSG(max_abs_diff(again, z, M * p) <= 1e-9 * max_abs(z, M * p), "method %d", methods[k]);
+		if (methods[k] != SOMPCA_METHOD_UMPCA) {
+			double mean[SIZE];
+			CHECK_OK(sompca_model_mean(model, mean, SIZE));
+			for (int s = 0; s < M; s++) {
+				double err = 0, spread = 0;
+				for (int i = 0; i < SIZE; i++) {
+					err += pow(x[s * SIZE + i] - data_f64[s * SIZE + i], 2);
+					spread += pow(data_f64[s * SIZE + i] - mean[i], 2);
+				}
+				CHECK_MSG(err <= spread * (1 + 1e-12), "method %d sample %d", methods[k], s);
+			}
+		}
+		free(again);
+		free(x);
+		free(z);
+		sompca_model_free(model);
+	}
+	sompca_model *model = fit_with(SOMPCA_METHOD_SOMPCA, 1, 2, SOMPCA_FLOAT64);
+	double z[4] = {1, 2, 3, NAN}, x[2 * SIZE];
+	CHECK_STATUS(sompca_inverse_transform(model, x, 2 * SIZE, z, 2), SOMPCA_EDATA);
+	CHECK(contains(sompca_last_error(), "sample 1"));
+	CHECK_STATUS(sompca_inverse_transform(model, x, 2 * SIZE, NULL, 2), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_inverse_transform(model, NULL, 0, z, 2), SOMPCA_ERANGE);
+	CHECK_STATUS(sompca_inverse_transform(NULL, x, 2 * SIZE, z, 2), SOMPCA_ENOTFITTED);
+	CHECK_OK(sompca_inverse_transform(model, NULL, 0, NULL, 0));
+	sompca_model_free(model);
+}
+
 /* The C features equal those of the Go API (gofeatures) on the same data. */
 static void test_go_equality(const char *godir)
 {
@@ -1993,6 +2039,7 @@ int main(int argc, char **argv)
 	test_handles();
 	test_hdf5();
 	test_serialize();
+	test_inverse_transform();
 	test_read_failure();
 	test_read_progress();
 	test_threads();
