@@ -552,7 +552,7 @@ def _transform_block(block, ref, block_info=None):
 
 
 class _ModelRef:
-    """A fitted model that travels to workers as its file's bytes, loaded once per process."""
+    """A fitted model that travels to workers as its file's bytes (made in memory), loaded once per process."""
 
     # digest -> Model, the few most recent
     _loaded: "collections.OrderedDict[str, _lib.Model]" = collections.OrderedDict()

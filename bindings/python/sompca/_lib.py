@@ -36,7 +36,6 @@ import os
 import pathlib
 import re
 import signal
-import tempfile
 import threading
 import weakref
 from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_int64, c_size_t, c_uint32, c_uint64, c_void_p
@@ -113,6 +112,7 @@ _SIGNATURES = {
     "sompca_fit_hdf5": (c_int, [POINTER(_model_p), c_char_p, c_char_p, c_int, POINTER(Options)]),
     "sompca_transform_size": (c_int, [_model_p, c_size_t, POINTER(c_size_t)]),
     "sompca_transform": (c_int, [_model_p, _doubles, c_size_t, c_void_p, c_int, c_size_t]),
+    "sompca_inverse_transform": (c_int, [_model_p, _doubles, c_size_t, _doubles, c_size_t]),
     "sompca_transform_hdf5": (c_int, [_model_p, c_char_p, c_char_p, c_int, c_char_p, c_char_p, c_int]),
     "sompca_model_method": (c_int, [_model_p, POINTER(c_int), POINTER(c_int)]),
     "sompca_model_n_components": (c_int, [_model_p, POINTER(c_size_t)]),
@@ -730,14 +730,14 @@ class Model:
         return (_model_from_bytes, (self.to_bytes(),))
 
     def to_bytes(self):
-        """Return the model file's bytes."""
+        """Return the model file's bytes (made in memory by the library)."""
         if self._bytes:
             return self._bytes
-        with tempfile.TemporaryDirectory(prefix="sompca-") as tmp:
-            path = os.path.join(tmp, "model.h5")
-            self.save(path)
-            with open(path, "rb") as file:
-                return file.read()
+        handle, length = self._handle, c_size_t()
+        check(lib.sompca_model_serialize(handle, None, 0, byref(length)))
+        buffer = ctypes.create_string_buffer(length.value)
+        check(lib.sompca_model_serialize(handle, buffer, length.value, byref(length)))
+        return buffer.raw[:length.value]
 
     # Transforms ---------------------------------------------------------
 
@@ -752,6 +752,14 @@ class Model:
         handle, dst, data = self._handle, features.ctypes.data_as(_doubles), array.ctypes.data_as(c_void_p)
         _run(lambda: lib.sompca_transform(handle, dst, features.size, data, dtype, n_samples))
         return features
+
+    def inverse_transform_array(self, features):
+        """Samples (M, I_1, ..., I_N) reconstructed from C-contiguous float64 features (M, P)."""
+        n_samples = features.shape[0]
+        samples = np.empty((n_samples,) + self.shape(), dtype=np.float64)
+        handle, dst, src = self._handle, samples.ctypes.data_as(_doubles), features.ctypes.data_as(_doubles)
+        _run(lambda: lib.sompca_inverse_transform(handle, dst, samples.size, src, n_samples))
+        return samples
 
     def transform_hdf5(self, in_path, in_dataset, out_path, out_dataset, layout=LAYOUT_SAMPLES_FIRST,
                        overwrite=False):
@@ -970,13 +978,9 @@ def pass_partial(request, array, dtype, cache=None, size=None):
 
 def _load_bytes(data):
     """A new model handle read from a model file's bytes."""
-    with tempfile.TemporaryDirectory(prefix="sompca-") as tmp:
-        path = os.path.join(tmp, "model.h5")
-        with open(path, "wb") as file:
-            file.write(data)
-        out = _model_p()
-        check(lib.sompca_model_load(byref(out), _path(path)))
-        return out
+    out = _model_p()
+    check(lib.sompca_model_deserialize(byref(out), data, len(data)))
+    return out
 
 
 def _model_from_bytes(data):

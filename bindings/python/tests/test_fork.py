@@ -94,17 +94,34 @@ print("OK")
 """))
 
 
-def test_a_model_that_cannot_follow_the_fork_raises_at_once(tmp_path):
-    # The parent cannot write the model's bytes at the fork (its temporary
-    # directory is gone), so the child cannot use that model: it gets a
-    # RuntimeError naming fork and the remedy (no hang: the test's timeout), and can
-    # still fit.
+def test_models_follow_the_fork_without_files(tmp_path):
+    # The parent's models reach the child as bytes made in memory
+    # (sompca_model_serialize): no temporary directory is needed.
     check(run_child(PRELUDE + f"""
 import tempfile
 tempfile.tempdir = {str(tmp_path / "missing")!r}
 pid = os.fork()
 if pid == 0:
-    tempfile.tempdir = None
+    os._exit(0 if np.allclose(parent.transform(X[:5]), expected, rtol=0, atol=1e-12) else 10)
+_, status = os.waitpid(pid, 0)
+assert os.waitstatus_to_exitcode(status) == 0, status
+print("OK")
+"""))
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_a_model_that_cannot_follow_the_fork_raises_at_once(tmp_path):
+    # The parent cannot make the model's bytes at the fork (made to fail
+    # here), so the child cannot use that model: it gets a RuntimeError
+    # naming fork and the remedy (no hang: the test's timeout), and can
+    # still fit.
+    check(run_child(PRELUDE + """
+def cannot(self):
+    raise RuntimeError("no bytes")
+real_to_bytes, sompca._lib.Model.to_bytes = sompca._lib.Model.to_bytes, cannot
+pid = os.fork()
+if pid == 0:
+    sompca._lib.Model.to_bytes = real_to_bytes
     try:
         parent.transform(X[:5])
         os._exit(10)

@@ -111,3 +111,4 @@ def test_inverse_transform_checks_its_input(X3):
     # Features of any real dtype, in a list too.
     Z = estimator.transform(X3[:2])
     assert_close(estimator.inverse_transform(Z.tolist()), estimator.inverse_transform(Z))
+
