@@ -8,7 +8,18 @@ import "github.com/sompca/sompca/solver"
 //export sompca_go_fit
 func sompca_go_fit(out **C.sompca_model, data *C.sompca_cvoid, dtype C.int, nSamples C.size_t,
 	order C.size_t, shape *C.sompca_csize, opts *C.sompca_coptions) C.int {
-	return run("sompca_fit", func() error {
+	return fit("sompca_fit", out, data, dtype, nSamples, 0, order, shape, opts)
+}
+
+//export sompca_go_fit_strided
+func sompca_go_fit_strided(out **C.sompca_model, data *C.sompca_cvoid, dtype C.int, nSamples, sampleStride C.size_t,
+	order C.size_t, shape *C.sompca_csize, opts *C.sompca_coptions) C.int {
+	return fit("sompca_fit_strided", out, data, dtype, nSamples, sampleStride, order, shape, opts)
+}
+
+func fit(name string, out **C.sompca_model, data *C.sompca_cvoid, dtype C.int, nSamples, sampleStride C.size_t,
+	order C.size_t, shape *C.sompca_csize, opts *C.sompca_coptions) C.int {
+	return run(name, func() error {
 		if err := clearOut(out, "out"); err != nil {
 			return err
 		}
@@ -16,7 +27,7 @@ func sompca_go_fit(out **C.sompca_model, data *C.sompca_cvoid, dtype C.int, nSam
 		if err != nil {
 			return err
 		}
-		src, err := sliceSource(data, dtype, nSamples, dims)
+		src, err := sliceSource(data, dtype, nSamples, sampleStride, dims)
 		if err != nil {
 			return err
 		}

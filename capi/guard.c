@@ -74,6 +74,9 @@ static int fork_error(const char *name)
 GUARDED_NEW(fit, (sompca_model **out, const void *data, int dtype, size_t n_samples, size_t order,
                   const size_t *shape, const sompca_options *opts),
             (out, data, dtype, n_samples, order, shape, opts))
+GUARDED_NEW(fit_strided, (sompca_model **out, const void *data, int dtype, size_t n_samples, size_t sample_stride,
+                          size_t order, const size_t *shape, const sompca_options *opts),
+            (out, data, dtype, n_samples, sample_stride, order, shape, opts))
 GUARDED_NEW(fit_hdf5, (sompca_model **out, const char *path, const char *dataset, int samples_last,
                        const sompca_options *opts),
             (out, path, dataset, samples_last, opts))
@@ -87,6 +90,9 @@ GUARDED(transform_size, (const sompca_model *model, size_t n_samples, size_t *ou
 GUARDED(transform, (const sompca_model *model, double *dst, size_t cap, const void *data, int dtype,
                     size_t n_samples),
         (model, dst, cap, data, dtype, n_samples))
+GUARDED(transform_strided, (const sompca_model *model, double *dst, size_t cap, const void *data, int dtype,
+                            size_t n_samples, size_t sample_stride),
+        (model, dst, cap, data, dtype, n_samples, sample_stride))
 GUARDED(inverse_transform, (const sompca_model *model, double *dst, size_t cap, const double *features,
                             size_t n_samples),
         (model, dst, cap, features, n_samples))

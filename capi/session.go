@@ -163,7 +163,7 @@ func sompca_go_pass_partial(dst unsafe.Pointer, capacity C.size_t, outLen *C.siz
 		if err := checkDst(dst, capacity, info.PartialLen, "bytes", "partial"); err != nil {
 			return err
 		}
-		src, err := sliceSource(data, dtype, C.size_t(info.N), info.Shape)
+		src, err := sliceSource(data, dtype, C.size_t(info.N), 0, info.Shape)
 		if err != nil {
 			return err
 		}

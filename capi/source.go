@@ -56,8 +56,11 @@ func elemSize(dtype C.int) (uint64, error) {
 		return 4, nil
 	case C.SOMPCA_UINT8:
 		return 1, nil
+	case C.SOMPCA_UINT16, C.SOMPCA_INT16:
+		return 2, nil
 	}
-	return 0, errorf(C.SOMPCA_EINVAL, "dtype is %d: want SOMPCA_FLOAT64 (%d), SOMPCA_FLOAT32 (%d) or SOMPCA_UINT8 (%d)", int(dtype), C.SOMPCA_FLOAT64, C.SOMPCA_FLOAT32, C.SOMPCA_UINT8)
+	return 0, errorf(C.SOMPCA_EINVAL, "dtype is %d: want SOMPCA_FLOAT64 (%d), SOMPCA_FLOAT32 (%d), SOMPCA_UINT8 (%d), SOMPCA_UINT16 (%d) or SOMPCA_INT16 (%d)",
+		int(dtype), C.SOMPCA_FLOAT64, C.SOMPCA_FLOAT32, C.SOMPCA_UINT8, C.SOMPCA_UINT16, C.SOMPCA_INT16)
 }
 
 // arrayElems returns n*prod(shape), checking that it and its size in
@@ -78,30 +81,49 @@ func arrayElems(n uint64, shape []int, size uint64) (int, error) {
 	return int(total), nil
 }
 
-// sliceSource wraps a caller's array of n samples of the given shape as a
-// solver.Source, without copying. The source refers to C memory and must
-// not outlive the call.
-func sliceSource(data *C.sompca_cvoid, dtype C.int, n C.size_t, shape []int) (*solver.SliceSource, error) {
+// sliceSource wraps a caller's array of n samples of the given shape,
+// stride elements apart (0: consecutive), as a solver.Source, without
+// copying it. The source refers to C memory and must not outlive the call.
+func sliceSource(data *C.sompca_cvoid, dtype C.int, n C.size_t, stride C.size_t, shape []int) (solver.Source, error) {
 	size, err := elemSize(dtype)
 	if err != nil {
 		return nil, err
 	}
-	total, err := arrayElems(uint64(n), shape, size)
+	sample, err := arrayElems(1, shape, size)
 	if err != nil {
 		return nil, err
+	}
+	if stride == 0 {
+		stride = C.size_t(sample)
+	}
+	if uint64(stride) < uint64(sample) {
+		return nil, errorf(C.SOMPCA_ESHAPE, "sample_stride is %d elements: samples of shape %v have %d, so they would overlap", uint64(stride), shape, sample)
+	}
+	// The elements from the first sample to the end of the last.
+	total := uint64(0)
+	if n > 0 {
+		hi, lo := bits.Mul64(uint64(n)-1, uint64(stride))
+		total = lo + uint64(sample)
+		if hi != 0 || lo > maxBytes || total*size > maxBytes {
+			return nil, errorf(C.SOMPCA_ESHAPE, "%d samples of shape %v, %d elements apart, are too large (more than 2^48 bytes): the sizes are wrong", uint64(n), shape, uint64(stride))
+		}
 	}
 	if data == nil && total > 0 {
 		return nil, errorf(C.SOMPCA_EINVAL, "data is NULL")
 	}
-	p := unsafe.Pointer(data)
-	var src *solver.SliceSource
+	p, m, st, elems := unsafe.Pointer(data), int(n), int(stride), int(total)
+	var src solver.Source
 	switch dtype {
 	case C.SOMPCA_FLOAT64:
-		src, err = solver.NewSliceSource(unsafe.Slice((*float64)(p), total), int(n), shape)
+		src, err = solver.NewStridedSource(unsafe.Slice((*float64)(p), elems), m, st, shape)
 	case C.SOMPCA_FLOAT32:
-		src, err = solver.NewSliceSource(unsafe.Slice((*float32)(p), total), int(n), shape)
+		src, err = solver.NewStridedSource(unsafe.Slice((*float32)(p), elems), m, st, shape)
+	case C.SOMPCA_UINT16:
+		src, err = solver.NewStridedSource(unsafe.Slice((*uint16)(p), elems), m, st, shape)
+	case C.SOMPCA_INT16:
+		src, err = solver.NewStridedSource(unsafe.Slice((*int16)(p), elems), m, st, shape)
 	default:
-		src, err = solver.NewSliceSource(unsafe.Slice((*uint8)(p), total), int(n), shape)
+		src, err = solver.NewStridedSource(unsafe.Slice((*uint8)(p), elems), m, st, shape)
 	}
 	return src, withCode(C.SOMPCA_ESHAPE, err)
 }

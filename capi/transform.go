@@ -39,7 +39,18 @@ func sompca_go_transform_size(model *C.sompca_cmodel, nSamples C.size_t, out *C.
 //export sompca_go_transform
 func sompca_go_transform(model *C.sompca_cmodel, dst *C.double, capacity C.size_t,
 	data *C.sompca_cvoid, dtype C.int, nSamples C.size_t) C.int {
-	return run("sompca_transform", func() error {
+	return transform("sompca_transform", model, dst, capacity, data, dtype, nSamples, 0)
+}
+
+//export sompca_go_transform_strided
+func sompca_go_transform_strided(model *C.sompca_cmodel, dst *C.double, capacity C.size_t,
+	data *C.sompca_cvoid, dtype C.int, nSamples, sampleStride C.size_t) C.int {
+	return transform("sompca_transform_strided", model, dst, capacity, data, dtype, nSamples, sampleStride)
+}
+
+func transform(name string, model *C.sompca_cmodel, dst *C.double, capacity C.size_t,
+	data *C.sompca_cvoid, dtype C.int, nSamples, sampleStride C.size_t) C.int {
+	return run(name, func() error {
 		m, err := modelOf(model)
 		if err != nil {
 			return err
@@ -48,7 +59,7 @@ func sompca_go_transform(model *C.sompca_cmodel, dst *C.double, capacity C.size_
 		if err != nil {
 			return err
 		}
-		src, err := sliceSource(data, dtype, nSamples, m.Shape)
+		src, err := sliceSource(data, dtype, nSamples, sampleStride, m.Shape)
 		if err != nil {
 			return err
 		}

@@ -139,10 +139,14 @@ extern "C" {
  * "Feature fusion" in solver/doc.go. */
 #define SOMPCA_MODE_ALL (-2)
 
-/* Element types of input arrays (the dtype arguments). */
+/* Element types of input arrays (the dtype arguments). 16-bit integers are
+ * read as they are and widened to float, exactly, a run of samples at a
+ * time (as the samples of a 16-bit HDF5 dataset are): never a whole copy. */
 #define SOMPCA_FLOAT64 0 /* double */
 #define SOMPCA_FLOAT32 1 /* float */
 #define SOMPCA_UINT8   2 /* uint8_t */
+#define SOMPCA_UINT16  3 /* uint16_t */
+#define SOMPCA_INT16   4 /* int16_t */
 
 /*
  * Layouts of an HDF5 dataset (the layout arguments): where its samples and
@@ -374,7 +378,8 @@ const char *sompca_method_name(int method, int relaxed_start);
  *           dtype, sample-major and row-major within a sample. Read in
  *           place, without a converted copy, only during the call, and
  *           never modified.
- * dtype     SOMPCA_FLOAT64, SOMPCA_FLOAT32 or SOMPCA_UINT8.
+ * dtype     SOMPCA_FLOAT64, SOMPCA_FLOAT32, SOMPCA_UINT8, SOMPCA_UINT16 or
+ *           SOMPCA_INT16.
  * n_samples number of samples M (>= 1; the methods need more, see EDATA).
  * order     number of modes N of a sample, 1..32.
  * shape     shape[order], each 1..2^31-1; read only during the call.
@@ -392,6 +397,25 @@ const char *sompca_method_name(int method, int relaxed_start);
  */
 int sompca_fit(sompca_model **out, const void *data, int dtype, size_t n_samples,
                size_t order, const size_t *shape, const sompca_options *opts);
+
+/*
+ * sompca_fit of samples that are not consecutive: sample m starts
+ * m * sample_stride elements (of dtype, not bytes) after data, and its
+ * I_0 * ... * I_{N-1} elements are consecutive, row-major, as in
+ * sompca_fit; the elements between samples are never read. Such are every
+ * k-th sample of an array, or the samples of a numpy array sliced along
+ * its first axis (sample_stride = strides[0] / itemsize). sample_stride 0
+ * means consecutive samples (sompca_fit); otherwise it is at least the
+ * elements of a sample. Samples that are not consecutive are copied a
+ * run at a time, never whole; the model is the one sompca_fit makes of
+ * the same samples made consecutive, bit for bit.
+ *
+ * Returns as sompca_fit; SOMPCA_ESHAPE also for a sample_stride smaller
+ * than a sample, or one whose span exceeds 2^48 bytes.
+ */
+int sompca_fit_strided(sompca_model **out, const void *data, int dtype, size_t n_samples,
+                       size_t sample_stride, size_t order, const size_t *shape,
+                       const sompca_options *opts);
 
 /*
  * Fits a model to the samples of an HDF5 dataset within opts->memory_limit:
@@ -454,8 +478,8 @@ int sompca_transform_size(const sompca_model *model, size_t n_samples, size_t *o
  * data      n_samples samples of the model's shape (sompca_model_shape),
  *           of type dtype, laid out as for sompca_fit; read in place during
  *           the call, never modified. May be NULL when n_samples is 0.
- * dtype     SOMPCA_FLOAT64, SOMPCA_FLOAT32 or SOMPCA_UINT8 (need not be the
- *           type the model was fitted on).
+ * dtype     SOMPCA_FLOAT64, SOMPCA_FLOAT32, SOMPCA_UINT8, SOMPCA_UINT16 or
+ *           SOMPCA_INT16 (need not be the type the model was fitted on).
  * n_samples number of samples; 0 writes nothing and succeeds.
  *
  * Returns SOMPCA_OK; SOMPCA_ENOTFITTED; SOMPCA_EINVAL for NULL dst or data
@@ -465,6 +489,15 @@ int sompca_transform_size(const sompca_model *model, size_t n_samples, size_t *o
  */
 int sompca_transform(const sompca_model *model, double *dst, size_t cap,
                      const void *data, int dtype, size_t n_samples);
+
+/*
+ * sompca_transform of samples sample_stride elements apart (see
+ * sompca_fit_strided; 0: consecutive). Returns as sompca_transform;
+ * SOMPCA_ESHAPE also for a sample_stride smaller than a sample.
+ */
+int sompca_transform_strided(const sompca_model *model, double *dst, size_t cap,
+                             const void *data, int dtype, size_t n_samples,
+                             size_t sample_stride);
 
 /*
  * Reconstructs samples from their features (least squares): the inverse

@@ -204,3 +204,93 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// NewStridedSource returns a Source over m samples of the given shape in
+// data, sample i at data[i*stride:], row-major (C order) within a sample,
+// stride >= prod(shape) elements apart (stride 0: prod(shape), the
+// samples consecutive). data is a []float64, []float32, []uint8,
+// []uint16 or []int16 of at least (m-1)*stride + prod(shape) elements; it
+// is neither copied nor modified. Consecutive float64, float32 and uint8
+// samples are a SliceSource, handed out as they are; otherwise each Read
+// copies its samples into a buffer of the Source's own, uint16 and int16
+// widened to float32 (exact), the type in which package hdf5io hands out
+// the samples of a 16-bit integer dataset, so that both give one model.
+func NewStridedSource[T float64 | float32 | uint8 | uint16 | int16](data []T, m, stride int, shape []int) (Source, error) {
+	size, err := sampleSize(shape)
+	if err != nil {
+		return nil, err
+	}
+	if stride == 0 {
+		stride = size
+	}
+	switch {
+	case m < 0:
+		return nil, errorf(ErrShape, "solver: negative number of samples %d", m)
+	case stride < size:
+		return nil, errorf(ErrShape, "solver: a stride of %d elements between samples of shape %v (%d elements) makes them overlap", stride, shape, size)
+	case m > 0 && stride > (math.MaxInt-size)/m:
+		return nil, errorf(ErrShape, "solver: %d samples %d elements apart overflow int", m, stride)
+	}
+	if need := max(m-1, 0)*stride + size*min(m, 1); len(data) < need {
+		return nil, errorf(ErrShape, "solver: data has %d elements, want at least %d for %d samples of shape %v, %d elements apart", len(data), need, m, shape, stride)
+	}
+	if stride == size {
+		switch d := any(data).(type) {
+		case []float64:
+			return NewSliceSource(d[:m*size], m, shape)
+		case []float32:
+			return NewSliceSource(d[:m*size], m, shape)
+		case []uint8:
+			return NewSliceSource(d[:m*size], m, shape)
+		}
+	}
+	return &copySource[T]{data: data, shape: append([]int(nil), shape...), m: m, size: size, stride: stride}, nil
+}
+
+// copySource is NewStridedSource's Source whose reads are copies.
+type copySource[T float64 | float32 | uint8 | uint16 | int16] struct {
+	data            []T
+	shape           []int
+	m, size, stride int
+	buf             Block
+}
+
+func (s *copySource[T]) Shape() []int { return s.shape }
+func (s *copySource[T]) Len() int     { return s.m }
+
+func (s *copySource[T]) Read(start, n int) (Block, error) {
+	if start < 0 || n < 0 || start > s.m-n {
+		return Block{}, errorf(ErrShape, "solver: read of samples [%d, %d) outside [0, %d)", start, start+n, s.m)
+	}
+	switch d := any(s.data).(type) {
+	case []float64:
+		s.buf.F64 = copySamples(s.buf.F64, d, start, n, s.size, s.stride)
+		return Block{F64: s.buf.F64}, nil
+	case []float32:
+		s.buf.F32 = copySamples(s.buf.F32, d, start, n, s.size, s.stride)
+	case []uint16:
+		s.buf.F32 = copySamples(s.buf.F32, d, start, n, s.size, s.stride)
+	case []int16:
+		s.buf.F32 = copySamples(s.buf.F32, d, start, n, s.size, s.stride)
+	case []uint8:
+		s.buf.U8 = copySamples(s.buf.U8, d, start, n, s.size, s.stride)
+		return Block{U8: s.buf.U8}, nil
+	}
+	return Block{F32: s.buf.F32}, nil
+}
+
+// copySamples copies samples [start, start+n) of src, stride elements
+// apart, into buf (grown as needed) as consecutive samples of type D.
+func copySamples[D float64 | float32 | uint8, S float64 | float32 | uint8 | uint16 | int16](buf []D, src []S, start, n, size, stride int) []D {
+	if cap(buf) < n*size {
+		buf = make([]D, n*size)
+	}
+	buf = buf[:n*size]
+	for i := range n {
+		in, out := src[(start+i)*stride:][:size], buf[i*size:(i+1)*size]
+		for j, v := range in {
+			out[j] = D(v)
+		}
+	}
+	return nonNil(buf)
+}

@@ -116,3 +116,113 @@ func TestInverseTransform(t *testing.T) {
 		t.Errorf("a short dst: %v, want ErrShape", err)
 	}
 }
+
+// TestStridedSource: samples read through NewStridedSource (a stride
+// between samples, or uint16/int16 widened per read) give the model and
+// features of the same values as consecutive float32 samples, bit for bit
+// (the same element type reaches the same kernels; the reads' sizes
+// change nothing), and the caller's data are left alone.
+func TestStridedSource(t *testing.T) {
+	shape := []int{4, 3, 5}
+	const m, size, stride = 40, 60, 67
+	values := randomTensors(9, m, shape)
+	f32 := make([]float32, m*size)
+	u16 := make([]uint16, (m-1)*stride+size)
+	i16 := make([]int16, m*size)
+	f64 := make([]float64, (m-1)*stride+size)
+	for s := range m {
+		for i := range size {
+			v := math.Round(math.Abs(values[s*size+i]) * 100) // 0..~400: int16 holds v - 500
+			f32[s*size+i], u16[s*stride+i], i16[s*size+i], f64[s*stride+i] = float32(v), uint16(v), int16(v-500), v
+		}
+	}
+	for i := range u16 { // the gaps between samples must never be read
+		if i%stride >= size {
+			u16[i], f64[i] = 65535, math.NaN()
+		}
+	}
+	opts := Options{Method: SOMPCA, Components: 3, NoNarrowing: true}
+	ref, err := NewSliceSource(f32, m, shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantModel Model
+	if err := wantModel.Fit(ref, opts); err != nil {
+		t.Fatal(err)
+	}
+	wantZ, err := wantModel.TransformTo(nil, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u16src, err := NewStridedSource(u16, m, stride, shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f64src, err := NewStridedSource(f64, m, stride, shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range map[string]Source{"uint16 strided": u16src, "float64 strided": f64src} {
+		var got Model
+		if err := got.Fit(src, opts); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		z, err := wantModel.TransformTo(nil, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "uint16 strided" {
+			for j := range got.Variance {
+				if got.Variance[j] != wantModel.Variance[j] {
+					t.Errorf("%s: variance %d is %v, want %v (float32 samples)", name, j, got.Variance[j], wantModel.Variance[j])
+				}
+			}
+			for i := range z {
+				if z[i] != wantZ[i] {
+					t.Fatalf("%s: feature value %d is %v, want %v", name, i, z[i], wantZ[i])
+				}
+			}
+		} else { // float64 elements: other kernels, the same values
+			for i := range z {
+				if math.Abs(z[i]-wantZ[i]) > 1e-9*math.Abs(wantZ[i])+1e-9 {
+					t.Fatalf("%s: feature value %d is %v, want %v", name, i, z[i], wantZ[i])
+				}
+			}
+		}
+	}
+	// int16: the values shifted by -500 move the mean, not the features.
+	i16src, err := NewStridedSource(i16, m, 0, shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := wantModel.TransformTo(nil, i16src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range z {
+		shift := 0.0 // -500 times the sum of feature i%P's projection
+		for k := range size {
+			prod := 1.0
+			idx := k
+			for n := len(shape) - 1; n >= 0; n-- {
+				prod *= wantModel.Projections[n].At(idx%shape[n], i%3)
+				idx /= shape[n]
+			}
+			shift -= 500 * prod
+		}
+		if math.Abs(z[i]-(wantZ[i]+shift)) > 1e-9*math.Abs(wantZ[i])+1e-9 {
+			t.Fatalf("int16: feature value %d is %v, want %v", i, z[i], wantZ[i]+shift)
+		}
+	}
+	for i := range u16 {
+		if i%stride >= size && u16[i] != 65535 {
+			t.Fatal("the gaps between samples were written")
+		}
+	}
+	if _, err := NewStridedSource(u16, m, size-1, shape); !errors.Is(err, ErrShape) {
+		t.Errorf("overlapping samples: %v, want ErrShape", err)
+	}
+	if _, err := NewStridedSource(u16[:len(u16)-1], m, stride, shape); !errors.Is(err, ErrShape) {
+		t.Errorf("data one element short: %v, want ErrShape", err)
+	}
+}

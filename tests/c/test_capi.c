@@ -637,6 +637,72 @@ static void test_inverse_transform(void)
 	sompca_model_free(model);
 }
 
+/* uint16 and int16 samples, and samples a stride apart: the model and the
+ * features of the same values given consecutively as doubles (the values
+ * are integers 0..255, which every path contracts alike: bit for bit). */
+static void test_strided(void)
+{
+	enum { STRIDE = SIZE + 7 };
+	uint16_t *u16 = xmalloc(M * STRIDE * sizeof *u16);
+	int16_t *i16 = xmalloc(M * STRIDE * sizeof *i16);
+	double *f64 = xmalloc(M * STRIDE * sizeof *f64);
+	for (int i = 0; i < M * STRIDE; i++) { /* the gaps hold values that would show */
+		u16[i] = 65535;
+		i16[i] = -32768;
+		f64[i] = NAN;
+	}
+	for (int m = 0; m < M; m++)
+		for (int i = 0; i < SIZE; i++) {
+			u16[m * STRIDE + i] = data_u8[m * SIZE + i];
+			i16[m * STRIDE + i] = data_u8[m * SIZE + i];
+			f64[m * STRIDE + i] = data_u8[m * SIZE + i];
+		}
+	sompca_model *ref = fit_with(SOMPCA_METHOD_SOMPCA, 1, 0, SOMPCA_FLOAT64);
+	double *want = features_of(ref, SOMPCA_FLOAT64);
+	size_t p = n_components(ref);
+	double *z = xmalloc(M * p * sizeof *z);
+	const struct {
+		const void *data;
+		int dtype;
+	} inputs[] = {{u16, SOMPCA_UINT16}, {i16, SOMPCA_INT16}, {f64, SOMPCA_FLOAT64}};
+	for (size_t k = 0; k < 3; k++) {
+		sompca_options opts;
+		sompca_options_init(&opts);
+		opts.relaxed_start = 1;
+		sompca_model *model = NULL;
+		CHECK_OK(sompca_fit_strided(&model, inputs[k].data, inputs[k].dtype, M, STRIDE, 3, shape3, &opts));
+		CHECK_OK(sompca_transform_strided(model, z, M * p, inputs[k].data, inputs[k].dtype, M, STRIDE));
+		CHECK_MSG(memcmp(z, want, M * p * sizeof *z) == 0, "dtype %d: %g from the consecutive doubles' features",
+		          inputs[k].dtype, max_abs_diff(z, want, M * p));
+		/* The reference model transforms them alike. */
+		CHECK_OK(sompca_transform_strided(ref, z, M * p, inputs[k].data, inputs[k].dtype, M, STRIDE));
+		CHECK(memcmp(z, want, M * p * sizeof *z) == 0);
+		sompca_model_free(model);
+	}
+	/* Consecutive 16-bit samples through sompca_fit and sompca_transform. */
+	for (int i = 0; i < M * SIZE; i++)
+		u16[i] = data_u8[i];
+	sompca_model *model = NULL;
+	CHECK_OK(sompca_fit(&model, u16, SOMPCA_UINT16, M, 3, shape3, NULL));
+	CHECK_OK(sompca_transform(model, z, M * p, u16, SOMPCA_UINT16, M));
+	CHECK(memcmp(z, want, M * p * sizeof *z) == 0);
+	CHECK_OK(sompca_transform_strided(model, z, M * p, u16, SOMPCA_UINT16, M, 0));
+	CHECK(memcmp(z, want, M * p * sizeof *z) == 0);
+	sompca_model_free(model);
+	/* Overlapping samples, an absurd stride, an unknown dtype. */
+	CHECK_STATUS(sompca_fit_strided(&model, u16, SOMPCA_UINT16, M, SIZE - 1, 3, shape3, NULL), SOMPCA_ESHAPE);
+	CHECK(model == NULL && contains(sompca_last_error(), "sample_stride"));
+	CHECK_STATUS(sompca_transform_strided(ref, z, M * p, u16, SOMPCA_UINT16, M, (size_t)1 << 60), SOMPCA_ESHAPE);
+	CHECK_STATUS(sompca_transform(ref, z, M * p, u16, SOMPCA_INT16 + 1, M), SOMPCA_EINVAL);
+	CHECK(contains(sompca_last_error(), "SOMPCA_UINT16"));
+	free(z);
+	free(want);
+	free(u16);
+	free(i16);
+	free(f64);
+	sompca_model_free(ref);
+}
+
 /* The C features equal those of the Go API (gofeatures) on the same data. */
 static void test_go_equality(const char *godir)
 {
@@ -2033,6 +2099,7 @@ int main(int argc, char **argv)
 	test_method_names();
 	test_accessors();
 	test_dtypes();
+	test_strided();
 	test_go_equality(argv[1]);
 	test_progress();
 	test_errors();
