@@ -255,6 +255,11 @@ type copySource[T float64 | float32 | uint8 | uint16 | int16] struct {
 	buf             Block
 }
 
+// MaxRead keeps the engine's reads, and with them the copy, to about 4
+// MiB of samples (at least readUnit samples), small beside the caller's
+// array.
+func (s *copySource[T]) MaxRead() int { return max(readUnit, (4<<20)/(8*s.size)) }
+
 func (s *copySource[T]) Shape() []int { return s.shape }
 func (s *copySource[T]) Len() int     { return s.m }
 
