@@ -83,6 +83,8 @@ _NATIVE_DTYPES = {
     np.dtype(np.float64): _lib.FLOAT64,
     np.dtype(np.float32): _lib.FLOAT32,
     np.dtype(np.uint8): _lib.UINT8,
+    np.dtype(np.uint16): _lib.UINT16,
+    np.dtype(np.int16): _lib.INT16,
 }
 
 
@@ -316,7 +318,7 @@ def _check_samples(X):
 
 
 def as_samples(X):
-    """Return (C-contiguous array, SOMPCA_* element type) for array-like X.
+    """Return (array the library reads in place, SOMPCA_* element type) for array-like X.
 
     X is validated by scikit-learn's ``check_array`` when scikit-learn is
     installed, else by the same checks here: samples first, at least one
@@ -324,15 +326,17 @@ def as_samples(X):
     are converted, as scikit-learn does; complex, string and date types are
     refused). Finiteness is checked by the library, during its own pass.
 
-    float64, float32 and uint8 arrays in native byte order that are already
-    C-contiguous are returned as they are (no copy); other real types are
-    converted to float64. Such an array, when it is a plain ``np.ndarray``,
+    float64, float32, uint8, uint16 and int16 arrays in native byte order
+    that are C-contiguous, or whose samples are (a slice along the first
+    axis: _lib.sample_stride), are returned as they are (no copy; 16-bit
+    integers are widened by the library a run of samples at a time); other
+    real types are converted to float64. Such an array, when it is a plain ``np.ndarray``,
     skips ``check_array``, which would return it unchanged after the checks
     done here too: its first call in a process took 5-20 ms (it looks for
     dataframe plugins among the installed packages' metadata), every later
     call about 0.3 ms.
     """
-    if type(X) is np.ndarray and X.dtype in _NATIVE_DTYPES and X.flags.c_contiguous:
+    if type(X) is np.ndarray and X.dtype in _NATIVE_DTYPES and _lib.sample_stride(X) is not None:
         _check_order(X.shape)
         return _check_samples(X), _NATIVE_DTYPES[X.dtype]
     if isinstance(X, np.ma.MaskedArray):
@@ -351,6 +355,8 @@ def as_samples(X):
     dtype = _NATIVE_DTYPES.get(array.dtype)
     if dtype is None:
         return np.ascontiguousarray(array, dtype=np.float64), _lib.FLOAT64
+    if _lib.sample_stride(array) is not None:
+        return array, dtype
     return np.ascontiguousarray(array), dtype
 
 
@@ -802,7 +808,7 @@ class TensorProjection(_Mixin, _Base):
         return tuple(int(i) for i in shape)
 
     def _samples(self, X, fitted=False):
-        """In-memory samples as (C-contiguous array (M, I_1, ..., I_N), SOMPCA_* element type, X is 2-D).
+        """In-memory samples as (array (M, I_1, ..., I_N) read in place, SOMPCA_* element type, X is 2-D).
 
         h5py Datasets are read; 2-D input is viewed with ``sample_shape``;
         when ``fitted``, the sample shape must be the fitted model's.
@@ -824,7 +830,7 @@ class TensorProjection(_Mixin, _Base):
             if array.ndim != 2 or array.shape[1] != size:
                 raise ValueError(f"X has samples of shape {array.shape[1:]}, but sample_shape={shape} needs "
                                  f"X of shape (n_samples, {size}) or (n_samples, {', '.join(map(str, shape))})")
-            array = array.reshape(array.shape[:1] + shape)  # a view: array is C-contiguous
+            array = array.reshape(array.shape[:1] + shape)  # a view of contiguous rows
         if fitted and array.shape[1:] != self.shape_in_:
             raise ValueError(f"X has samples of shape {array.shape[1:]}, but {type(self).__name__} was fitted "
                              f"on samples of shape {self.shape_in_}")

@@ -49,7 +49,7 @@ OK, EINVAL, ESHAPE, ERANGE, ENOTFITTED, EIO, ENOMEM, EDATA, ECANCELED, EINTERNAL
 EHANDLE, EFORK, ENUMERICAL, EFILE = 10, 11, 12, 13
 ENOTFOUND, ELINK, EFILTER, ELOCKED, EPERM, ETYPE, EVERSION = range(14, 21)
 METHOD_SOMPCA, METHOD_FOMPCA, METHOD_TROD, METHOD_UMPCA, METHOD_PCA, METHOD_MPCA, METHOD_CSA = range(7)
-FLOAT64, FLOAT32, UINT8 = range(3)
+FLOAT64, FLOAT32, UINT8, UINT16, INT16 = range(5)
 LAYOUT_SAMPLES_FIRST, LAYOUT_SAMPLES_LAST, LAYOUT_COLUMN_MAJOR = range(3)
 LAYOUTS = {"samples-first": LAYOUT_SAMPLES_FIRST, "samples-last": LAYOUT_SAMPLES_LAST,
            "column-major": LAYOUT_COLUMN_MAJOR}
@@ -109,9 +109,12 @@ _SIGNATURES = {
     "sompca_method_name": (c_char_p, [c_int, c_int]),
     "sompca_fit": (c_int, [POINTER(_model_p), c_void_p, c_int, c_size_t, c_size_t, POINTER(c_size_t),
                            POINTER(Options)]),
+    "sompca_fit_strided": (c_int, [POINTER(_model_p), c_void_p, c_int, c_size_t, c_size_t, c_size_t,
+                                   POINTER(c_size_t), POINTER(Options)]),
     "sompca_fit_hdf5": (c_int, [POINTER(_model_p), c_char_p, c_char_p, c_int, POINTER(Options)]),
     "sompca_transform_size": (c_int, [_model_p, c_size_t, POINTER(c_size_t)]),
     "sompca_transform": (c_int, [_model_p, _doubles, c_size_t, c_void_p, c_int, c_size_t]),
+    "sompca_transform_strided": (c_int, [_model_p, _doubles, c_size_t, c_void_p, c_int, c_size_t, c_size_t]),
     "sompca_inverse_transform": (c_int, [_model_p, _doubles, c_size_t, _doubles, c_size_t]),
     "sompca_transform_hdf5": (c_int, [_model_p, c_char_p, c_char_p, c_int, c_char_p, c_char_p, c_int]),
     "sompca_model_method": (c_int, [_model_p, POINTER(c_int), POINTER(c_int)]),
@@ -680,13 +683,13 @@ class Model:
 
     @classmethod
     def fit_array(cls, array, dtype, options, report=None):
-        """Fit on a C-contiguous array (M, I_1, ..., I_N) of element type dtype."""
+        """Fit on an array (M, I_1, ..., I_N) of element type dtype, C-contiguous or sample_stride()."""
         shape = (c_size_t * (array.ndim - 1))(*array.shape[1:])
         data = array.ctypes.data_as(c_void_p)
-        n_samples = array.shape[0]
+        n_samples, stride = array.shape[0], sample_stride(array)
 
         def call(out, opts):
-            return lib.sompca_fit(out, data, dtype, n_samples, array.ndim - 1, shape, opts)
+            return lib.sompca_fit_strided(out, data, dtype, n_samples, stride, array.ndim - 1, shape, opts)
 
         return cls(_run_fit(call, options, report))
 
@@ -742,7 +745,7 @@ class Model:
     # Transforms ---------------------------------------------------------
 
     def transform_array(self, array, dtype):
-        """Features (M, P) of a C-contiguous array whose sample shape was checked."""
+        """Features (M, P) of an array (C-contiguous or sample_stride()) whose sample shape was checked."""
         n_samples = array.shape[0]
         size = c_size_t()
         check(lib.sompca_transform_size(self._handle, n_samples, byref(size)))
@@ -750,7 +753,8 @@ class Model:
         if features.size != size.value:
             raise RuntimeError(f"sompca: transform needs {size.value} values, expected {features.size}")
         handle, dst, data = self._handle, features.ctypes.data_as(_doubles), array.ctypes.data_as(c_void_p)
-        _run(lambda: lib.sompca_transform(handle, dst, features.size, data, dtype, n_samples))
+        stride = sample_stride(array)
+        _run(lambda: lib.sompca_transform_strided(handle, dst, features.size, data, dtype, n_samples, stride))
         return features
 
     def inverse_transform_array(self, features):
@@ -974,6 +978,22 @@ def pass_partial(request, array, dtype, cache=None, size=None):
     check(lib.sompca_pass_partial(buffer, size, byref(length), request, len(request),
                                   array.ctypes.data_as(c_void_p), dtype, cache_p, cache_len))
     return buffer.raw[:length.value]
+
+
+def sample_stride(array):
+    """The sample_stride (elements) with which the library reads array as it is, 0 for C-contiguous; None if none.
+
+    Samples (array[i]) that are C-contiguous, aligned, a positive whole
+    number of elements apart and not overlapping are read in place
+    (sompca_fit_strided): a slice along the first axis, say.
+    """
+    if array.flags.c_contiguous:
+        return 0
+    step = array.strides[0] if array.ndim >= 1 else 0
+    if (array.ndim < 2 or array.shape[0] < 2 or not array.flags.aligned or not array[0].flags.c_contiguous
+            or step <= 0 or step % array.itemsize or step < array[0].nbytes):
+        return None
+    return step // array.itemsize
 
 
 def _load_bytes(data):
