@@ -4,7 +4,8 @@
 #                               include/sompca.h is the contract)
 #   make examples               build/examples/c/fit_hdf5 and fit_memory
 #   make test-capi              the C test program (also against a library built with
-#                               GOEXPERIMENT=cgocheck2) and the C examples, checked
+#                               GOEXPERIMENT=cgocheck2), the C++ wrapper's test and the C
+#                               examples, checked
 #   make install PREFIX=/opt/x  header, library and sompca.pc (default PREFIX=/usr/local;
 #                               DESTDIR is honoured): lib/libsompca.so.MAJOR.MINOR.PATCH with
 #                               the symlinks libsompca.so.MAJOR (the SONAME) and libsompca.so
@@ -33,6 +34,7 @@ SOMPCA_SONAME   = libsompca.so.$(SOMPCA_MAJOR)
 CAPI_LDFLAGS     = -ldflags=-extldflags=-Wl,--version-script=$(CURDIR)/capi/libsompca.map,-soname,$(SOMPCA_SONAME)
 C_EXAMPLES      := $(BUILD)/examples/c/fit_hdf5 $(BUILD)/examples/c/fit_memory
 CTEST_DIR       := $(BUILD)/tests/c
+CPPTEST_DIR     := $(BUILD)/tests/cpp
 
 # The version, from the header (the one place it is written).
 SOMPCA_VERSION = $(shell awk '/define SOMPCA_VERSION_(MAJOR|MINOR|PATCH) /{v = v (v == "" ? "" : ".") $$3} END{print v}' include/sompca.h)
@@ -93,17 +95,25 @@ $(CTEST_DIR)/mkdata: tests/c/mkdata.c tests/c/h5data.h
 	@mkdir -p $(@D)
 	$(CC) $(C_WARN) -std=c99 $(HDF5_CFLAGS) -o $@ $< $(HDF5_LIBS) -lm
 
-# The header compiles alone as strict C99 and as C++.
-$(CTEST_DIR)/header.stamp: include/sompca.h
+# The header compiles alone as strict C99 and as C++, and the C++ wrapper
+# include/sompca.hpp alone as C++17.
+$(CTEST_DIR)/header.stamp: include/sompca.h include/sompca.hpp
 	@mkdir -p $(@D)
 	printf '#include "sompca.h"\nint main(void) { return sompca_version_number() == 0; }\n' > $(CTEST_DIR)/header.c
 	$(CC) $(C_WARN) -std=c99 -pedantic -I include -fsyntax-only $(CTEST_DIR)/header.c
 	cp $(CTEST_DIR)/header.c $(CTEST_DIR)/header.cc
 	c++ $(C_WARN) -std=c++17 -pedantic -I include -fsyntax-only $(CTEST_DIR)/header.cc
+	printf '#include "sompca.hpp"\nint main() { return sompca::default_options().size == 0; }\n' > $(CTEST_DIR)/header_hpp.cc
+	c++ $(C_WARN) -std=c++17 -pedantic -I include -fsyntax-only $(CTEST_DIR)/header_hpp.cc
 	touch $@
 
+# The C++ wrapper's test program (tests/cpp), g++ -std=c++17 as strict as the C.
+$(CPPTEST_DIR)/test_sompca: tests/cpp/test_sompca.cpp include/sompca.hpp include/sompca.h $(SOMPCA_LIB)
+	@mkdir -p $(@D)
+	c++ $(C_WARN) -std=c++17 -pedantic -I include -o $@ $< -L $(BUILD) -lsompca -Wl,-rpath,'$$ORIGIN/../..'
+
 test-capi: $(CTEST_DIR)/test_capi $(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/mkdata $(CTEST_DIR)/test_dlopen \
-           $(CTEST_DIR)/header.stamp $(C_EXAMPLES) $(CTEST_DIR)/failwrite.so
+           $(CTEST_DIR)/header.stamp $(C_EXAMPLES) $(CTEST_DIR)/failwrite.so $(CPPTEST_DIR)/test_sompca
 	$(GO) vet ./capi ./tests/c/...
 	@# The library exports exactly the functions that sompca.h declares.
 	nm -D --defined-only $(SOMPCA_LIB) | awk '$$2 == "T" {print $$3}' | sort > $(CTEST_DIR)/exports.txt
@@ -140,6 +150,8 @@ test-capi: $(CTEST_DIR)/test_capi $(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/
 	test -z "$$ns" || $$ns sh -c 'mount -t tmpfs -o size=64k sompca-full "$$0" && exec "$$@"' $(abspath $(CTEST_DIR))/full \
 	  $(CTEST_DIR)/test_capi --write-fault $(abspath $(CTEST_DIR))/full $(abspath $(CTEST_DIR))/full-in 'no space left on device'
 	$(CTEST_DIR)/cgocheck2/test_capi $(CTEST_DIR)/go $(CTEST_DIR)/tmp
+	rm -rf $(CPPTEST_DIR)/tmp && mkdir -p $(CPPTEST_DIR)/tmp
+	$(CPPTEST_DIR)/test_sompca $(CPPTEST_DIR)/tmp
 	sh tests/c/run_examples.sh $(BUILD) $(CTEST_DIR)
 	rm -rf $(CTEST_DIR)/prefix
 	$(MAKE) --no-print-directory install PREFIX=$(abspath $(CTEST_DIR))/prefix
@@ -156,10 +168,12 @@ install: $(SOMPCA_LIB)
 	ln -sf libsompca.so.$(SOMPCA_VERSION) $(DESTDIR)$(LIBDIR)/$(SOMPCA_SONAME)
 	ln -sf $(SOMPCA_SONAME) $(DESTDIR)$(LIBDIR)/libsompca.so
 	install -m 644 include/sompca.h $(DESTDIR)$(INCDIR)/sompca.h
+	install -m 644 include/sompca.hpp $(DESTDIR)$(INCDIR)/sompca.hpp
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
 	    -e 's|@VERSION@|$(SOMPCA_VERSION)|g' sompca.pc.in > $(DESTDIR)$(PCDIR)/sompca.pc
 	chmod 644 $(DESTDIR)$(PCDIR)/sompca.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libsompca.so $(DESTDIR)$(LIBDIR)/$(SOMPCA_SONAME) \
-	      $(DESTDIR)$(LIBDIR)/libsompca.so.$(SOMPCA_VERSION) $(DESTDIR)$(INCDIR)/sompca.h $(DESTDIR)$(PCDIR)/sompca.pc
+	      $(DESTDIR)$(LIBDIR)/libsompca.so.$(SOMPCA_VERSION) $(DESTDIR)$(INCDIR)/sompca.h \
+	      $(DESTDIR)$(INCDIR)/sompca.hpp $(DESTDIR)$(PCDIR)/sompca.pc

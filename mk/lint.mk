@@ -3,7 +3,8 @@
 #   make lint          all of the below
 #   make lint-go       gofmt, go vet and staticcheck (installed from the Go module proxy into build/tools)
 #   make lint-python   ruff and mypy on the Python package (installed into .venv; settings in pyproject.toml)
-#   make lint-header   include/sompca.h compiled alone as C99 and C++17 with -Wall -Wextra -pedantic -Werror
+#   make lint-header   include/sompca.h compiled alone as C99 and C++17, include/sompca.hpp as C++17,
+#                      with -Wall -Wextra -pedantic -Werror
 
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK         := $(BUILD)/tools/staticcheck-$(STATICCHECK_VERSION)
