@@ -27,7 +27,7 @@ $(DOCS_STAMP): $(PY_STAMP)
 docs: $(DOCS_STAMP) python-package
 	rm -rf $(DOCS_BUILD)/src && mkdir -p $(DOCS_BUILD)/src/_generated
 	cp -r docs/. $(DOCS_BUILD)/src/
-	cp include/sompca.h CHANGELOG.md docs/DESIGN.md $(DOCS_BUILD)/src/_generated/
+	cp include/sompca.h include/sompca.hpp CHANGELOG.md docs/DESIGN.md $(DOCS_BUILD)/src/_generated/
 	$(GO) doc -all ./solver > $(DOCS_BUILD)/src/_generated/go-solver.txt
 	$(GO) doc -all ./hdf5io > $(DOCS_BUILD)/src/_generated/go-hdf5io.txt
 	cd $(DOCS_BUILD) && env -u SOMPCA_LIBRARY -u PYTHONPATH MPLBACKEND=Agg $(CURDIR)/$(PY) -m sphinx -b html -q \
