@@ -244,8 +244,11 @@ func sompca_go_model_serialize(model *C.sompca_cmodel, buf unsafe.Pointer, capac
 			return hdf5Error(err)
 		}
 		*outLen = C.size_t(len(b))
-		if buf == nil && capacity == 0 {
+		switch {
+		case buf == nil && capacity == 0:
 			return nil // a query of the length
+		case buf == nil:
+			return errorf(C.SOMPCA_EINVAL, "buf is NULL and cap is %d", uint64(capacity))
 		}
 		if err := checkDst(buf, capacity, len(b), "bytes", "the model"); err != nil {
 			return err

@@ -582,6 +582,7 @@ static void test_serialize(void)
 	CHECK_STATUS(sompca_model_serialize(NULL, NULL, 0, &n), SOMPCA_ENOTFITTED);
 	CHECK_STATUS(sompca_model_serialize(model, NULL, 0, NULL), SOMPCA_EINVAL);
 	CHECK_STATUS(sompca_model_serialize(model, NULL, len, &n), SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_model_serialize(model, NULL, 1, &n), SOMPCA_EINVAL);
 	CHECK_STATUS(sompca_model_deserialize(NULL, buf, len), SOMPCA_EINVAL);
 	CHECK_STATUS(sompca_model_deserialize(&out, NULL, len), SOMPCA_EINVAL);
 	CHECK_STATUS(sompca_model_deserialize(&out, buf, 0), SOMPCA_EFILE);

@@ -82,7 +82,7 @@ def _prepare(X):
         # A block must hold whole samples.
         X = X.rechunk({axis: -1 for axis in range(1, X.ndim)})
     dtype = np.dtype(X.dtype)
-    if dtype.newbyteorder("=") != dtype or dtype not in (np.float64, np.float32, np.uint8):
+    if dtype.newbyteorder("=") != dtype or dtype not in (np.float64, np.float32, np.uint8, np.uint16, np.int16):
         X = X.astype(np.float64)
     return X
 
@@ -100,8 +100,8 @@ def with_sample_shape(X, sample_shape):
 
 
 def _library_dtype(dtype):
-    return {np.dtype(np.float64): _lib.FLOAT64, np.dtype(np.float32): _lib.FLOAT32,
-            np.dtype(np.uint8): _lib.UINT8}[np.dtype(dtype)]
+    return {np.dtype(np.float64): _lib.FLOAT64, np.dtype(np.float32): _lib.FLOAT32, np.dtype(np.uint8): _lib.UINT8,
+            np.dtype(np.uint16): _lib.UINT16, np.dtype(np.int16): _lib.INT16}[np.dtype(dtype)]
 
 
 # Worker side ------------------------------------------------------------

@@ -132,7 +132,7 @@ def test_mode_updates_forced_on_dask(client, X):
         small(sompca.SOMPCA, mode_updates="dense").fit(X)
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.int16])
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.int16, np.uint16])
 def test_every_dtype_bit_for_bit(client, dtype, X, U8):
     data = U8.astype(dtype) if dtype is not np.float32 else X.astype(np.float32)
     local = small(sompca.SOMPCA).fit(data)
