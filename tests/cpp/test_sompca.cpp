@@ -132,7 +132,7 @@ int main(int argc, char **argv)
 	check_throws([&] { sompca::model::fit(f64.data(), n, {5, 0, 3}, &opts); }, SOMPCA_ESHAPE, "sompca_fit_strided");
 	check_throws([&] { sompca::model::deserialize(bytes.data(), bytes.size() / 2); }, SOMPCA_EFILE,
 	             "sompca_model_deserialize");
-	check_throws([&] { sompca::model::load(path); }, SOMPCA_EIO, "sompca_model_load");
+	check_throws([&] { sompca::model::load(path); }, SOMPCA_ENOTFOUND, "sompca_model_load");
 	std::vector<double> bad(4, NAN);
 	check_throws([&] { adopted.inverse_transform(bad.data(), 1); }, SOMPCA_EDATA, "sompca_inverse_transform");
 
