@@ -218,8 +218,8 @@ def test_quoted_engine_sizes():
     the Dask section's block advice is a multiple of the block multiple sompca.h gives, its limit of the rows
     mode updates sompca.h's; the Go version is go.mod's."""
     text = README.read_text()
-    runner = (ROOT / "solver/runner.go").read_text()
-    leaf = re.search(r"^const grain = (\d+)", runner, re.M).group(1)
+    tree = (ROOT / "solver/internal/par/tree.go").read_text()
+    leaf = re.search(r"^const Grain = (\d+)", tree, re.M).group(1)
     assert f"leaves of {leaf} samples" in text
     multiple = int(re.search(r"#define SOMPCA_BLOCK_MULTIPLE (\d+)", (ROOT / "include/sompca.h").read_text()).group(1))
     for quoted in re.findall(r"multiples of (\d+) samples", text):
