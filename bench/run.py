@@ -230,6 +230,27 @@ def agreement(a, b):
     return float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-300)))
 
 
+IMPORT_CHILD = """
+import sys, time
+t0 = time.perf_counter(); import numpy
+t1 = time.perf_counter(); import sompca
+t2 = time.perf_counter()
+print(t1 - t0, t2 - t1)
+"""
+
+
+def import_times(runs=5):
+    """Seconds of `import numpy` and then of `import sompca`, each in a fresh interpreter (min / median)."""
+    numpy_s, sompca_s = [], []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", IMPORT_CHILD], check=True, capture_output=True, text=True).stdout
+        a, b = map(float, out.split())
+        numpy_s.append(a)
+        sompca_s.append(b)
+    return (f"import numpy {min(numpy_s):.3f} / {statistics.median(numpy_s):.3f} s, then import sompca "
+            f"{min(sompca_s):.3f} / {statistics.median(sompca_s):.3f} s (min / median of {runs} fresh interpreters)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-k", default="", help="run only rows whose name contains one of these (comma-separated)")
@@ -270,6 +291,8 @@ def main():
     if args.profile:
         os.makedirs(args.profile, exist_ok=True)
 
+    if not args.no_python:
+        print(import_times(), end="\n\n")
     print("| row | method | shape | dtype | P | contender | min s | median s | cpu s (min / median) "
           "| ratio ref/sompca (min wall; cpu) | agreement |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
