@@ -91,7 +91,9 @@ def make(out):
         write(out / f"{name}_ratio.bin", model.explained_variance_ratio_)
         write(out / f"{name}_mean.bin", model.mean_)
         write(out / f"{name}_iterations.bin", model.n_iter_per_component_)
-        write(out / f"{name}_features.bin", model.transform(X))
+        # Python rounds float32 samples' features to float32; the MEX and R return the library's
+        # float64, which the same samples held as float64 give exactly (float32 widens exactly).
+        write(out / f"{name}_features.bin", model.transform(X.astype(np.float64) if X.dtype == np.float32 else X))
         lines.append(" ".join(["case", name, data, method, str(p), "none" if mode is None else str(mode),
                                str(max_iter), repr(tol), repr(q)]))
     (out / "manifest.txt").write_text("\n".join(lines) + "\n")
