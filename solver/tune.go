@@ -110,3 +110,12 @@ func (r *routes) noTurn() bool        { return r != nil && r.oneWay }
 func (r *routes) noComplements() bool { return r != nil && r.complementsOff }
 func (r *routes) noSkip() bool        { return r != nil && r.skipOff }
 func (r *routes) noKeepStart() bool   { return r != nil && r.keepStartOff }
+
+// umpcaDeadMode is the share of a mode scatter's trace at or below which
+// UMPCA's constrained optimum counts as nothing but zero variance (a
+// constant mode meeting a real uncorrelation constraint): that update of a
+// mode other than the last goes unconstrained, and the last mode, always
+// constrained, makes the feature uncorrelated. Not a speed threshold:
+// ordinary data stay orders of magnitude above it (the stored fits keep
+// their bits), and TestUMPCAConstantMode fails without it.
+const umpcaDeadMode = 1e-12

@@ -257,7 +257,7 @@ func (t *tvpFit) emp(p int) error {
 				C = t.rows(t.svd.OrthonormalRange(A.RawMatrix(), t.crossFloor(p, n)))
 			}
 			lambda, err = t.update(n, vs[n], C)
-			if err == nil && umpca && C != nil && n < t.n-1 && !(lambda > 1e-12*t.scatterTrace(n)) {
+			if err == nil && umpca && C != nil && n < t.n-1 && !(lambda > umpcaDeadMode*t.scatterTrace(n)) {
 				// The constraint leaves this mode nothing but zero variance
 				// (a constant mode meeting a real constraint): the update
 				// goes unconstrained, and the sweep's later modes, the last
