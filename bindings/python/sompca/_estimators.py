@@ -1496,13 +1496,7 @@ _TTP_PARAMETERS = """
 """ + _SAMPLE_SHAPE + _SAMPLE_DIM + _MEMORY_LIMIT + _VERBOSE
 
 
-class MPCA(_TTP):
-    __doc__ = """Multilinear PCA (Lu, Plataniotis and Venetsanopoulos 2008), a baseline.
-
-    A tensor-to-tensor projection whose projected entries are the features.
-
-    Parameters
-    ----------""" + _TTP_PARAMETERS.format(what="variance", rank="captured variance") + _ATTRIBUTES + """\
+_TTP_ATTRIBUTES = """\
     ranks_ : tuple of int
         The mode ranks P_1, ..., P_N kept from Q = ``q``.
     factors_ : list of ndarray
@@ -1513,6 +1507,15 @@ class MPCA(_TTP):
         Feature p is entry ``feature_index_[p]`` of the projected tensor
         ``(X - mean_) x_1 factors_[0]^T ... x_N factors_[N-1]^T``.
 """
+
+
+class MPCA(_TTP):
+    __doc__ = """Multilinear PCA (Lu, Plataniotis and Venetsanopoulos 2008), a baseline.
+
+    A tensor-to-tensor projection whose projected entries are the features.
+
+    Parameters
+    ----------""" + _TTP_PARAMETERS.format(what="variance", rank="captured variance") + _ATTRIBUTES + _TTP_ATTRIBUTES
 
     _method = _lib.METHOD_MPCA
 
@@ -1523,17 +1526,7 @@ class CSA(_TTP):
     MPCA's tensor-to-tensor projection on uncentred data, ranked by energy.
 
     Parameters
-    ----------""" + _TTP_PARAMETERS.format(what="energy", rank="energy") + _ATTRIBUTES + """\
-    ranks_ : tuple of int
-        The mode ranks P_1, ..., P_N kept from Q = ``q``.
-    factors_ : list of ndarray
-        The N factor matrices U_n, of shape (I_n, P_n), with orthonormal
-        columns (with fewer features than prod_n P_n, the columns that the
-        kept features use).
-    feature_index_ : ndarray of shape (n_components, N)
-        Feature p is entry ``feature_index_[p]`` of the projected tensor
-        ``(X - mean_) x_1 factors_[0]^T ... x_N factors_[N-1]^T``.
-"""
+    ----------""" + _TTP_PARAMETERS.format(what="energy", rank="energy") + _ATTRIBUTES + _TTP_ATTRIBUTES
 
     _method = _lib.METHOD_CSA
 
