@@ -19,10 +19,13 @@ import "math"
 // are what VPMADDWD multiplies and adds (16 a instruction, against 4
 // float64 FMAs and the widening of 4 bytes): x[i] a[i] + x[i+1] a[i+1]
 // fits in 24 bits, and an int32 lane may add 127 such pairs before it
-// must be widened. The error of q against v is at most 2^-61 max|v| per
-// entry.
+// must be widened. The error of q scale against v is at most scale/2 <=
+// 2^-60 max|v| an entry; docs/DESIGN.md ("Exactness and narrowing")
+// derives the contraction's bound from it and why three limbs are not
+// enough.
 
-// FixedLimbs is the number of 15-bit limbs below the top one.
+// FixedLimbs is the number of int16 limbs of an entry: a signed top limb
+// and FixedLimbs-1 of 15 bits, 16 + 15 (FixedLimbs-1) = 61 bits.
 const FixedLimbs = 4
 
 // FixedPad is the multiple of entries to which a limb row is padded with
