@@ -234,7 +234,7 @@ func AxpyRowsFixedGo(dst []float64, x []uint8, rows, cols int, f *FixedVec, sums
 // some.
 func DotRowsFixed(dst []float64, x []uint8, rows, cols int, f *FixedVec) {
 	if avx2 && rows >= 1 && cols >= 1 {
-		dotRowsFixedAsm(dst, x, rows, cols, f)
+		dotRowsFixedAsm(dst, x, rows, cols, f, vnni)
 		return
 	}
 	DotRowsFixedGo(dst, x, rows, cols, f)
@@ -245,7 +245,7 @@ func DotRowsFixed(dst []float64, x []uint8, rows, cols int, f *FixedVec) {
 // AxpyRowsFixedGo's bits, in assembly when there is some.
 func AxpyRowsFixed(dst []float64, x []uint8, rows, cols int, f *FixedVec, sums []int64) {
 	if avx2 && cols >= FixedPad && rows >= 1 && rows <= 1<<15 {
-		axpyRowsFixedAsm(dst, x, rows, cols, f, sums)
+		axpyRowsFixedAsm(dst, x, rows, cols, f, sums, vnni)
 		return
 	}
 	AxpyRowsFixedGo(dst, x, rows, cols, f, sums)

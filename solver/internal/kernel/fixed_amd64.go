@@ -9,32 +9,35 @@ package kernel
 // The vector operations per element, not the multiply-adds, bound them;
 // rows up to FixedQuadMax columns go four at a time with no sums across
 // lanes. Cycle counts and the variants tried are in bench/MEASUREMENTS.md
-// ("Moved from code comments").
+// ("Moved from code comments"). On a CPU with AVX512-VNNI (vnni) their
+// loops add the products by VPDPWSSD, one instruction for VPMADDWD and
+// VPADDD: the same sums, so the same bits.
 
 //go:noescape
-func dotRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64)
+func dotRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64, vnni bool)
 
 //go:noescape
-func dotRowsFixedQuadAVX2(dst *float64, x *uint8, tab *int16, rows, cols int, scale float64)
+func dotRowsFixedQuadAVX2(dst *float64, x *uint8, tab *int16, rows, cols int, scale float64, vnni bool)
 
 //go:noescape
-func axpyRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64, sums *int64)
+func axpyRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64, sums *int64, vnni bool)
 
 // dotRowsFixedAsm is DotRowsFixedGo in assembly, for rows, cols >= 1
 // (avx2 only): rows of up to FixedQuadMax columns four at a time
-// (dotRowsFixedQuad), longer ones two at a time.
-func dotRowsFixedAsm(dst []float64, x []uint8, rows, cols int, f *FixedVec) {
+// (dotRowsFixedQuad), longer ones two at a time; by VPDPWSSD when vnni
+// (the caller's to check).
+func dotRowsFixedAsm(dst []float64, x []uint8, rows, cols int, f *FixedVec, vnni bool) {
 	if f.n != cols || rows < 1 || cols < 1 {
 		panic("solver: dotRowsFixedAsm: bad shape")
 	}
 	if cols <= FixedQuadMax {
-		dotRowsFixedQuad(dst, x, rows, cols, f)
+		dotRowsFixedQuad(dst, x, rows, cols, f, vnni)
 		return
 	}
 	// The assembly reads x[:rows*cols] and the limb rows to cols rounded
 	// up to FixedPad (zero past cols), and writes dst[:rows].
 	_, _, _ = dst[rows-1], x[rows*cols-1], f.limbs[FixedLimbs*f.ld-1]
-	dotRowsFixedAVX2(&dst[0], &x[0], &f.limbs[0], f.ld, rows, cols, f.scale)
+	dotRowsFixedAVX2(&dst[0], &x[0], &f.limbs[0], f.ld, rows, cols, f.scale, vnni)
 }
 
 // dotRowsFixedQuad is dotRowsFixedAsm for cols <= FixedQuadMax, four rows
@@ -43,7 +46,7 @@ func dotRowsFixedAsm(dst []float64, x []uint8, rows, cols int, f *FixedVec) {
 // end inside x in place, the last few (fewer than 4 + 16/cols) copied
 // four at a time to a buffer with zeros after them. Each row's result is
 // its own, so the rows a call groups together cannot change a bit.
-func dotRowsFixedQuad(dst []float64, x []uint8, rows, cols int, f *FixedVec) {
+func dotRowsFixedQuad(dst []float64, x []uint8, rows, cols int, f *FixedVec, vnni bool) {
 	span := (cols + FixedPad - 1) / FixedPad * FixedPad
 	_ = f.tab[span*16-1] // FixedTabLen(cols)
 	// Row r's blocks end inside x when r*cols + span <= rows*cols.
@@ -54,7 +57,7 @@ func dotRowsFixedQuad(dst []float64, x []uint8, rows, cols int, f *FixedVec) {
 	quads := inside &^ 3
 	if quads > 0 {
 		_, _ = dst[quads-1], x[quads*cols-1]
-		dotRowsFixedQuadAVX2(&dst[0], &x[0], &f.tab[0], quads, cols, f.scale)
+		dotRowsFixedQuadAVX2(&dst[0], &x[0], &f.tab[0], quads, cols, f.scale, vnni)
 	}
 	var buf [3*FixedQuadMax + 256]uint8 // 3 cols + span
 	var out [4]float64
@@ -62,15 +65,15 @@ func dotRowsFixedQuad(dst []float64, x []uint8, rows, cols int, f *FixedVec) {
 		k := min(4, rows-r)
 		m := copy(buf[:], x[r*cols:(r+k)*cols])
 		clear(buf[m : 3*cols+span])
-		dotRowsFixedQuadAVX2(&out[0], &buf[0], &f.tab[0], 4, cols, f.scale)
+		dotRowsFixedQuadAVX2(&out[0], &buf[0], &f.tab[0], 4, cols, f.scale, vnni)
 		copy(dst[r:r+k], out[:k])
 	}
 }
 
 // axpyRowsFixedAsm is AxpyRowsFixedGo in assembly, for cols >= 16 and
 // 1 <= rows <= 2^15 (avx2 only), with sums as scratch of FixedLimbs*cols
-// int64.
-func axpyRowsFixedAsm(dst []float64, x []uint8, rows, cols int, f *FixedVec, sums []int64) {
+// int64; by VPDPWSSD when vnni (the caller's to check).
+func axpyRowsFixedAsm(dst []float64, x []uint8, rows, cols int, f *FixedVec, sums []int64, vnni bool) {
 	// The assembly reads x[:rows*cols] and the limb rows to rows + 1,
 	// writes dst[:cols], and for rows <= 255 uses 256 bytes of sums a
 	// block of 16 columns ((cols+15)/16 blocks: at most 16 (cols+15)
@@ -79,5 +82,5 @@ func axpyRowsFixedAsm(dst []float64, x []uint8, rows, cols int, f *FixedVec, sum
 		panic("solver: axpyRowsFixedAsm: bad shape")
 	}
 	_, _, _, _ = dst[cols-1], x[rows*cols-1], f.limbs[FixedLimbs*f.ld-1], sums[(cols+15)/16*32-1]
-	axpyRowsFixedAVX2(&dst[0], &x[0], &f.limbs[0], f.ld, rows, cols, f.scale, &sums[0])
+	axpyRowsFixedAVX2(&dst[0], &x[0], &f.limbs[0], f.ld, rows, cols, f.scale, &sums[0], vnni)
 }

@@ -53,6 +53,18 @@ CONST4(pow30, $0x41d0000000000000)
 DATA pow15<>+0(SB)/8, $0x40e0000000000000
 GLOBL pow15<>(SB), RODATA|NOPTR, $8
 
+// MADD(a, b, acc, t) adds the pairs of products of the words of a and b
+// (VPMADDWD, into t) to the int32 lanes of acc; MADD_VNNI does it in one
+// instruction, VPDPWSSD (AVX512-VNNI on 256 bits, EVEX), which adds the
+// same products without saturation: the same sums, one instruction fewer
+// a step. The kernels take the VNNI loops when their vnni argument is set.
+#define MADD(a, b, acc, t) \
+	VPMADDWD a, b, t \
+	VPADDD   t, acc, acc
+
+#define MADD_VNNI(a, b, acc, t) \
+	VPDPWSSD a, b, acc
+
 // ZERO_Y0_Y7 zeroes the int32 accumulators Y0-Y7.
 #define ZERO_Y0_Y7 \
 	VPXOR Y0, Y0, Y0 \
@@ -64,31 +76,23 @@ GLOBL pow15<>(SB), RODATA|NOPTR, $8
 	VPXOR Y6, Y6, Y6 \
 	VPXOR Y7, Y7, Y7
 
-// DOT_STEP(xa, xb) adds the products of the 16 words of xa (row A) and xb
-// (row B) with the limbs at column CX (loaded once into Y12-Y15 for both
-// rows) to the int32 accumulators Y0-Y3 (row A, limbs 0-3) and Y4-Y7
-// (row B).
-#define DOT_STEP(xa, xb) \
+// DOT_STEP(xa, xb, M) adds the products of the 16 words of xa (row A) and
+// xb (row B) with the limbs at column CX (loaded once into Y12-Y15 for
+// both rows) to the int32 accumulators Y0-Y3 (row A, limbs 0-3) and Y4-Y7
+// (row B), by M (MADD or MADD_VNNI).
+#define DOT_STEP(xa, xb, M) \
 	VMOVDQU  (DX)(CX*2), Y12 \
 	VMOVDQU  (AX)(CX*2), Y13 \
 	VMOVDQU  (R12)(CX*2), Y14 \
 	VMOVDQU  (R13)(CX*2), Y15 \
-	VPMADDWD Y12, xa, Y10 \
-	VPADDD   Y10, Y0, Y0 \
-	VPMADDWD Y12, xb, Y11 \
-	VPADDD   Y11, Y4, Y4 \
-	VPMADDWD Y13, xa, Y10 \
-	VPADDD   Y10, Y1, Y1 \
-	VPMADDWD Y13, xb, Y11 \
-	VPADDD   Y11, Y5, Y5 \
-	VPMADDWD Y14, xa, Y10 \
-	VPADDD   Y10, Y2, Y2 \
-	VPMADDWD Y14, xb, Y11 \
-	VPADDD   Y11, Y6, Y6 \
-	VPMADDWD Y15, xa, Y10 \
-	VPADDD   Y10, Y3, Y3 \
-	VPMADDWD Y15, xb, Y11 \
-	VPADDD   Y11, Y7, Y7
+	M(Y12, xa, Y0, Y10) \
+	M(Y12, xb, Y4, Y11) \
+	M(Y13, xa, Y1, Y10) \
+	M(Y13, xb, Y5, Y11) \
+	M(Y14, xa, Y2, Y10) \
+	M(Y14, xb, Y6, Y11) \
+	M(Y15, xa, Y3, Y10) \
+	M(Y15, xb, Y7, Y11)
 
 // DOT_RED(a0, a1, a2, a3, t) sums the int32 lanes of one row's
 // accumulators a0-a3 (limbs 0-3) by limb within each 128-bit half, into
@@ -121,7 +125,7 @@ GLOBL pow15<>(SB), RODATA|NOPTR, $8
 // tail vector 32 VPMADDWD steps a lane at most (DOT_FOLD).
 #define dotChunk 496
 
-// func dotRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64)
+// func dotRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64, vnni bool)
 //
 // Rows two at a time (A at SI, B at BX; an odd last row is its own B and
 // only its A result is stored), sharing each limb load and the final
@@ -133,12 +137,13 @@ GLOBL pow15<>(SB), RODATA|NOPTR, $8
 // (shiftTab), so nothing outside x is read. The caller guarantees
 // rows >= 1, fixedQuadMax < cols <= ld (shorter rows take
 // dotRowsFixedQuadAVX2), ld a multiple of 16 and limbs zero past cols.
+// With vnni the chunks' steps take MADD_VNNI (the tail step MADD).
 //
 // Registers: DI dst, SI/BX rows A/B, DX/AX/R12/R13 limb rows 0-3, CX
 // column, R8 chunk end, R9 cols &^ 15, R10 cols, R11 end of x; Y12-Y15
 // the limbs of a step; on the stack 0(SP) rows left, 8(SP) and 40(SP)
 // the int64 sums of A and B, 72(SP) scale in 4 lanes.
-TEXT ·dotRowsFixedAVX2(SB), NOSPLIT, $104-56
+TEXT ·dotRowsFixedAVX2(SB), NOSPLIT, $104-57
 	MOVQ dst+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ limbs+16(FP), DX
@@ -176,14 +181,25 @@ dchunk:
 	CMOVQGT R9, R8
 	CMPQ  CX, R8
 	JGE   dblocksdone
+	CMPB  vnni+56(FP), $0
+	JNE   dblockvnni
 
 dblock:
 	VPMOVZXBW (SI)(CX*1), Y8
 	VPMOVZXBW (BX)(CX*1), Y9
-	DOT_STEP(Y8, Y9)
+	DOT_STEP(Y8, Y9, MADD)
 	ADDQ $16, CX
 	CMPQ CX, R8
 	JLT  dblock
+	JMP  dblocksdone
+
+dblockvnni:
+	VPMOVZXBW (SI)(CX*1), Y8
+	VPMOVZXBW (BX)(CX*1), Y9
+	DOT_STEP(Y8, Y9, MADD_VNNI)
+	ADDQ $16, CX
+	CMPQ CX, R8
+	JLT  dblockvnni
 
 dblocksdone:
 	CMPQ CX, R9
@@ -229,7 +245,7 @@ dtailbshift:
 
 dtailstep:
 	MOVQ R9, CX
-	DOT_STEP(Y8, Y9)
+	DOT_STEP(Y8, Y9, MADD)
 	MOVQ R10, CX
 
 dfold:
@@ -271,33 +287,26 @@ ddone:
 	VZEROUPPER
 	RET
 
-// AXPY_PAIR(xb, off) adds the products of the 16 words of Y8 (a row r) and
-// xb (row r+1, or zero) at the current column block with the limb pairs
-// (limb[r], limb[r+1]) at off(DX) to the int32 accumulators: Y(2l) holds
-// columns 0-3 and 8-11 of limb l, Y(2l+1) columns 4-7 and 12-15.
-#define AXPY_PAIR(xb, off) \
+// AXPY_PAIR(xb, off, M) adds the products of the 16 words of Y8 (a row r)
+// and xb (row r+1, or zero) at the current column block with the limb
+// pairs (limb[r], limb[r+1]) at off(DX) to the int32 accumulators, by M
+// (MADD or MADD_VNNI): Y(2l) holds columns 0-3 and 8-11 of limb l,
+// Y(2l+1) columns 4-7 and 12-15.
+#define AXPY_PAIR(xb, off, M) \
 	VPUNPCKLWD xb, Y8, Y10 \
 	VPUNPCKHWD xb, Y8, Y11 \
 	VPBROADCASTD off(DX), Y12 \
-	VPMADDWD Y12, Y10, Y13 \
-	VPADDD   Y13, Y0, Y0 \
-	VPMADDWD Y12, Y11, Y13 \
-	VPADDD   Y13, Y1, Y1 \
+	M(Y12, Y10, Y0, Y13) \
+	M(Y12, Y11, Y1, Y13) \
 	VPBROADCASTD off(DX)(R8*1), Y12 \
-	VPMADDWD Y12, Y10, Y13 \
-	VPADDD   Y13, Y2, Y2 \
-	VPMADDWD Y12, Y11, Y13 \
-	VPADDD   Y13, Y3, Y3 \
+	M(Y12, Y10, Y2, Y13) \
+	M(Y12, Y11, Y3, Y13) \
 	VPBROADCASTD off(DX)(R8*2), Y12 \
-	VPMADDWD Y12, Y10, Y13 \
-	VPADDD   Y13, Y4, Y4 \
-	VPMADDWD Y12, Y11, Y13 \
-	VPADDD   Y13, Y5, Y5 \
+	M(Y12, Y10, Y4, Y13) \
+	M(Y12, Y11, Y5, Y13) \
 	VPBROADCASTD off(DX)(R9*1), Y12 \
-	VPMADDWD Y12, Y10, Y13 \
-	VPADDD   Y13, Y6, Y6 \
-	VPMADDWD Y12, Y11, Y13 \
-	VPADDD   Y13, Y7, Y7
+	M(Y12, Y10, Y6, Y13) \
+	M(Y12, Y11, Y7, Y13)
 
 // AXPY_FLUSH1(acc, xacc, lo, hi) adds the int32 lanes of acc, converted
 // exactly to float64, to the sums at lo(SP) (its low half) and hi(SP).
@@ -341,7 +350,7 @@ ddone:
 // 128 VPMADDWD steps a lane at most.
 #define axpyPairs 127
 
-// func axpyRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64, sums *int64)
+// func axpyRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64, sums *int64, vnni bool)
 //
 // Columns by blocks of 16 (the last block is the last 16 columns, which
 // may overlap the one before: its columns are computed again to the same
@@ -360,7 +369,8 @@ ddone:
 // sums as float64 (exact: integers below 2^53) to 512 bytes on the stack
 // and convert them at the block's end. The caller guarantees cols >= 16,
 // 1 <= rows <= 2^15, rows <= ld, ld a multiple of 16, the limbs zero
-// past rows, and sums of at least 4 cols int64 (scratch).
+// past rows, and sums of at least 4 cols int64 (scratch). With vnni the
+// loop of two pairs takes MADD_VNNI.
 //
 // Each iteration (4 rows x 16 columns, 64 bytes of x) prefetches the next
 // 64 bytes after x, so a call brings the rows*cols bytes that follow x
@@ -374,7 +384,7 @@ ddone:
 // the next line to prefetch, AX pairs left, CX pairs left in the chunk,
 // R12 block column, R13 flushed (then the sums' address); in aconv SI
 // the block's sums, R12 16b, CX its column, R13 cols - 16.
-TEXT ·axpyRowsFixedAVX2(SB), 0, $512-64
+TEXT ·axpyRowsFixedAVX2(SB), 0, $512-65
 	MOVQ dst+0(FP), DI
 	MOVQ ld+24(FP), R8
 	SHLQ $1, R8
@@ -408,28 +418,47 @@ achunk:
 
 	// An odd pair first, then two pairs (rows r..r+3) an iteration.
 	TESTQ $1, CX
-	JZ    apair2
+	JZ    apairs
 	VPMOVZXBW (SI), Y8
 	VPMOVZXBW (SI)(R10*1), Y9
-	AXPY_PAIR(Y9, 0)
+	AXPY_PAIR(Y9, 0, MADD)
 	ADDQ R11, SI
 	ADDQ $4, DX
 	DECQ CX
 	JZ   apairsdone
 
+apairs:
+	CMPB vnni+64(FP), $0
+	JNE  apair2vnni
+
 apair2:
 	VPMOVZXBW (SI), Y8
 	VPMOVZXBW (SI)(R10*1), Y9
-	AXPY_PAIR(Y9, 0)
+	AXPY_PAIR(Y9, 0, MADD)
 	PREFETCHT0 (R14)
 	VPMOVZXBW (SI)(R11*1), Y8
 	VPMOVZXBW (SI)(BX*1), Y9
-	AXPY_PAIR(Y9, 4)
+	AXPY_PAIR(Y9, 4, MADD)
 	LEAQ (SI)(R11*2), SI
 	ADDQ $64, R14
 	ADDQ $8, DX
 	SUBQ $2, CX
 	JNZ  apair2
+	JMP  apairsdone
+
+apair2vnni:
+	VPMOVZXBW (SI), Y8
+	VPMOVZXBW (SI)(R10*1), Y9
+	AXPY_PAIR(Y9, 0, MADD_VNNI)
+	PREFETCHT0 (R14)
+	VPMOVZXBW (SI)(R11*1), Y8
+	VPMOVZXBW (SI)(BX*1), Y9
+	AXPY_PAIR(Y9, 4, MADD_VNNI)
+	LEAQ (SI)(R11*2), SI
+	ADDQ $64, R14
+	ADDQ $8, DX
+	SUBQ $2, CX
+	JNZ  apair2vnni
 
 apairsdone:
 	TESTQ AX, AX
@@ -458,7 +487,7 @@ alast:
 	JZ    aout
 	VPMOVZXBW (SI), Y8
 	VPXOR Y9, Y9, Y9
-	AXPY_PAIR(Y9, 0)
+	AXPY_PAIR(Y9, 0, MADD)
 
 aout:
 	TESTQ R13, R13
@@ -572,12 +601,29 @@ aret:
 	VPUNPCKHBW Y12, v, Y13 \
 	QUAD_MADD(Y13, off+128)
 
+// QUAD_DP(t, off, a0, a1, a2, a3) is QUAD_MADD by VPDPWSSD (MADD_VNNI)
+// into the accumulators a0-a3.
+#define QUAD_DP(t, off, a0, a1, a2, a3) \
+	VPDPWSSD off(R9), t, a0 \
+	VPDPWSSD off+32(R9), t, a1 \
+	VPDPWSSD off+64(R9), t, a2 \
+	VPDPWSSD off+96(R9), t, a3
+
+// QUAD_WIDEN_VNNI(v, off) is QUAD_WIDEN by QUAD_DP, the low bytes into
+// Y0-Y3 and the high ones into Y8-Y11: two chains of VPDPWSSD a limb, as
+// each waits for the one before (5 cycles on Sapphire Rapids).
+#define QUAD_WIDEN_VNNI(v, off) \
+	VPUNPCKLBW Y12, v, Y13 \
+	QUAD_DP(Y13, off, Y0, Y1, Y2, Y3) \
+	VPUNPCKHBW Y12, v, Y13 \
+	QUAD_DP(Y13, off+128, Y8, Y9, Y10, Y11)
+
 // quadAhead is how many quads of rows ahead of the one it contracts
 // dotRowsFixedQuadAVX2 prefetches (4 x 4 x cols bytes: 3.5 KiB for the
 // gait's rows of 220).
 #define quadAhead 4
 
-// func dotRowsFixedQuadAVX2(dst *float64, x *uint8, tab *int16, rows, cols int, scale float64)
+// func dotRowsFixedQuadAVX2(dst *float64, x *uint8, tab *int16, rows, cols int, scale float64, vnni bool)
 //
 // Short rows (cols <= fixedQuadMax, 240) four at a time, with no sums
 // across lanes: the four rows' bytes are transposed so that a vector
@@ -608,11 +654,16 @@ aret:
 // fits each, lower in every pair: about 4% of the kernel, 1% of the fit).
 // A prefetch past x does not fault.
 //
+// With vnni a quad takes qdoublevnni and qsinglevnni: the same products
+// by QUAD_DP into two sets of accumulators (Y0-Y3, Y8-Y11, added before
+// qsums), the transposes in place with Y14 and Y15 as scratch (reloaded
+// for qsums).
+//
 // Registers: DI dst, SI row 0 of the quad, BX/R12/R13 rows 1-3, DX table,
 // R9 table at the block, CX column, R8 cols - 16, R10 cols, R11 3 cols,
 // R14 the quad quadAhead ahead, AX rows left; Y12 zero, Y14 2^15 x 4,
 // Y15 scale x 4.
-TEXT ·dotRowsFixedQuadAVX2(SB), NOSPLIT, $0-48
+TEXT ·dotRowsFixedQuadAVX2(SB), NOSPLIT, $0-49
 	MOVQ dst+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ tab+16(FP), DX
@@ -637,6 +688,8 @@ qquad:
 	LEAQ  (SI)(R11*1), R13
 	MOVQ  DX, R9
 	XORQ  CX, CX
+	CMPB  vnni+48(FP), $0
+	JNE   qvnni
 
 qdouble:
 	CMPQ CX, R8
@@ -683,6 +736,67 @@ qsingle:
 	QUAD_MADD(Y5, 128)
 	QUAD_MADD(Y6, 256)
 	QUAD_MADD(Y7, 384)
+	JMP qsums
+
+qvnni:
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	VPXOR Y10, Y10, Y10
+	VPXOR Y11, Y11, Y11
+
+qdoublevnni:
+	CMPQ CX, R8
+	JGE  qsinglevnni
+	PREFETCHT0  (R14)(CX*4)
+	PREFETCHT0  64(R14)(CX*4)
+	VMOVDQU     (SI)(CX*1), Y4
+	VMOVDQU     (BX)(CX*1), Y5
+	VMOVDQU     (R12)(CX*1), Y6
+	VMOVDQU     (R13)(CX*1), Y7
+	VPUNPCKLWD  Y5, Y4, Y14
+	VPUNPCKHWD  Y5, Y4, Y15
+	VPUNPCKLWD  Y7, Y6, Y4
+	VPUNPCKHWD  Y7, Y6, Y5
+	VPUNPCKLDQ  Y4, Y14, Y6
+	VPUNPCKHDQ  Y4, Y14, Y7
+	VPUNPCKLDQ  Y5, Y15, Y14
+	VPUNPCKHDQ  Y5, Y15, Y4
+	QUAD_WIDEN_VNNI(Y6, 0)
+	QUAD_WIDEN_VNNI(Y7, 256)
+	QUAD_WIDEN_VNNI(Y14, 512)
+	QUAD_WIDEN_VNNI(Y4, 768)
+	ADDQ $1024, R9
+	ADDQ $32, CX
+	JMP  qdoublevnni
+
+qsinglevnni:
+	CMPQ CX, R10
+	JGE  qsumsvnni
+	PREFETCHT0  (R14)(CX*4)
+	VPMOVZXBW   (SI)(CX*1), Y4
+	VPMOVZXBW   (BX)(CX*1), Y5
+	VPMOVZXBW   (R12)(CX*1), Y6
+	VPMOVZXBW   (R13)(CX*1), Y7
+	VPUNPCKLDQ  Y5, Y4, Y14
+	VPUNPCKHDQ  Y5, Y4, Y15
+	VPUNPCKLDQ  Y7, Y6, Y4
+	VPUNPCKHDQ  Y7, Y6, Y5
+	VPUNPCKLQDQ Y4, Y14, Y6
+	VPUNPCKHQDQ Y4, Y14, Y7
+	VPUNPCKLQDQ Y5, Y15, Y14
+	VPUNPCKHQDQ Y5, Y15, Y4
+	QUAD_DP(Y6, 0, Y0, Y1, Y2, Y3)
+	QUAD_DP(Y7, 128, Y8, Y9, Y10, Y11)
+	QUAD_DP(Y14, 256, Y0, Y1, Y2, Y3)
+	QUAD_DP(Y4, 384, Y8, Y9, Y10, Y11)
+
+qsumsvnni:
+	VPADDD Y8, Y0, Y0
+	VPADDD Y9, Y1, Y1
+	VPADDD Y10, Y2, Y2
+	VPADDD Y11, Y3, Y3
+	VBROADCASTSD scale+40(FP), Y15
+	VBROADCASTSD pow15<>(SB), Y14
 
 qsums:
 	// s_l of the four rows: the halves added, converted exactly; then

@@ -206,10 +206,28 @@ func fixedCases(rng *rand.Rand, n int) [][]float64 {
 	return [][]float64{fixedTestVec(rng, n), low, high, tiny}
 }
 
-// fixedCheckAsm checks DotRowsFixed and AxpyRowsFixed with the assembly
-// against the Go loops, bit for bit, on x (rows x cols), for each of the
-// vectors of fixedCases; and against exactDot when exact is set.
+// fixedVariants returns the variants of the assembly kernels that this
+// CPU runs: without VNNI, and with it when the CPU has it (vnni).
+func fixedVariants() []bool {
+	if vnni {
+		return []bool{false, true}
+	}
+	return []bool{false}
+}
+
+// fixedCheckAsm checks the assembly kernels (dotRowsFixedAsm, and
+// axpyRowsFixedAsm from 16 columns; AxpyRowsFixed below) in each of
+// fixedVariants against the Go loops, bit for bit, on x (rows x cols),
+// for each of the vectors of fixedCases; and against exactDot when exact
+// is set.
 func fixedCheckAsm(t *testing.T, rng *rand.Rand, x []uint8, rows, cols int, exact bool) {
+	t.Helper()
+	for _, useVNNI := range fixedVariants() {
+		fixedCheckVariant(t, rng, x, rows, cols, exact, useVNNI)
+	}
+}
+
+func fixedCheckVariant(t *testing.T, rng *rand.Rand, x []uint8, rows, cols int, exact, useVNNI bool) {
 	t.Helper()
 	var f FixedVec
 	for k, v := range fixedCases(rng, cols) {
@@ -220,10 +238,10 @@ func fixedCheckAsm(t *testing.T, rng *rand.Rand, x []uint8, rows, cols int, exac
 		want := make([]float64, rows)
 		DotRowsFixedGo(want, x, rows, cols, &f)
 		got := make([]float64, rows)
-		DotRowsFixed(got, x, rows, cols, &f)
+		dotRowsFixedAsm(got, x, rows, cols, &f, useVNNI)
 		for r := range rows {
 			if math.Float64bits(got[r]) != math.Float64bits(want[r]) {
-				t.Fatalf("%dx%d case %d: DotRowsFixed row %d = %v, Go loop %v", rows, cols, k, r, got[r], want[r])
+				t.Fatalf("%dx%d case %d vnni %v: DotRowsFixed row %d = %v, Go loop %v", rows, cols, k, useVNNI, r, got[r], want[r])
 			}
 		}
 		if exact {
@@ -233,7 +251,7 @@ func fixedCheckAsm(t *testing.T, rng *rand.Rand, x []uint8, rows, cols int, exac
 			}
 			for r := range rows {
 				if w := exactDot(q, x[r*cols:(r+1)*cols], f.scale); got[r] != w {
-					t.Fatalf("%dx%d case %d: DotRowsFixed row %d = %v, exact %v", rows, cols, k, r, got[r], w)
+					t.Fatalf("%dx%d case %d vnni %v: DotRowsFixed row %d = %v, exact %v", rows, cols, k, useVNNI, r, got[r], w)
 				}
 			}
 		}
@@ -249,15 +267,19 @@ func fixedCheckAsm(t *testing.T, rng *rand.Rand, x []uint8, rows, cols int, exac
 		for i := range sums {
 			sums[i] = -1
 		}
-		AxpyRowsFixed(got, x, rows, cols, &f, sums[:FixedLimbs*cols])
+		if cols >= FixedPad {
+			axpyRowsFixedAsm(got, x, rows, cols, &f, sums[:FixedLimbs*cols], useVNNI)
+		} else {
+			AxpyRowsFixed(got, x, rows, cols, &f, sums[:FixedLimbs*cols])
+		}
 		for i, s := range sums[FixedLimbs*cols:] {
 			if s != -1 {
-				t.Fatalf("%dx%d case %d: AxpyRowsFixed wrote sums[%d] past its scratch", rows, cols, k, FixedLimbs*cols+i)
+				t.Fatalf("%dx%d case %d vnni %v: AxpyRowsFixed wrote sums[%d] past its scratch", rows, cols, k, useVNNI, FixedLimbs*cols+i)
 			}
 		}
 		for c := range cols {
 			if math.Float64bits(got[c]) != math.Float64bits(want[c]) {
-				t.Fatalf("%dx%d case %d: AxpyRowsFixed column %d = %v, Go loop %v", rows, cols, k, c, got[c], want[c])
+				t.Fatalf("%dx%d case %d vnni %v: AxpyRowsFixed column %d = %v, Go loop %v", rows, cols, k, useVNNI, c, got[c], want[c])
 			}
 		}
 		if exact {
@@ -271,15 +293,15 @@ func fixedCheckAsm(t *testing.T, rng *rand.Rand, x []uint8, rows, cols int, exac
 					col[r] = x[r*cols+c]
 				}
 				if w := exactDot(q, col, f.scale); got[c] != w {
-					t.Fatalf("%dx%d case %d: AxpyRowsFixed column %d = %v, exact %v", rows, cols, k, c, got[c], w)
+					t.Fatalf("%dx%d case %d vnni %v: AxpyRowsFixed column %d = %v, exact %v", rows, cols, k, useVNNI, c, got[c], w)
 				}
 			}
 		}
 	}
 }
 
-// TestFixedKernelsAVX2 checks the assembly kernels against the Go loops
-// bit for bit (their results are exact, so any difference is a bug) at
+// TestFixedKernelsAVX2 checks the assembly kernels, with and without VNNI
+// where the CPU has it, against the Go loops bit for bit (their results are exact, so any difference is a bug) at
 // shapes that take every path: odd and even rows, pairs of rows two at a
 // time (dotRows' short rows), rows past a chunk of 127 row pairs
 // (axpyRows: 254-257, 300), columns below and above 16, tails of every

@@ -9,6 +9,9 @@ package kernel
 // avx2 is false: there are no assembly kernels to use.
 const avx2 = false
 
+// vnni is false: there are no assembly kernels to use.
+const vnni = false
+
 // DotRows is DotRowsGo: there is no assembly here.
 func DotRows[E uint8 | float32 | float64](dst []float64, x []E, rows, cols int, v []float64, _ bool) {
 	DotRowsGo(dst, x, rows, cols, v)
