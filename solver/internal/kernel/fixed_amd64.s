@@ -94,6 +94,15 @@ GLOBL pow15<>(SB), RODATA|NOPTR, $8
 	M(Y15, xa, Y3, Y10) \
 	M(Y15, xb, Y7, Y11)
 
+// DOT_BLOCK(M) is DOT_STEP by M of the 16 bytes of rows A and B at column
+// CX, then CX to the next 16, compared with the chunk's end R8.
+#define DOT_BLOCK(M) \
+	VPMOVZXBW (SI)(CX*1), Y8 \
+	VPMOVZXBW (BX)(CX*1), Y9 \
+	DOT_STEP(Y8, Y9, M) \
+	ADDQ      $16, CX \
+	CMPQ      CX, R8
+
 // DOT_RED(a0, a1, a2, a3, t) sums the int32 lanes of one row's
 // accumulators a0-a3 (limbs 0-3) by limb within each 128-bit half, into
 // a0 = (s0, s1, s2, s3 of the low half | of the high half), by unpacks
@@ -185,20 +194,12 @@ dchunk:
 	JNE   dblockvnni
 
 dblock:
-	VPMOVZXBW (SI)(CX*1), Y8
-	VPMOVZXBW (BX)(CX*1), Y9
-	DOT_STEP(Y8, Y9, MADD)
-	ADDQ $16, CX
-	CMPQ CX, R8
+	DOT_BLOCK(MADD)
 	JLT  dblock
 	JMP  dblocksdone
 
 dblockvnni:
-	VPMOVZXBW (SI)(CX*1), Y8
-	VPMOVZXBW (BX)(CX*1), Y9
-	DOT_STEP(Y8, Y9, MADD_VNNI)
-	ADDQ $16, CX
-	CMPQ CX, R8
+	DOT_BLOCK(MADD_VNNI)
 	JLT  dblockvnni
 
 dblocksdone:
@@ -307,6 +308,22 @@ ddone:
 	VPBROADCASTD off(DX)(R9*1), Y12 \
 	M(Y12, Y10, Y6, Y13) \
 	M(Y12, Y11, Y7, Y13)
+
+// AXPY_PAIRS2(M) takes the rows r..r+3 at SI, the limb pairs at DX, by M
+// (AXPY_PAIR), prefetches the line at R14, steps to the next four rows
+// and counts two pairs off CX (setting the flags for the loop's JNZ).
+#define AXPY_PAIRS2(M) \
+	VPMOVZXBW (SI), Y8 \
+	VPMOVZXBW (SI)(R10*1), Y9 \
+	AXPY_PAIR(Y9, 0, M) \
+	PREFETCHT0 (R14) \
+	VPMOVZXBW (SI)(R11*1), Y8 \
+	VPMOVZXBW (SI)(BX*1), Y9 \
+	AXPY_PAIR(Y9, 4, M) \
+	LEAQ (SI)(R11*2), SI \
+	ADDQ $64, R14 \
+	ADDQ $8, DX \
+	SUBQ $2, CX
 
 // AXPY_FLUSH1(acc, xacc, lo, hi) adds the int32 lanes of acc, converted
 // exactly to float64, to the sums at lo(SP) (its low half) and hi(SP).
@@ -432,32 +449,12 @@ apairs:
 	JNE  apair2vnni
 
 apair2:
-	VPMOVZXBW (SI), Y8
-	VPMOVZXBW (SI)(R10*1), Y9
-	AXPY_PAIR(Y9, 0, MADD)
-	PREFETCHT0 (R14)
-	VPMOVZXBW (SI)(R11*1), Y8
-	VPMOVZXBW (SI)(BX*1), Y9
-	AXPY_PAIR(Y9, 4, MADD)
-	LEAQ (SI)(R11*2), SI
-	ADDQ $64, R14
-	ADDQ $8, DX
-	SUBQ $2, CX
+	AXPY_PAIRS2(MADD)
 	JNZ  apair2
 	JMP  apairsdone
 
 apair2vnni:
-	VPMOVZXBW (SI), Y8
-	VPMOVZXBW (SI)(R10*1), Y9
-	AXPY_PAIR(Y9, 0, MADD_VNNI)
-	PREFETCHT0 (R14)
-	VPMOVZXBW (SI)(R11*1), Y8
-	VPMOVZXBW (SI)(BX*1), Y9
-	AXPY_PAIR(Y9, 4, MADD_VNNI)
-	LEAQ (SI)(R11*2), SI
-	ADDQ $64, R14
-	ADDQ $8, DX
-	SUBQ $2, CX
+	AXPY_PAIRS2(MADD_VNNI)
 	JNZ  apair2vnni
 
 apairsdone:
