@@ -62,17 +62,35 @@ func BenchmarkFit(b *testing.B) {
 	}
 }
 
+// BenchmarkTransform times Model.TransformTo of the training samples
+// (P = 32): 2000 images of 32 x 32 and the gait data, uint8 and float64;
+// cpu-ns/elem is the process's CPU time per sample element (see
+// reportCPU), the figure to compare on a shared machine.
 func BenchmarkTransform(b *testing.B) {
-	src := benchData(2000, []int{32, 32}, Uint8)
-	var model Model
-	if err := model.Fit(src, Options{Method: SOMPCA, RelaxedStart: true, Components: 32, MaxIter: 2}); err != nil {
-		b.Fatal(err)
-	}
-	dst := make([]float64, 2000*32)
-	b.ResetTimer()
-	for range b.N {
-		if _, err := model.TransformTo(dst, src); err != nil {
-			b.Fatal(err)
+	for _, c := range []struct {
+		name  string
+		m     int
+		shape []int
+	}{
+		{"Medium", 2000, []int{32, 32}},
+		{"Gait", 731, []int{32, 22, 10}},
+	} {
+		for _, elem := range []Elem{Uint8, Float64} {
+			b.Run(fmt.Sprintf("%s/%v/%v", c.name, c.shape, elem), func(b *testing.B) {
+				src := benchData(c.m, c.shape, elem)
+				var model Model
+				if err := model.Fit(src, Options{Method: SOMPCA, RelaxedStart: true, Components: 32, MaxIter: 2}); err != nil {
+					b.Fatal(err)
+				}
+				dst := make([]float64, c.m*32)
+				b.ResetTimer()
+				defer reportCPU(b, c.m*len(model.Mean))()
+				for range b.N {
+					if _, err := model.TransformTo(dst, src); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

@@ -285,6 +285,7 @@ type Workspace struct {
 	dims      []int        // a leaf's tensor shape, samples first
 	factors   []*mat.Dense // and its factors
 	scaled    []float64    // the samples times 2^Pass.Scale
+	mt        *multiWork   // OpTransform: transformMulti's plan and scratch
 }
 
 // NewWorkspace returns an empty workspace.
@@ -442,7 +443,9 @@ func (p *Pass) leaf(ws *Workspace, dst []float64, start int, x Block, in input, 
 			}
 			break
 		}
-		p.transformLeaf(ws, dst, x, cnt, size)
+		if !p.transformMulti(ws, dst, x, cnt, size) {
+			p.transformLeaf(ws, dst, x, cnt, size)
+		}
 	default:
 		panic(fmt.Sprintf("solver: unknown pass %v", p.Op))
 	}
