@@ -130,6 +130,11 @@ func (pl *multiPlan) set(p *Pass) {
 	}
 }
 
+// multiGroupRows is the number of rows of uint8 samples transformMulti
+// hands kernel.MultiSums at once (whole samples, at least one): enough
+// for the AVX-512 kernel's tiles of 8 rows when the samples have fewer.
+const multiGroupRows = 32
+
 // transformMulti computes OpTransform's rows of the cnt samples in x by
 // the plan above, and reports false, computing nothing, when the shape
 // has no split.
@@ -146,36 +151,66 @@ func (p *Pass) transformMulti(ws *Workspace, dst []float64, x Block, cnt, size i
 		pl.set(p)
 	}
 	P, S, rows, L := pl.P, pl.S, pl.rows, pl.L
+	group := max(1, multiGroupRows/rows)
 	w.z, w.a, w.b = grow(w.z, rows*S), grow(w.a, rows*S), grow(w.b, rows*S)
-	if n := pl.fixed.SumsLen(rows); cap(w.sums) < n {
+	if n := pl.fixed.SumsLen(group * rows); cap(w.sums) < n {
 		w.sums = make([]int32, n)
+	}
+	if x.U8 != nil && pl.fixed.OK() {
+		for lo := 0; lo < cnt; lo += group {
+			n := min(group, cnt-lo)
+			kernel.MultiSums(w.sums, x.U8[lo*size:(lo+n)*size], n*rows, L, &pl.fixed)
+			for i := range n {
+				pl.combine(dst[(lo+i)*P:(lo+i+1)*P], w, n*rows, i*rows, p.Offset)
+			}
+		}
+		return true
 	}
 	for i := range cnt {
 		xi := x.slice(i*size, (i+1)*size)
+		row := dst[i*P : (i+1)*P]
 		if u, ok := bytesOf(ws.u8[:size], xi); ok && pl.fixed.OK() {
-			kernel.MultiDotFixed(w.z, u, rows, L, &pl.fixed, w.sums[:cap(w.sums)])
-		} else {
-			f := xi.F64
-			if f == nil {
-				w.f = grow(w.f, size)
-				toFloat64(w.f, xi)
-				f = w.f
-			}
-			for r := range rows {
-				axpyRows(w.z[r*S:(r+1)*S], Block{F64: pl.kt}, L, S, f[r*L:(r+1)*L])
-			}
+			kernel.MultiSums(w.sums, u, rows, L, &pl.fixed)
+			pl.combine(row, w, rows, 0, p.Offset)
+			continue
 		}
-		pl.finish(dst[i*P:(i+1)*P], w, p.Offset)
+		f := xi.F64
+		if f == nil {
+			w.f = grow(w.f, size)
+			toFloat64(w.f, xi)
+			f = w.f
+		}
+		for r := range rows {
+			axpyRows(w.z[r*S:(r+1)*S], Block{F64: pl.kt}, L, S, f[r*L:(r+1)*L])
+		}
+		pl.finish(row, w.z[:rows*S], w, p.Offset)
 	}
 	return true
 }
 
-// finish contracts the rows x S result in w.z with the features' vectors
-// of modes k-1, ..., 0, each feature on its own column, and writes the
+// combine writes to row the features of the sample whose rows are r0..
+// of the sums in w.sums (of a group of n rows): for k = 1 the kernel
+// contracts mode 0 as it combines the limbs (kernel.MultiCombine with
+// lead), else it gives the rows x S values that finish contracts.
+func (pl *multiPlan) combine(row []float64, w *multiWork, n, r0 int, off []float64) {
+	srows := n + kernel.MultiSlack
+	if pl.k == 1 {
+		kernel.MultiCombine(w.a, w.sums, srows, r0, pl.rows, &pl.fixed, pl.lead[0])
+		for f := range row {
+			row[f] = w.a[f] - off[f]
+		}
+		return
+	}
+	kernel.MultiCombine(w.z, w.sums, srows, r0, pl.rows, &pl.fixed, nil)
+	pl.finish(row, w.z[:pl.rows*pl.S], w, off)
+}
+
+// finish contracts cur, rows x S values, with the features' vectors of
+// modes k-1, ..., 0, each feature on its own column, and writes the
 // features minus off to row.
-func (pl *multiPlan) finish(row []float64, w *multiWork, off []float64) {
+func (pl *multiPlan) finish(row, cur []float64, w *multiWork, off []float64) {
 	S := pl.S
-	cur, buf, spare := w.z[:pl.rows*S], w.a, w.b
+	buf, spare := w.a, w.b
 	for m := pl.k - 1; m >= 0; m-- {
 		d := pl.dims[m]
 		n := len(cur) / (S * d)

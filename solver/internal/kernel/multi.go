@@ -17,9 +17,9 @@ const limbBits = 15
 // hold 128 pairs of products of a uint8 value and a limb.
 const MultiMax = 256
 
-// multiSlack is the number of rows past the last that a limb's sums
-// hold: the AVX-512 kernel takes rows four at a time.
-const multiSlack = 3
+// MultiSlack is the number of rows past the last that MultiSums' sums
+// hold for each limb: the AVX-512 kernel takes rows eight at a time.
+const MultiSlack = 7
 
 // MultiFixed holds P vectors of n <= MultiMax entries in fixed point,
 // each as FixedVec holds it (its own scale), laid out for MultiDotFixed.
@@ -88,13 +88,13 @@ func (m *MultiFixed) OK() bool { return m.ok }
 func (m *MultiFixed) Stride() int { return m.ppad }
 
 // SumsLen returns the int32 scratch MultiDotFixed needs for rows rows.
-func (m *MultiFixed) SumsLen(rows int) int { return FixedLimbs * (rows + multiSlack) * m.ppad }
+func (m *MultiFixed) SumsLen(rows int) int { return FixedLimbs * (rows + MultiSlack) * m.ppad }
 
-// MultiDotFixedGo sets sums[(l*(rows+multiSlack)+r)*ppad+k] to the exact
+// MultiSumsGo sets sums[(l*(rows+MultiSlack)+r)*ppad+k] to the exact
 // sum over c of x[r*cols+c] times limb l of vector k's entry c, for every
 // limb l, row r < rows and k < ppad (cols == m's n).
-func MultiDotFixedGo(sums []int32, x []uint8, rows, cols int, m *MultiFixed) {
-	ppad, pairs, srows := m.ppad, m.pairs, rows+multiSlack
+func MultiSumsGo(sums []int32, x []uint8, rows, cols int, m *MultiFixed) {
+	ppad, pairs, srows := m.ppad, m.pairs, rows+MultiSlack
 	for l := range FixedLimbs {
 		for r := range rows {
 			row := x[r*cols : (r+1)*cols]
@@ -114,40 +114,68 @@ func MultiDotFixedGo(sums []int32, x []uint8, rows, cols int, m *MultiFixed) {
 	}
 }
 
-// MultiCombineGo sets dst[r*ppad+k] = (sum_l s_l 2^(limbBits (L-1-l)))
-// scale_k for the sums s_l of row r and vector k of MultiDotFixedGo,
-// by Horner's rule in float64 from the top limb: acc = acc 2^limbBits +
-// s_l (the product is exact, so each step rounds once, and the first
-// two not at all while acc < 2^53), then acc scale_k.
-func MultiCombineGo(dst []float64, sums []int32, rows int, m *MultiFixed) {
+// MultiCombineGo combines the sums of rows r0..r0+n-1 of MultiSumsGo's
+// (made for srows-MultiSlack rows): row r's value for vector k is
+// h = (sum_l s_l 2^(limbBits (L-1-l))) scale_k, by Horner's rule in
+// float64 from the top limb, acc = acc 2^limbBits + s_l (the product is
+// exact, so each step rounds once, and the first two not at all while
+// acc < 2^53), then acc scale_k. With lead nil, dst[i*ppad+k] is row
+// r0+i's h; else dst[k] (ppad values) is sum_i h_i lead[i*ppad+k], added
+// in order of i from zero: the contraction of the rows' mode with one
+// vector a column.
+func MultiCombineGo(dst []float64, sums []int32, srows, r0, n int, m *MultiFixed, lead []float64) {
 	ppad := m.ppad
-	n, stride := rows*ppad, (rows+multiSlack)*ppad
+	stride := srows * ppad
+	if lead != nil {
+		clear(dst[:ppad])
+	}
 	for i := range n {
-		acc := float64(sums[i])
-		for l := 1; l < FixedLimbs; l++ {
-			acc = float64(acc*(1<<limbBits)) + float64(sums[l*stride+i])
+		s := sums[(r0+i)*ppad:]
+		for k := range ppad {
+			acc := float64(s[k])
+			for l := 1; l < FixedLimbs; l++ {
+				acc = float64(acc*(1<<limbBits)) + float64(s[l*stride+k])
+			}
+			h := acc * m.scale[k]
+			if lead == nil {
+				dst[i*ppad+k] = h
+			} else {
+				dst[k] += float64(h * lead[i*ppad+k])
+			}
 		}
-		dst[i] = acc * m.scale[i%ppad]
 	}
 }
 
-// MultiDotFixed sets dst[r*Stride()+k] = x_r . q_k, for rows x_r of cols
-// == n values and the vectors q_k m holds (m.OK()), zero for k >= P:
-// MultiDotFixedGo then MultiCombineGo, in assembly when there is some
-// (the same bits: the sums are exact and combined by the same
-// operations). sums is scratch of SumsLen(rows).
-func MultiDotFixed(dst []float64, x []uint8, rows, cols int, m *MultiFixed, sums []int32) {
-	if cols != m.n || rows < 0 || len(x) < rows*cols || len(dst) < rows*m.ppad || len(sums) < m.SumsLen(rows) {
-		panic("kernel: MultiDotFixed: bad shape")
+// MultiSums is MultiSumsGo, in assembly when there is some (the same
+// sums: they are exact). sums holds SumsLen(rows) values.
+func MultiSums(sums []int32, x []uint8, rows, cols int, m *MultiFixed) {
+	if cols != m.n || rows < 0 || len(x) < rows*cols || len(sums) < m.SumsLen(rows) {
+		panic("kernel: MultiSums: bad shape")
 	}
 	if rows == 0 {
 		return
 	}
 	if avx2 {
-		multiDotFixedAsm(sums, x, rows, cols, m, multiVNNI)
-		multiCombineAsm(dst, sums, rows, m)
+		multiSumsAsm(sums, x, rows, cols, m, multiVNNI)
 		return
 	}
-	MultiDotFixedGo(sums, x, rows, cols, m)
-	MultiCombineGo(dst, sums, rows, m)
+	MultiSumsGo(sums, x, rows, cols, m)
+}
+
+// MultiCombine is MultiCombineGo, in assembly when there is some (the
+// same operations in the same order: the same bits).
+func MultiCombine(dst []float64, sums []int32, srows, r0, n int, m *MultiFixed, lead []float64) {
+	out := n * m.ppad
+	if lead != nil {
+		out = m.ppad
+		_ = lead[n*m.ppad-1]
+	}
+	if r0 < 0 || n < 1 || r0+n > srows || len(dst) < out || len(sums) < FixedLimbs*srows*m.ppad {
+		panic("kernel: MultiCombine: bad shape")
+	}
+	if avx2 {
+		multiCombineAsm(dst, sums, srows, r0, n, m, lead)
+		return
+	}
+	MultiCombineGo(dst, sums, srows, r0, n, m, lead)
 }

@@ -6,7 +6,7 @@
 // Bounds as in fixed_amd64.s: an int32 lane adds at most MultiMax/2 =
 // 128 VPMADDWD pairs, each below 2^24 in magnitude.
 
-// func multiDotFixedAVX2(sums *int32, x *uint8, tab *int32, rows, cols, ppad, pairs, limbs, srows int)
+// func multiSumsAVX2(sums *int32, x *uint8, tab *int32, rows, cols, ppad, pairs, limbs, srows int)
 //
 // For each limb, rows two at a time (the last one of an odd count alone)
 // and vectors 16 at a time: Y0, Y1 hold row r's sums of vectors
@@ -17,7 +17,7 @@
 // of 8 vectors (VPMADDWD). The pair past an odd row's end reads the
 // next row's first word, or a zero word after the last, against a zero
 // limb. Sums of limb l, row r go to sums + ((l srows + r) ppad) 4.
-TEXT ·multiDotFixedAVX2(SB), 0, $1080-72
+TEXT ·multiSumsAVX2(SB), 0, $1080-72
 	MOVQ sums+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ tab+16(FP), DX
@@ -133,21 +133,34 @@ pair:
 DATA multiPow15<>+0(SB)/8, $0x40e0000000000000
 GLOBL multiPow15<>(SB), RODATA|NOPTR, $8
 
-// func multiCombineAVX2(dst *float64, sums *int32, scale *float64, rows, ppad, limbs, srows int)
+// func multiCombineAVX2(dst *float64, sums *int32, scale *float64, lead *float64, rows, ppad, limbs, srows int)
 //
-// MultiCombineGo four values at a time: each limb's int32 sums converted
-// exactly (VCVTDQ2PD), acc = acc 2^15 + s_l, then acc scale.
-TEXT ·multiCombineAVX2(SB), NOSPLIT, $0-56
+// MultiCombineGo four values at a time, from sums at row r0 (the
+// caller's offset): each limb's int32 sums converted exactly
+// (VCVTDQ2PD), acc = acc 2^15 + s_l, h = acc scale; then h to dst, or
+// with lead, dst += h lead (dst cleared first).
+TEXT ·multiCombineAVX2(SB), NOSPLIT, $0-64
 	MOVQ         dst+0(FP), DI
 	MOVQ         sums+8(FP), SI
 	MOVQ         scale+16(FP), DX
-	MOVQ         rows+24(FP), R8
-	MOVQ         ppad+32(FP), R9
-	MOVQ         limbs+40(FP), R10
-	MOVQ         srows+48(FP), R11
+	MOVQ         lead+24(FP), R13
+	MOVQ         rows+32(FP), R8
+	MOVQ         ppad+40(FP), R9
+	MOVQ         limbs+48(FP), R10
+	MOVQ         srows+56(FP), R11
 	IMULQ        R9, R11
 	SHLQ         $2, R11 // bytes of one limb's sums
 	VBROADCASTSD multiPow15<>(SB), Y15
+	TESTQ        R13, R13
+	JZ           crow
+	XORQ         CX, CX
+	VXORPD       Y0, Y0, Y0
+
+cclear:
+	VMOVUPD Y0, (DI)(CX*8)
+	ADDQ    $4, CX
+	CMPQ    CX, R9
+	JLT     cclear
 
 crow:
 	XORQ CX, CX
@@ -168,60 +181,78 @@ climb:
 	JNZ       climb
 
 cscale:
-	VMULPD  (DX)(CX*8), Y0, Y0
+	VMULPD (DX)(CX*8), Y0, Y0
+	TESTQ  R13, R13
+	JZ     cstore
+	VMULPD (R13)(CX*8), Y0, Y0
+	VADDPD (DI)(CX*8), Y0, Y0
+
+cstore:
 	VMOVUPD Y0, (DI)(CX*8)
 	ADDQ    $4, CX
 	CMPQ    CX, R9
 	JLT     cquad
 
-	LEAQ (SI)(R9*4), SI
+	LEAQ  (SI)(R9*4), SI
+	TESTQ R13, R13
+	JZ    cnext
+	LEAQ  (R13)(R9*8), R13
+	JMP   cdone
+
+cnext:
 	LEAQ (DI)(R9*8), DI
+
+cdone:
 	DECQ R8
 	JNZ  crow
 	VZEROUPPER
 	RET
 
-// func multiDotFixedVNNI(sums *int32, x *uint8, tab *int32, rows, cols, ppad, pairs, limbs, srows int)
+// func multiSumsVNNI(sums *int32, x *uint8, tab *int32, rows, cols, ppad, pairs, limbs, srows int)
 //
-// multiDotFixedAVX2 with AVX-512: rows four at a time (past the last
-// row, zero rows whose sums go to the slack rows), vectors 32 at a time;
-// Z0-Z7 hold rows r..r+3's sums (two registers a row), Z8, Z9 the limb
-// pairs of 32 vectors, Z10-Z13 the four rows' pair of words, broadcast.
-TEXT ·multiDotFixedVNNI(SB), 0, $2112-72
-	MOVQ sums+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ tab+16(FP), DX
-	MOVQ rows+24(FP), R8
-	MOVQ cols+32(FP), R9
-	MOVQ ppad+40(FP), R10
-	SHLQ $2, R10 // bytes of ppad int32
-	MOVQ pairs+48(FP), AX
-	MOVQ AX, npairs-32(SP)
-	MOVQ limbs+56(FP), AX
-	MOVQ AX, left-8(SP)
-	MOVQ npairs-32(SP), AX
+// multiSumsAVX2 with AVX-512: rows eight at a time (past the last row,
+// zero rows whose sums go to the slack rows), vectors 32 at a time;
+// Z0-Z15 hold rows r..r+7's sums (two registers a row: 16 chains, enough
+// to cover VPDPWSSD's latency at two a cycle), Z16, Z17 the limb pairs
+// of 32 vectors, Z18-Z25 the eight rows' pair of words, broadcast. Row
+// i of buf is at R13 + i BX: rows 3, 5, 7 from R11 = R13 + 3 BX, row 6
+// at R9 = R13 + 6 BX.
+TEXT ·multiSumsVNNI(SB), 0, $4160-72
+	MOVQ  sums+0(FP), DI
+	MOVQ  x+8(FP), SI
+	MOVQ  tab+16(FP), DX
+	MOVQ  rows+24(FP), R8
+	MOVQ  ppad+40(FP), R10
+	SHLQ  $2, R10 // bytes of ppad int32
+	MOVQ  pairs+48(FP), AX
+	MOVQ  AX, npairs-32(SP)
+	MOVQ  limbs+56(FP), AX
+	MOVQ  AX, left-8(SP)
+	MOVQ  npairs-32(SP), AX
 	IMULQ R10, AX
-	MOVQ AX, tabstep-16(SP) // one limb's table
-	MOVQ srows+64(FP), AX
+	MOVQ  AX, tabstep-16(SP) // one limb's table
+	MOVQ  srows+64(FP), AX
 	IMULQ R10, AX
-	MOVQ AX, sumstep-24(SP) // one limb's sums
-	LEAQ (R9)(R9*1), BX     // bytes of a widened row
+	MOVQ  AX, sumstep-24(SP) // one limb's sums
+	MOVQ  cols+32(FP), BX
+	SHLQ  $1, BX             // bytes of a widened row
 
 vlimb:
 	XORQ AX, AX // row r
 
 vrow:
-	// Widen rows r..r+3 (those below rows) to words in buf, then zeros
-	// to 4 cols + 2 words.
+	// Widen rows r..r+7 (those below rows) to words in buf, then zeros
+	// to 8 cols + 2 words.
+	MOVQ  cols+32(FP), R9
 	MOVQ  AX, CX
 	IMULQ R9, CX
 	ADDQ  SI, CX
-	LEAQ  buf-2112(SP), R14
+	LEAQ  buf-4160(SP), R14
 	MOVQ  R8, R12
 	SUBQ  AX, R12
-	CMPQ  R12, $4
+	CMPQ  R12, $8
 	JLE   vcount
-	MOVQ  $4, R12
+	MOVQ  $8, R12
 
 vcount:
 	IMULQ R9, R12
@@ -247,8 +278,8 @@ vwidetail:
 	JMP     vwidetail
 
 vzero:
-	LEAQ buf-2112(SP), R12
-	LEAQ 4(R12)(BX*4), R12 // past word 4 cols + 1
+	LEAQ buf-4160(SP), R12
+	LEAQ 4(R12)(BX*8), R12 // past word 8 cols + 1
 
 vzeroloop:
 	CMPQ R14, R12
@@ -261,9 +292,11 @@ vwidedone:
 	XORQ CX, CX // the vectors' offset in bytes
 
 vblock:
-	LEAQ   buf-2112(SP), R13 // row r's words
+	LEAQ   buf-4160(SP), R13 // row r's words
 	LEAQ   (R13)(BX*2), R11
 	ADDQ   BX, R11           // row r+3's
+	LEAQ   (R11)(BX*2), R9
+	ADDQ   BX, R9            // row r+6's
 	LEAQ   (DX)(CX*1), R14   // the limb pairs of vectors pb..
 	MOVQ   npairs-32(SP), R12
 	VPXORD Z0, Z0, Z0
@@ -274,24 +307,45 @@ vblock:
 	VPXORD Z5, Z5, Z5
 	VPXORD Z6, Z6, Z6
 	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
 
 vpair:
-	VMOVDQU32    (R14), Z8
-	VMOVDQU32    64(R14), Z9
-	VPBROADCASTD (R13), Z10
-	VPBROADCASTD (R13)(BX*1), Z11
-	VPBROADCASTD (R13)(BX*2), Z12
-	VPBROADCASTD (R11), Z13
-	VPDPWSSD     Z8, Z10, Z0
-	VPDPWSSD     Z9, Z10, Z1
-	VPDPWSSD     Z8, Z11, Z2
-	VPDPWSSD     Z9, Z11, Z3
-	VPDPWSSD     Z8, Z12, Z4
-	VPDPWSSD     Z9, Z12, Z5
-	VPDPWSSD     Z8, Z13, Z6
-	VPDPWSSD     Z9, Z13, Z7
+	VMOVDQU32    (R14), Z16
+	VMOVDQU32    64(R14), Z17
+	VPBROADCASTD (R13), Z18
+	VPBROADCASTD (R13)(BX*1), Z19
+	VPBROADCASTD (R13)(BX*2), Z20
+	VPBROADCASTD (R11), Z21
+	VPBROADCASTD (R13)(BX*4), Z22
+	VPBROADCASTD (R11)(BX*2), Z23
+	VPBROADCASTD (R9), Z24
+	VPBROADCASTD (R11)(BX*4), Z25
+	VPDPWSSD     Z16, Z18, Z0
+	VPDPWSSD     Z17, Z18, Z1
+	VPDPWSSD     Z16, Z19, Z2
+	VPDPWSSD     Z17, Z19, Z3
+	VPDPWSSD     Z16, Z20, Z4
+	VPDPWSSD     Z17, Z20, Z5
+	VPDPWSSD     Z16, Z21, Z6
+	VPDPWSSD     Z17, Z21, Z7
+	VPDPWSSD     Z16, Z22, Z8
+	VPDPWSSD     Z17, Z22, Z9
+	VPDPWSSD     Z16, Z23, Z10
+	VPDPWSSD     Z17, Z23, Z11
+	VPDPWSSD     Z16, Z24, Z12
+	VPDPWSSD     Z17, Z24, Z13
+	VPDPWSSD     Z16, Z25, Z14
+	VPDPWSSD     Z17, Z25, Z15
 	ADDQ         $4, R13
 	ADDQ         $4, R11
+	ADDQ         $4, R9
 	ADDQ         R10, R14
 	DECQ         R12
 	JNZ          vpair
@@ -311,11 +365,23 @@ vpair:
 	ADDQ      R10, R13
 	VMOVDQU32 Z6, (R13)
 	VMOVDQU32 Z7, 64(R13)
+	ADDQ      R10, R13
+	VMOVDQU32 Z8, (R13)
+	VMOVDQU32 Z9, 64(R13)
+	ADDQ      R10, R13
+	VMOVDQU32 Z10, (R13)
+	VMOVDQU32 Z11, 64(R13)
+	ADDQ      R10, R13
+	VMOVDQU32 Z12, (R13)
+	VMOVDQU32 Z13, 64(R13)
+	ADDQ      R10, R13
+	VMOVDQU32 Z14, (R13)
+	VMOVDQU32 Z15, 64(R13)
 	ADDQ      $128, CX
 	CMPQ      CX, R10
 	JLT       vblock
 
-	ADDQ $4, AX
+	ADDQ $8, AX
 	CMPQ AX, R8
 	JLT  vrow
 

@@ -5,11 +5,11 @@ package kernel
 // Without assembly the many-vector contraction is multi.go's Go loops;
 // these are never called (avx2 is false).
 
-func multiDotFixedAsm(sums []int32, x []uint8, rows, cols int, m *MultiFixed, vnni bool) {
-	panic("kernel: multiDotFixedAsm without assembly")
+func multiSumsAsm(sums []int32, x []uint8, rows, cols int, m *MultiFixed, vnni bool) {
+	panic("kernel: multiSumsAsm without assembly")
 }
 
-func multiCombineAsm(dst []float64, sums []int32, rows int, m *MultiFixed) {
+func multiCombineAsm(dst []float64, sums []int32, srows, r0, n int, m *MultiFixed, lead []float64) {
 	panic("kernel: multiCombineAsm without assembly")
 }
 
