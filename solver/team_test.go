@@ -177,3 +177,51 @@ func BenchmarkPassForm(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPassSamples: the rows pass of each mode of a gait-shape TVP
+// update (uint8, 32 x 22 x 10, 1 goroutine) as a fit runs it (mode 1
+// fills the cache of X x_1 u^(1) anew each time, mode 2 reads it), for
+// 731 samples (the gait gallery) and 16 times as many. The CPU per sample
+// (cpu-ns/sample) says how a pass's cost grows with M: at 16 x the cache
+// (20 MB), the rows and the samples no longer fit in L2.
+func BenchmarkPassSamples(b *testing.B) {
+	shape := []int{32, 22, 10}
+	size := prod(shape)
+	for _, m := range []int{731, 16 * 731} {
+		src := benchSource(m, shape, Uint8)
+		for mode, in := range shape {
+			b.Run(fmt.Sprintf("m=%d/mode=%d", m, mode), func(b *testing.B) {
+				vs := make([][]float64, len(shape))
+				for n, d := range shape {
+					vs[n] = make([]float64, d)
+					for i := range vs[n] {
+						vs[n][i] = 1 / float64(d)
+					}
+				}
+				r := newRunner(src, size, 1)
+				defer r.close()
+				r.z = make([]float64, m*size/shape[0])
+				Y := make([]float64, m*shape[0])
+				fill := Pass{Op: OpModeRows, Shape: shape, Samples: m, Mode: 1, Vectors: vs}
+				if err := r.runCached(&fill, Y[:m*shape[1]]); err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				start := processCPU()
+				defer func() {
+					b.ReportMetric(float64(processCPU()-start)/float64(b.N)/float64(m), "cpu-ns/sample")
+				}()
+				for i := range b.N {
+					if mode == 1 {
+						// u^(1) changes every sweep: the pass fills the cache
+						vs[0][0] = 1/float64(shape[0]) + float64(i%2)*0x1p-40
+					}
+					p := Pass{Op: OpModeRows, Shape: shape, Samples: m, Mode: mode, Vectors: vs}
+					if err := r.runCached(&p, Y[:m*in]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
