@@ -972,12 +972,19 @@ def pass_partial(request, array, dtype, cache=None, size=None):
     """
     if size is None:
         size = pass_info(request)[2]
-    buffer = ctypes.create_string_buffer(max(size, 1))
+    # A buffer kept per thread: a new one per call costs more than the
+    # partial of a small block (fresh pages, then a copy of the whole).
+    buffer = getattr(_partial_buffers, "buffer", None)
+    if buffer is None or len(buffer) < size:
+        buffer = _partial_buffers.buffer = ctypes.create_string_buffer(max(size, 1))
     length = c_size_t()
     cache_p, cache_len = (None, 0) if cache is None else (cache.ctypes.data_as(_doubles), cache.size)
     check(lib.sompca_pass_partial(buffer, size, byref(length), request, len(request),
                                   array.ctypes.data_as(c_void_p), dtype, cache_p, cache_len))
-    return buffer.raw[:length.value]
+    return ctypes.string_at(buffer, length.value)
+
+
+_partial_buffers = threading.local()
 
 
 def sample_stride(array):
