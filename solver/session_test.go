@@ -14,8 +14,12 @@ import (
 // sessionFit drives a Session in this goroutine over blocks of the given
 // sizes (cycled through), computing each block's partial with PassPartial
 // and a per-block cache kept across passes, as a distributed driver does;
-// it returns the model and the number of passes.
-func sessionFit(t testing.TB, src Source, opts Options, sizes []int) (*Model, int, error) {
+// it returns the model and the number of passes. With join, runs of that
+// many consecutive blocks (cycled through) are fed as one partial made by
+// JoinPartials, as a worker that computed them sends it; a joined partial
+// of blocks that start at multiples of BlockMultiple is checked to be the
+// partial that PassPartial makes of their union, byte for byte.
+func sessionFit(t testing.TB, src Source, opts Options, sizes []int, join ...int) (*Model, int, error) {
 	t.Helper()
 	s, err := NewSession(src.Len(), src.Shape(), opts)
 	if err != nil {
@@ -33,6 +37,8 @@ func sessionFit(t testing.TB, src Source, opts Options, sizes []int) (*Model, in
 			break
 		}
 		passes++
+		var run [][]byte // partials waiting to be joined
+		runFirst, runs, aligned := 0, 0, true
 		for b, first := 0, 0; first < src.Len(); b++ {
 			n := min(sizes[b%len(sizes)], src.Len()-first)
 			req, err := s.Request(first, n)
@@ -61,10 +67,40 @@ func sessionFit(t testing.TB, src Source, opts Options, sizes []int) (*Model, in
 			if len(partial) > info.PartialLen {
 				t.Fatalf("partial of %d bytes, ReadPassInfo said at most %d", len(partial), info.PartialLen)
 			}
-			if err := s.Feed(first, n, partial); err != nil {
+			first += n
+			if len(join) == 0 {
+				if err := s.Feed(first-n, n, partial); err != nil {
+					return nil, passes, err
+				}
+				continue
+			}
+			if len(run) == 0 {
+				runFirst = first - n
+			}
+			run = append(run, partial)
+			aligned = aligned && (first-n)%BlockMultiple == 0
+			if len(run) < join[runs%len(join)] && first < src.Len() {
+				continue
+			}
+			joined, err := JoinPartials(nil, req, run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if aligned {
+				req, _ := s.Request(runFirst, first-runFirst)
+				x, _ := src.Read(runFirst, first-runFirst)
+				whole, err := PassPartial(nil, req, x, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(joined, whole) {
+					t.Fatalf("the partials of blocks from %d to %d joined differ from the partial of their union", runFirst, first)
+				}
+			}
+			if err := s.Feed(runFirst, first-runFirst, joined); err != nil {
 				return nil, passes, err
 			}
-			first += n
+			run, runs, aligned = run[:0], runs+1, true
 		}
 	}
 	m, err := s.Model()
@@ -110,6 +146,96 @@ func sessionIsFit(t *testing.T, data []float64, M int, shape []int, c methodCase
 		t.Fatal(err)
 	}
 	checkSameModel(t, got, ref, 1e-12, shape, c)
+}
+
+// TestJoinPartials: partials of neighbouring blocks joined by
+// JoinPartials, in runs that split subtrees of the reduction tree (runs of
+// 3 blocks of 4 leaves end at leaf 12, inside a subtree of 16) and, with
+// blocks that cut leaves, leaves too, are folded as the parts are: the
+// model is the one fed block by block, bit for bit (so, with blocks of
+// whole grains, Model.Fit's), for sums and rows passes alike; and with
+// blocks of whole grains the joined partial is the union's own partial
+// (sessionFit checks it).
+func TestJoinPartials(t *testing.T) {
+	const M = 5*BlockMultiple + 17
+	cases := []methodCase{{SOMPCA, true}, {UMPCA, false}, {TROD, false}, {MPCA, false}, {PCA, false}}
+	for _, shape := range [][]int{{7, 5}, {4, 7, 3}} {
+		data := randomTensors(6, M, shape)
+		for _, c := range cases {
+			for _, up := range []ModeUpdates{ModeUpdatesRows, ModeUpdatesScatter} {
+				opts := Options{Method: c.method, RelaxedStart: c.rs, Components: 3, MaxIter: 3, ModeUpdates: up}
+				ref, src := fitOrFatal(t, data, M, shape, opts)
+				for _, blocks := range []struct{ sizes, join []int }{
+					{[]int{BlockMultiple}, []int{3, 2}},
+					{[]int{2 * BlockMultiple, BlockMultiple}, []int{2}},
+					{[]int{100, 37, BlockMultiple + 1}, []int{2, 3}},
+				} {
+					want := ref
+					if blocks.sizes[0]%BlockMultiple != 0 { // leaves cut by the blocks: the same blocks fed one by one
+						var err error
+						if want, _, err = sessionFit(t, src, opts, blocks.sizes); err != nil {
+							t.Fatal(err)
+						}
+					}
+					got, _, err := sessionFit(t, src, opts, blocks.sizes, blocks.join...)
+					if err != nil {
+						t.Fatalf("%v %v %v blocks %v joined by %v: %v", shape, c, up, blocks.sizes, blocks.join, err)
+					}
+					if !reflect.DeepEqual(got, want) {
+						t.Errorf("%v %v %v: blocks %v joined by %v give another model", shape, c, up, blocks.sizes, blocks.join)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestJoinPartialsErrors: partials that are not of neighbouring blocks
+// of the request's pass, in order, are refused with the blocks named.
+func TestJoinPartialsErrors(t *testing.T) {
+	const M = 3 * BlockMultiple
+	shape := []int{4, 7, 3}
+	src, err := NewSliceSource(randomTensors(7, M, shape), M, shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSession(M, shape, Options{Method: SOMPCA, Components: 2, MaxIter: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Next(); err != nil {
+		t.Fatal(err)
+	}
+	partial := func(first, n int) []byte {
+		req, _ := s.Request(first, n)
+		x, _ := src.Read(first, n)
+		b, err := PassPartial(nil, req, x, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	req, _ := s.Request(0, BlockMultiple)
+	a, b, c := partial(0, BlockMultiple), partial(BlockMultiple, BlockMultiple), partial(2*BlockMultiple, BlockMultiple)
+	for _, tc := range []struct {
+		name     string
+		request  []byte
+		partials [][]byte
+		want     string
+	}{
+		{"none", req, nil, "no partials"},
+		{"a gap", req, [][]byte{a, c}, "want a block from sample 64"},
+		{"out of order", req, [][]byte{b, a}, "want a block from sample 128"},
+		{"truncated", req, [][]byte{a, b[:len(b)-8]}, "truncated or corrupt"},
+		{"not a partial", req, [][]byte{a, req}, "not a partial"},
+		{"not a request", a, [][]byte{a, b}, "not a request"},
+	} {
+		_, err := JoinPartials(nil, tc.request, tc.partials)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want one saying %q", tc.name, err, tc.want)
+		}
+	}
 }
 
 // checkSameModel compares the learned arrays of two models to tol relative.

@@ -80,57 +80,71 @@ func (sp *sessionPass) feed(partial []byte, first, n int) error {
 		return errorf(ErrInvalid, "solver: the partial fed for block [%d, %d) of a %v pass is one of block [%d, %d) of a %v pass", first, first+n, p.Op, pf, pf+pn, op)
 	}
 	if p.Rows() {
-		rows := r.f64s()
-		if err := r.end(); err != nil {
-			return err
-		}
 		w := p.RowLen()
-		if len(rows) != n*w {
-			return errorf(ErrInvalid, "solver: partial of block [%d, %d) holds %d values, want %d", first, first+n, len(rows), n*w)
+		if got := r.f64sInto(sp.out[first*w : (first+n)*w]); r.err == nil && got != n*w {
+			return errorf(ErrInvalid, "solver: partial of block [%d, %d) holds %d values, want %d", first, first+n, got, n*w)
 		}
-		copy(sp.out[first*w:(first+n)*w], rows)
-		return nil
+		return r.end()
 	}
-	g, want := p.grain(), p.PartialLen()
-	items := r.count(24)
-	for range items {
-		kind, leaf, level := r.int(), r.int(), r.int()
-		data := r.f64s()
-		if r.err != nil {
-			break
-		}
-		if len(data) != want || level < 0 || level > 62 || leaf < 0 || leaf*g >= first+n || (leaf+1)*g <= first && kind == itemFragment {
-			return errorf(ErrInvalid, "solver: partial of block [%d, %d) is corrupt (an item of leaf %d, level %d, %d values)", first, first+n, leaf, level, len(data))
-		}
-		switch kind {
+	items, err := readItems(&r, p, first, n)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		switch it.kind {
 		case itemFragment:
-			if sp.frag != nil && sp.frag.First == leaf {
-				p.combine(sp.frag.Data, data)
+			if sp.frag != nil && sp.frag.First == it.s.First {
+				p.combine(sp.frag.Data, it.s.Data)
 				continue
 			}
 			sp.flush()
-			if leaf != sp.next {
-				return errorf(ErrInvalid, "solver: partial of block [%d, %d) starts at leaf %d, want %d (blocks out of order)", first, first+n, leaf, sp.next)
+			if it.s.First != sp.next {
+				return errorf(ErrInvalid, "solver: partial of block [%d, %d) starts at leaf %d, want %d (blocks out of order)", first, first+n, it.s.First, sp.next)
 			}
-			sp.frag = &Span{First: leaf, Data: data}
+			sp.frag = &Span{First: it.s.First, Data: it.s.Data}
 		case itemSpan:
 			sp.flush()
-			if leaf != sp.next || leaf%(1<<level) != 0 {
-				return errorf(ErrInvalid, "solver: partial of block [%d, %d) holds leaves from %d, want %d (blocks out of order)", first, first+n, leaf, sp.next)
+			if it.s.First != sp.next {
+				return errorf(ErrInvalid, "solver: partial of block [%d, %d) holds leaves from %d, want %d (blocks out of order)", first, first+n, it.s.First, sp.next)
 			}
-			sp.fold.Add(Span{First: leaf, Level: level, Data: data})
-			sp.next = leaf + 1<<level
-		default:
-			return errorf(ErrInvalid, "solver: partial of block [%d, %d) is corrupt (item kind %d)", first, first+n, kind)
+			sp.fold.Add(it.s)
+			sp.next = it.s.First + 1<<it.s.Level
 		}
-	}
-	if err := r.end(); err != nil {
-		return err
 	}
 	if first+n == p.Samples {
 		sp.flush()
 	}
 	return nil
+}
+
+// partialItem is an item of a sum pass's partial.
+type partialItem struct {
+	kind int
+	s    Span
+}
+
+// readItems reads the items of a sum pass's partial of the block [first,
+// first+n), after its header, checking each for the pass and block (the
+// order of the items is left to the caller) and the end of the bytes.
+func readItems(r *wireReader, p *Pass, first, n int) ([]partialItem, error) {
+	g, want := p.grain(), p.PartialLen()
+	items := make([]partialItem, r.count(24))
+	for i := range items {
+		kind, leaf, level := r.int(), r.int(), r.int()
+		data := r.f64s()
+		if r.err != nil {
+			break
+		}
+		if len(data) != want || level < 0 || level > 62 || leaf < 0 || leaf*g >= first+n || (leaf+1)*g <= first && kind == itemFragment ||
+			kind == itemSpan && leaf%(1<<level) != 0 {
+			return nil, errorf(ErrInvalid, "solver: partial of block [%d, %d) is corrupt (an item of leaf %d, level %d, %d values)", first, first+n, leaf, level, len(data))
+		}
+		if kind != itemSpan && kind != itemFragment {
+			return nil, errorf(ErrInvalid, "solver: partial of block [%d, %d) is corrupt (item kind %d)", first, first+n, kind)
+		}
+		items[i] = partialItem{kind, Span{First: leaf, Level: level, Data: data}}
+	}
+	return items, r.end()
 }
 
 // flush adds the waiting fragment, now whole, to the fold.
@@ -194,6 +208,9 @@ func cacheRowMax(p *Pass) int {
 
 var workspaces = sync.Pool{New: func() any { return NewWorkspace() }}
 
+// rowBuffers hold the rows of a block's rows pass before they are encoded.
+var rowBuffers = sync.Pool{New: func() any { return new([]float64) }}
+
 // PassPartial computes the partial result of a request's block from its
 // samples x, appended to dst: a pure function of the request and the
 // samples (the cache, if given, changes only the speed; see PassInfo).
@@ -234,7 +251,10 @@ func PassPartial(dst []byte, request []byte, x Block, cache []float64) ([]byte, 
 		}
 	}
 	if p.Rows() {
-		rows := make([]float64, n*p.RowLen())
+		buf := rowBuffers.Get().(*[]float64)
+		defer rowBuffers.Put(buf)
+		rows := grow(*buf, n*p.RowLen())
+		*buf = rows
 		p.leaf(ws, rows, first, x, in, z)
 		w.f64s(rows)
 		return w.b, nil
@@ -293,6 +313,151 @@ func PassPartial(dst []byte, request []byte, x Block, cache []float64) ([]byte, 
 		w.int(it.s.First)
 		w.int(it.s.Level)
 		w.f64s(it.s.Data)
+	}
+	return w.b, nil
+}
+
+// JoinPartials appends to dst the partial of the union of consecutive
+// blocks of one pass, given their partials in block order and the request
+// of any block of the pass: a worker that computed neighbouring blocks
+// sends one partial for them, in which the leaves cut by their boundaries
+// are joined and the subtrees of the reduction tree that they complete
+// together are folded (a rows pass's rows are concatenated). The session
+// folds the joined partial as it folds the parts, the same sums in the
+// same order, so the model does not change by a bit.
+func JoinPartials(dst []byte, request []byte, partials [][]byte) ([]byte, error) {
+	p, _, _, err := decodeRequest(request)
+	if err != nil {
+		return dst, err
+	}
+	if len(partials) == 0 {
+		return dst, errorf(ErrInvalid, "solver: no partials to join")
+	}
+	type part struct {
+		r        wireReader
+		first, n int
+	}
+	parts := make([]part, len(partials))
+	first, end := -1, -1
+	for i, b := range partials {
+		pt := &parts[i]
+		pt.r = wireReader{b: b, what: "partial"}
+		pt.r.header(wirePartial)
+		op := Op(pt.r.int())
+		pt.first, pt.n = pt.r.int(), pt.r.int()
+		if pt.r.err != nil {
+			return dst, pt.r.err
+		}
+		if op != p.Op || pt.n <= 0 || pt.first < 0 || pt.first > p.Samples-pt.n || i > 0 && pt.first != end {
+			return dst, errorf(ErrInvalid, "solver: partial %d to join is one of block [%d, %d) of a %v pass, want a block from sample %d of a %v pass", i, pt.first, pt.first+pt.n, op, end, p.Op)
+		}
+		if i == 0 {
+			first = pt.first
+		}
+		end = pt.first + pt.n
+	}
+	w := wire{b: dst}
+	w.u64(wirePartial | wireVersion<<32)
+	w.int(int(p.Op))
+	w.int(first)
+	w.int(end - first)
+	if p.Rows() {
+		rl := p.RowLen()
+		w.int((end - first) * rl)
+		for i := range parts {
+			pt := &parts[i]
+			if got := pt.r.count(8); pt.r.err == nil && got != pt.n*rl {
+				return dst, errorf(ErrInvalid, "solver: partial of block [%d, %d) holds %d values, want %d", pt.first, pt.first+pt.n, got, pt.n*rl)
+			}
+			if pt.r.err == nil && len(pt.r.b) != 8*pt.n*rl {
+				pt.r.err = errorf(ErrInvalid, "solver: partial has %d stray bytes (corrupt)", len(pt.r.b)-8*pt.n*rl)
+			}
+			if pt.r.err != nil {
+				return dst, pt.r.err
+			}
+			w.b = append(w.b, pt.r.b...) // the values, as they are
+		}
+		return w.b, nil
+	}
+	g := p.grain()
+	var head, frag *Span // the union's first item, if a fragment; a fragment waiting for its rest
+	var stack []Span     // the whole leaves, folded as the tree folds them
+	next := -1           // the first leaf the next item may hold
+	push := func(s Span) {
+		for len(stack) > 0 {
+			top := stack[len(stack)-1]
+			if top.Level != s.Level || top.First+1<<top.Level != s.First || top.First%(2<<top.Level) != 0 {
+				break
+			}
+			p.combine(top.Data, s.Data)
+			stack = stack[:len(stack)-1]
+			s = Span{First: top.First, Level: top.Level + 1, Data: top.Data}
+		}
+		stack = append(stack, s)
+	}
+	// settle places the waiting fragment: the union's head when its leaf
+	// starts before the union, else a whole leaf.
+	settle := func() {
+		if frag == nil {
+			return
+		}
+		if frag.First*g < first {
+			head = frag
+		} else {
+			push(*frag)
+		}
+		frag = nil
+	}
+	for i := range parts {
+		pt := &parts[i]
+		items, err := readItems(&pt.r, p, pt.first, pt.n)
+		if err != nil {
+			return dst, err
+		}
+		for _, it := range items {
+			if it.kind == itemFragment && frag != nil && frag.First == it.s.First {
+				p.combine(frag.Data, it.s.Data)
+				continue
+			}
+			settle()
+			if next >= 0 && it.s.First != next {
+				return dst, errorf(ErrInvalid, "solver: partial of block [%d, %d) holds leaves from %d, want %d (blocks out of order)", pt.first, pt.first+pt.n, it.s.First, next)
+			}
+			if it.kind == itemFragment {
+				frag = &Span{First: it.s.First, Data: it.s.Data}
+				next = it.s.First + 1
+			} else {
+				push(it.s)
+				next = it.s.First + 1<<it.s.Level
+			}
+		}
+	}
+	var tail *Span // a fragment of a leaf that goes on after the union
+	if frag != nil && (frag.First+1)*g > end && end != p.Samples {
+		tail, frag = frag, nil
+	}
+	settle()
+	count := len(stack)
+	for _, f := range []*Span{head, tail} {
+		if f != nil {
+			count++
+		}
+	}
+	w.int(count)
+	put := func(kind int, s Span) {
+		w.int(kind)
+		w.int(s.First)
+		w.int(s.Level)
+		w.f64s(s.Data)
+	}
+	if head != nil {
+		put(itemFragment, *head)
+	}
+	for _, s := range stack {
+		put(itemSpan, s)
+	}
+	if tail != nil {
+		put(itemFragment, *tail)
 	}
 	return w.b, nil
 }
@@ -485,8 +650,11 @@ func (w *wire) int(v int) { w.u64(uint64(int64(v))) }
 
 func (w *wire) f64s(v []float64) {
 	w.int(len(v))
-	for _, x := range v {
-		w.u64(math.Float64bits(x))
+	at := len(w.b)
+	w.b = slices.Grow(w.b, 8*len(v))[:at+8*len(v)]
+	b := w.b[at:]
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
 	}
 }
 
@@ -541,6 +709,21 @@ func (r *wireReader) f64s() []float64 {
 	}
 	r.b = r.b[8*n:]
 	return v
+}
+
+// f64sInto reads what wire.f64s wrote into dst when it holds len(dst)
+// values; it returns the number of values written there (dst is left as
+// it is when the number differs).
+func (r *wireReader) f64sInto(dst []float64) int {
+	n := r.count(8)
+	if r.err != nil || n != len(dst) {
+		return n
+	}
+	for i := range dst {
+		dst[i] = math.Float64frombits(binary.LittleEndian.Uint64(r.b[8*i:]))
+	}
+	r.b = r.b[8*n:]
+	return n
 }
 
 func (r *wireReader) ints() []int {
