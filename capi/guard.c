@@ -135,6 +135,9 @@ GUARDED(pass_info, (const void *request, size_t request_len, size_t *out_partial
 GUARDED(pass_partial, (void *dst, size_t cap, size_t *out_len, const void *request, size_t request_len,
                        const void *data, int dtype, double *cache, size_t cache_cap),
         (dst, cap, out_len, request, request_len, data, dtype, cache, cache_cap))
+GUARDED(partials_join, (void *dst, size_t cap, size_t *out_len, const void *request, size_t request_len,
+                        const void *const *partials, const size_t *lens, size_t count),
+        (dst, cap, out_len, request, request_len, (sompca_cvoid **)partials, lens, count))
 GUARDED(session_feed, (sompca_session *session, size_t first, size_t n_samples, const void *partial, size_t len),
         (session, first, n_samples, partial, len))
 

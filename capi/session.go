@@ -187,6 +187,48 @@ func sompca_go_pass_partial(dst unsafe.Pointer, capacity C.size_t, outLen *C.siz
 	})
 }
 
+//export sompca_go_partials_join
+func sompca_go_partials_join(dst unsafe.Pointer, capacity C.size_t, outLen *C.size_t, request *C.sompca_cvoid, requestLen C.size_t,
+	partials **C.sompca_cvoid, lens *C.sompca_csize, count C.size_t) C.int {
+	return run("sompca_partials_join", func() error {
+		if outLen == nil || dst == nil || partials == nil || lens == nil {
+			return errorf(C.SOMPCA_EINVAL, "dst, out_len, partials or lens is NULL")
+		}
+		if count == 0 || uint64(count) > maxBytes/8 {
+			return errorf(C.SOMPCA_EINVAL, "count %d of partials is 0 or absurd", uint64(count))
+		}
+		req, err := requestBytes(request, requestLen)
+		if err != nil {
+			return err
+		}
+		ptrs := unsafe.Slice(partials, int(count))
+		sizes := unsafe.Slice(lens, int(count))
+		parts := make([][]byte, count)
+		total := 0
+		for i := range parts {
+			if ptrs[i] == nil {
+				return errorf(C.SOMPCA_EINVAL, "partials[%d] is NULL", i)
+			}
+			if parts[i], err = requestBytes(ptrs[i], C.size_t(sizes[i])); err != nil {
+				return err
+			}
+			if total += len(parts[i]); uint64(total) > maxBytes {
+				return errorf(C.SOMPCA_EINVAL, "the partials' lengths add up to an absurd %d", total)
+			}
+		}
+		// A joined partial is never longer than its parts together.
+		if err := checkDst(dst, capacity, total, "bytes", "the joined partial"); err != nil {
+			return err
+		}
+		out, err := solver.JoinPartials(unsafe.Slice((*byte)(dst), int(capacity))[:0], req, parts)
+		if err != nil {
+			return solverError(err)
+		}
+		*outLen = C.size_t(len(out))
+		return nil
+	})
+}
+
 //export sompca_go_session_feed
 func sompca_go_session_feed(session *C.sompca_session, first, nSamples C.size_t, partial *C.sompca_cvoid, n C.size_t) C.int {
 	return sessionCall("sompca_session_feed", session, func(s *solver.Session) error {

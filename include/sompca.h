@@ -756,6 +756,8 @@ void sompca_model_free(sompca_model *model);
  *             request_b = sompca_session_request(s, first, n)    (driver)
  *             partial_b = sompca_pass_partial(request_b, samples of b)
  *                                                     (where b lives)
+ *         (optional: sompca_partials_join joins the partials of
+ *          neighbouring blocks, where they were computed, into one)
  *         for each block b, in increasing order:
  *             sompca_session_feed(s, partial_b)               (driver)
  *     }
@@ -894,6 +896,34 @@ int sompca_pass_info(const void *request, size_t request_len, size_t *out_partia
 int sompca_pass_partial(void *dst, size_t cap, size_t *out_len, const void *request,
                         size_t request_len, const void *data, int dtype, double *cache,
                         size_t cache_cap);
+
+/*
+ * Joins the partials of consecutive blocks of one pass into the partial of
+ * their union, where they were computed: the leaves of the engine's
+ * reduction tree cut by the blocks' boundaries are joined, the subtrees
+ * the blocks complete together are folded, and rows are concatenated. A
+ * process that computed several neighbouring blocks sends one partial,
+ * fewer bytes for the driver to receive and fold; feeding it for the
+ * union gives the same model, bit for bit, as feeding the parts. Pure and
+ * thread-safe.
+ *
+ * dst, cap  caller buffer of cap bytes, at least the sum of lens (a joined
+ *           partial is never longer than its parts); *out_len receives
+ *           the bytes written.
+ * request   the request of any of the blocks, request_len bytes.
+ * partials, lens, count
+ *           count >= 1 partials from sompca_pass_partial (or this
+ *           function) of blocks of that pass that follow each other, in
+ *           order; partials[i] is lens[i] bytes.
+ *
+ * Returns SOMPCA_OK; SOMPCA_EINVAL for a NULL argument, count = 0, bytes
+ * that are not a request or partials of this version of the library, or
+ * partials of another pass or of blocks that do not follow each other;
+ * SOMPCA_ERANGE when cap is too small.
+ */
+int sompca_partials_join(void *dst, size_t cap, size_t *out_len, const void *request,
+                         size_t request_len, const void *const *partials, const size_t *lens,
+                         size_t count);
 
 /*
  * Feeds the partial result of the block [first, first + n_samples) of the

@@ -1436,8 +1436,11 @@ static void check_example(char **argv)
  * (cycled through until the samples are covered), each partial computed
  * with a block cache of its own, and returns the model.
  */
+/* A session's fit over blocks of the given sizes (cycled); with join, each
+ * pair of neighbouring blocks is fed as one partial, joined by
+ * sompca_partials_join as the worker that computed both would send it. */
 static sompca_model *session_fit(const void *data, int dtype, size_t m, const sompca_options *opts,
-                                 const size_t *sizes, size_t n_sizes)
+                                 const size_t *sizes, size_t n_sizes, int join)
 {
 	size_t elem = dtype == SOMPCA_FLOAT64 ? 8 : dtype == SOMPCA_FLOAT32 ? 4 : 1;
 	double *caches[64] = {0};
@@ -1450,7 +1453,8 @@ static sompca_model *session_fit(const void *data, int dtype, size_t m, const so
 		if (!more)
 			break;
 		passes++;
-		size_t first = 0;
+		size_t first = 0, held_first = 0, held_len = 0;
+		unsigned char *held = NULL; /* the partial of an unpaired block */
 		for (size_t b = 0; first < m; b++) {
 			CHECK(b < 64);
 			size_t n = sizes[b % n_sizes];
@@ -1474,8 +1478,26 @@ static sompca_model *session_fit(const void *data, int dtype, size_t m, const so
 			                             (const unsigned char *)data + first * SIZE * elem, dtype,
 			                             cache_size ? caches[b] : NULL, cache_size));
 			CHECK(written <= partial_size);
-			CHECK_OK(sompca_session_feed(s, first, n, partial, written));
-			free(partial);
+			if (join && held == NULL && first + n < m) {
+				held = partial, held_len = written, held_first = first;
+			} else if (held != NULL) {
+				const void *pair[] = {held, partial};
+				size_t lens[] = {held_len, written}, joined_len = 0;
+				unsigned char *joined = xmalloc(held_len + written);
+				CHECK_STATUS(sompca_partials_join(joined, held_len + written - 1, &joined_len, request, len,
+				                                  pair, lens, 2),
+				             SOMPCA_ERANGE);
+				CHECK_OK(sompca_partials_join(joined, held_len + written, &joined_len, request, len, pair,
+				                              lens, 2));
+				CHECK_OK(sompca_session_feed(s, held_first, first + n - held_first, joined, joined_len));
+				free(joined);
+				free(held);
+				free(partial);
+				held = NULL;
+			} else {
+				CHECK_OK(sompca_session_feed(s, first, n, partial, written));
+				free(partial);
+			}
 			free(request);
 			first += n;
 		}
@@ -1586,7 +1608,12 @@ static void test_session(void)
 		char what[64];
 		snprintf(what, sizeof what, "method %d, whole grains", methods[k][0]);
 		size_t grains[] = {SOMPCA_BLOCK_MULTIPLE, 2 * SOMPCA_BLOCK_MULTIPLE};
-		sompca_model *got = session_fit(big, SOMPCA_UINT8, BIG, &opts, grains, 2);
+		sompca_model *got = session_fit(big, SOMPCA_UINT8, BIG, &opts, grains, 2, 0);
+		check_same_model(got, ref, 0, what);
+		sompca_model_free(got);
+		/* Neighbouring blocks' partials joined: the same model, bit for bit. */
+		snprintf(what, sizeof what, "method %d, whole grains joined in pairs", methods[k][0]);
+		got = session_fit(big, SOMPCA_UINT8, BIG, &opts, grains, 2, 1);
 		check_same_model(got, ref, 0, what);
 		sompca_model_free(got);
 		/* ... and a session asking for the scatter is sompca_fit's with it. */
@@ -1594,7 +1621,11 @@ static void test_session(void)
 		local.mode_updates = SOMPCA_MODE_UPDATES_SCATTER;
 		CHECK_OK(sompca_fit(&scatter, big, SOMPCA_UINT8, BIG, 3, shape3, &local));
 		snprintf(what, sizeof what, "method %d, scatter", methods[k][0]);
-		got = session_fit(big, SOMPCA_UINT8, BIG, &local, grains, 2);
+		got = session_fit(big, SOMPCA_UINT8, BIG, &local, grains, 2, 0);
+		check_same_model(got, scatter, 0, what);
+		sompca_model_free(got);
+		snprintf(what, sizeof what, "method %d, scatter, joined in pairs", methods[k][0]);
+		got = session_fit(big, SOMPCA_UINT8, BIG, &local, grains, 2, 1);
 		check_same_model(got, scatter, 0, what);
 		/* The two choices agree to rounding (the features of random data
 		 * with well separated eigenvalues: 1e-9 of their scale). */
@@ -1603,7 +1634,7 @@ static void test_session(void)
 		sompca_model_free(scatter);
 		snprintf(what, sizeof what, "method %d, blocks of 100 and 37", methods[k][0]);
 		size_t odd[] = {100, 37};
-		got = session_fit(big, SOMPCA_UINT8, BIG, &opts, odd, 2);
+		got = session_fit(big, SOMPCA_UINT8, BIG, &opts, odd, 2, 0);
 		check_same_model(got, ref, 1e-12, what);
 		sompca_model_free(got);
 		sompca_model_free(ref);
@@ -1682,6 +1713,18 @@ static void test_session(void)
 	             SOMPCA_EINVAL);
 	CHECK_OK(sompca_pass_partial(partial, sizeof partial, &written, request, len, data_u8, SOMPCA_UINT8,
 	                             NULL, 0));
+	const void *parts[] = {partial, partial};
+	size_t part_lens[] = {written, written}, joined_len = 0;
+	static unsigned char joined[2 << 20];
+	CHECK_STATUS(sompca_partials_join(joined, sizeof joined, &joined_len, request, len, parts, part_lens, 0),
+	             SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_partials_join(joined, sizeof joined, &joined_len, request, len, parts, NULL, 2),
+	             SOMPCA_EINVAL);
+	CHECK_STATUS(sompca_partials_join(joined, sizeof joined, &joined_len, request, len, parts, part_lens, 2),
+	             SOMPCA_EINVAL); /* the same block twice */
+	CHECK(contains(sompca_last_error(), "want a block from sample"));
+	CHECK_OK(sompca_partials_join(joined, sizeof joined, &joined_len, request, len, parts, part_lens, 1));
+	CHECK(joined_len == written && memcmp(joined, partial, written) == 0); /* one block: itself */
 	CHECK_STATUS(sompca_session_feed(s, 8, M - 8, partial, written), SOMPCA_EINVAL); /* not block [8, M) */
 	CHECK_STATUS(sompca_session_next(s, &more), SOMPCA_EINVAL); /* the session failed */
 	sompca_session_free(s);
