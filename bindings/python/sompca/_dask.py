@@ -246,10 +246,13 @@ class _BlockServer:
     """A Dask Actor, one per worker: the partials of the blocks its process keeps for one fit.
 
     Called by the driver directly (worker <-> client, without the
-    scheduler) once per round. ``partials`` returns {index: partial} for
-    the requested blocks it holds; a block it does not hold (its process
-    restarted, or the block was never computed here) is left out, and the
-    driver computes it by a task instead.
+    scheduler) once per round. ``partials`` returns (i, j, partial)
+    triples: the partial of blocks i..j-1, a run of neighbouring blocks it
+    holds, joined into one (sompca_partials_join: the subtrees of the
+    reduction tree they complete together are folded here, and the driver
+    receives and feeds one partial per run). A block it does not hold (its
+    process restarted, or the block was never computed here) is left out,
+    and the driver computes it by a task instead.
     """
 
     def __init__(self, token, threads):
@@ -267,7 +270,24 @@ class _BlockServer:
         results = await asyncio.gather(*[
             loop.run_in_executor(pool, block_partials, self.token, [(request, held[i]) for i, request in group])
             for group in groups])
-        return {i: partial for group, result in zip(groups, results) for (i, _), partial in zip(group, result)}
+        partials = {i: partial for group, result in zip(groups, results) for (i, _), partial in zip(group, result)}
+        runs = _runs(sorted(partials))
+        joined = await asyncio.gather(*[
+            loop.run_in_executor(pool, _lib.partials_join, here[run[0]], [partials[i] for i in run])
+            for run in runs if len(run) > 1])
+        joined = iter(joined)
+        return [(run[0], run[-1] + 1, next(joined) if len(run) > 1 else partials[run[0]]) for run in runs]
+
+
+def _runs(indices):
+    """Sorted block indices cut into runs of consecutive ones."""
+    runs = []
+    for i in indices:
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
 
 
 # Driver -----------------------------------------------------------------
@@ -288,8 +308,10 @@ def fit(X, options, report=None, rounds=None, partial_bytes=None, stats=None):
     is called after each EMP (as for an in-memory fit). ``rounds``, if a
     list, receives the wall time in seconds of each pass's round;
     ``partial_bytes``, if a list, the bytes of the partials that each pass
-    brought to the driver; ``stats``, if a dict, gets "served" and "tasked",
-    the block partials computed by Actors and by tasks (with a client).
+    brought to the driver; ``stats``, if a dict, gets "fed", the partials
+    fed to the session (a worker's neighbouring blocks are joined into one
+    partial), and with a client "served" and "tasked", the block partials
+    computed by Actors and by tasks.
     Returns a :class:`sompca._lib.Model`.
     """
     X = _prepare(X)
@@ -297,11 +319,14 @@ def fit(X, options, report=None, rounds=None, partial_bytes=None, stats=None):
     client = _client()
     runner = _ClusterRounds(client, X) if client is not None else _LocalRounds(X)
     spans = [(first, n) for first, n in zip(_block_starts(X.chunks[0]), X.chunks[0])]
+    fed = []
     try:
-        return _run(n_samples, shape, spans, runner, options, report, rounds, partial_bytes)
+        return _run(n_samples, shape, spans, runner, options, report, rounds, partial_bytes, fed)
     finally:
-        if stats is not None and client is not None:
-            stats.update(served=runner.served, tasked=runner.tasked)
+        if stats is not None:
+            stats.update(fed=sum(fed))
+            if client is not None:
+                stats.update(served=runner.served, tasked=runner.tasked)
 
 
 def fit_blocks(read, n_samples, shape, options, report=None, block_bytes=64 << 20):
@@ -320,7 +345,7 @@ def fit_blocks(read, n_samples, shape, options, report=None, block_bytes=64 << 2
     return _run(n_samples, tuple(shape), spans, _ReadRounds(read, spans), options, report)
 
 
-def _run(n_samples, shape, spans, runner, options, report=None, rounds=None, partial_bytes=None):
+def _run(n_samples, shape, spans, runner, options, report=None, rounds=None, partial_bytes=None, fed=None):
     """Run a fit session whose passes ``runner`` computes, one request per span (first, n) of samples."""
     token = uuid.uuid4().hex
     session = _lib.Session(n_samples, shape, options, report)
@@ -328,14 +353,16 @@ def _run(n_samples, shape, spans, runner, options, report=None, rounds=None, par
         while session.next():
             requests = [session.request(first, n) if n else None for first, n in spans]
             started = time.perf_counter()
-            partials = runner.round(token, requests)
+            pieces = runner.round(token, requests)  # (i, j, the partial of blocks i..j-1), in order
             if rounds is not None:
                 rounds.append(time.perf_counter() - started)
             if partial_bytes is not None:
-                partial_bytes.append(sum(len(partial) for partial in partials if partial is not None))
-            for (first, n), partial in zip(spans, partials):
-                if n:
-                    session.feed(first, n, partial)
+                partial_bytes.append(sum(len(partial) for _, _, partial in pieces))
+            if fed is not None:
+                fed.append(len(pieces))
+            for i, j, partial in pieces:
+                first = spans[i][0]
+                session.feed(first, spans[j - 1][0] + spans[j - 1][1] - first, partial)
         return session.finish()
     finally:
         session.close()
@@ -350,14 +377,13 @@ class _ReadRounds:
 
     def round(self, token, requests):
         out = []
-        for (first, n), request in zip(self.spans, requests):
+        for i, ((first, n), request) in enumerate(zip(self.spans, requests)):
             if request is None:
-                out.append(None)
                 continue
             block = np.asarray(self.read(first, n))
             if block.dtype.newbyteorder("=") != block.dtype or block.dtype not in (np.float64, np.float32, np.uint8):
                 block = block.astype(np.float64)
-            out.extend(block_partials(token, [(request, block)]))
+            out.append((i, i + 1, block_partials(token, [(request, block)])[0]))
         return out
 
     def drop(self, token):
@@ -373,10 +399,9 @@ class _LocalRounds:
     def round(self, token, requests):
         import dask
 
-        tasks = [dask.delayed(block_partials, pure=False)(token, [(request, block)])
-                 for request, block in zip(requests, self.blocks) if request is not None]
-        results = iter(dask.compute(*tasks, optimize_graph=False))
-        return [next(results)[0] if request is not None else None for request in requests]
+        blocks = [i for i, request in enumerate(requests) if request is not None]
+        tasks = [dask.delayed(block_partials, pure=False)(token, [(requests[i], self.blocks[i])]) for i in blocks]
+        return [(i, i + 1, result[0]) for i, result in zip(blocks, dask.compute(*tasks, optimize_graph=False))]
 
     def drop(self, token):
         drop_caches(token)
@@ -413,7 +438,8 @@ class _ClusterRounds:
         self.served = self.tasked = 0
 
     def round(self, token, requests):
-        partials = [None] * len(requests)
+        pieces = {}  # i -> (j, the partial of blocks i..j-1)
+        done = [request is None for request in requests]  # the blocks with a partial (or none to make)
         by_owner = collections.defaultdict(list)
         for i, request in enumerate(requests):
             if request is not None and self.owner[i] in self.servers:
@@ -431,14 +457,17 @@ class _ClusterRounds:
             except OSError:  # the worker cannot be reached: its blocks go to tasks
                 self._lost(address)
                 continue
-            for i, partial in got.items():
-                partials[i] = partial
-            self.served += len(got)
-        rest = [i for i, request in enumerate(requests) if request is not None and partials[i] is None]
+            for i, j, partial in got:
+                pieces[i] = (j, partial)
+                done[i:j] = [True] * (j - i)
+                self.served += j - i
+        rest = [i for i, ok in enumerate(done) if not ok]
         if rest:
+            partials = [None] * len(requests)
             self._tasks(token, requests, rest, partials)
+            pieces.update((i, (i + 1, partials[i])) for i in rest)
             self._start_servers(token)
-        return partials
+        return [(i, j, partial) for i, (j, partial) in sorted(pieces.items())]
 
     def _lost(self, address):
         self.servers.pop(address, None)

@@ -145,6 +145,8 @@ _SIGNATURES = {
                                  POINTER(c_size_t)]),
     "sompca_pass_partial": (c_int, [c_void_p, c_size_t, POINTER(c_size_t), c_char_p, c_size_t, c_void_p, c_int,
                                     _doubles, c_size_t]),
+    "sompca_partials_join": (c_int, [c_void_p, c_size_t, POINTER(c_size_t), c_char_p, c_size_t, POINTER(c_char_p),
+                                     POINTER(c_size_t), c_size_t]),
     "sompca_session_feed": (c_int, [_session_p, c_size_t, c_size_t, c_char_p, c_size_t]),
     "sompca_session_finish": (c_int, [_session_p, POINTER(_model_p)]),
     "sompca_session_free": (None, [_session_p]),
@@ -972,11 +974,7 @@ def pass_partial(request, array, dtype, cache=None, size=None):
     """
     if size is None:
         size = pass_info(request)[2]
-    # A buffer kept per thread: a new one per call costs more than the
-    # partial of a small block (fresh pages, then a copy of the whole).
-    buffer = getattr(_partial_buffers, "buffer", None)
-    if buffer is None or len(buffer) < size:
-        buffer = _partial_buffers.buffer = ctypes.create_string_buffer(max(size, 1))
+    buffer = _partial_buffer(size)
     length = c_size_t()
     cache_p, cache_len = (None, 0) if cache is None else (cache.ctypes.data_as(_doubles), cache.size)
     check(lib.sompca_pass_partial(buffer, size, byref(length), request, len(request),
@@ -985,6 +983,34 @@ def pass_partial(request, array, dtype, cache=None, size=None):
 
 
 _partial_buffers = threading.local()
+
+
+def _partial_buffer(size):
+    """This thread's buffer for partials, of at least size bytes.
+
+    A new buffer per call costs more than the partial of a small block
+    (fresh pages, then a copy of the whole).
+    """
+    buffer = getattr(_partial_buffers, "buffer", None)
+    if buffer is None or len(buffer) < size:
+        buffer = _partial_buffers.buffer = ctypes.create_string_buffer(max(size, 1))
+    return buffer
+
+
+def partials_join(request, partials):
+    """The partial (bytes) of the union of consecutive blocks of one pass, from their partials in order.
+
+    ``request`` is the request of any of the blocks (see sompca_partials_join).
+    """
+    if len(partials) == 1:
+        return partials[0]
+    count = len(partials)
+    size = sum(len(partial) for partial in partials)
+    buffer = _partial_buffer(size)
+    length = c_size_t()
+    check(lib.sompca_partials_join(buffer, size, byref(length), request, len(request), (c_char_p * count)(*partials),
+                                   (c_size_t * count)(*(len(partial) for partial in partials)), count))
+    return ctypes.string_at(buffer, length.value)
 
 
 def sample_stride(array):

@@ -257,8 +257,31 @@ def test_rounds_after_the_first_are_served_by_actors(client, X):
     with client.as_current():
         est._set_model(_dask.fit(dX, est._options(), stats=stats, rounds=rounds))
     blocks = len(dX.chunks[0])
-    assert stats == {"tasked": blocks, "served": blocks * (len(rounds) - 1)}
+    assert stats["tasked"] == blocks and stats["served"] == blocks * (len(rounds) - 1)
     assert_identical(est, small(sompca.SOMPCA).fit(X))
+
+
+@pytest.mark.parametrize("mode_updates", ["rows", "scatter"])
+def test_a_workers_neighbouring_blocks_are_joined(client, X, mode_updates):
+    """An Actor sends one partial per run of neighbouring blocks it holds, and the model keeps its bits.
+
+    The 14 blocks of BLOCK_MULTIPLE samples (4 leaves of the reduction tree
+    each) are placed in 4 runs on the 2 workers: blocks 0-2 (leaves 0-11,
+    which cut the subtree of leaves 0-15), 3-6, 7-10 and 11-13. Every round
+    after the first (tasks, one partial per block) feeds 4 partials.
+    """
+    workers = sorted(client.scheduler_info()["workers"])
+    plan = [0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1]
+    B1 = _dask.BLOCK_MULTIPLE
+    assert len(plan) == -(-M // B1)
+    futures = [client.scatter(X[i * B1:(i + 1) * B1], workers=[workers[w]], hash=False) for i, w in enumerate(plan)]
+    parts = [da.from_delayed(f, shape=X[i * B1:(i + 1) * B1].shape, dtype=X.dtype) for i, f in enumerate(futures)]
+    est, stats, rounds = small(sompca.SOMPCA, mode_updates=mode_updates), {}, []
+    with client.as_current():
+        est._set_model(_dask.fit(da.concatenate(parts), est._options(), stats=stats, rounds=rounds))
+    assert stats == {"tasked": len(plan), "served": len(plan) * (len(rounds) - 1), "fed": len(plan) + 4 * (len(rounds) - 1)}
+    del futures  # held until the fit's end, so that Dask keeps the blocks where they were put
+    assert_identical(est, small(sompca.SOMPCA, mode_updates=mode_updates).fit(X))
 
 
 def test_bad_dask_input(X):
