@@ -118,8 +118,8 @@
 // Session turns the engine inside out for drivers in other languages (the
 // C ABI's fit sessions, the Python Dask driver): each pass is handed out
 // as byte requests per block, PassPartial computes a block's partial
-// where the block lives, and the session folds the partials in block
-// order.
+// where the block lives, JoinPartials joins neighbouring blocks' partials
+// there into one, and the session folds the partials in block order.
 //
 // Options.ModeUpdates chooses how a TVP mode update gets its scatter:
 // from the M x I_n partial projections kept by the pass (rows), or from
