@@ -6,6 +6,29 @@
 // Bounds as in fixed_amd64.s: an int32 lane adds at most MultiMax/2 =
 // 128 VPMADDWD pairs, each below 2^24 in magnitude.
 
+// WIDEN widens the R12 bytes at CX to words at R14, 16 by VPMOVZXBW
+// and the rest one by one (R13 scratch); CX and R14 end past them.
+#define WIDEN \
+widen: \
+	CMPQ      R12, $16 \
+	JLT       widetail \
+	VPMOVZXBW (CX), Y4 \
+	VMOVDQU   Y4, (R14) \
+	ADDQ      $16, CX \
+	ADDQ      $32, R14 \
+	SUBQ      $16, R12 \
+	JMP       widen \
+widetail: \
+	TESTQ   R12, R12 \
+	JZ      widedone \
+	MOVBLZX (CX), R13 \
+	MOVW    R13, (R14) \
+	INCQ    CX \
+	ADDQ    $2, R14 \
+	DECQ    R12 \
+	JMP     widetail \
+widedone:
+
 // func multiSumsAVX2(sums *int32, x *uint8, tab *int32, rows, cols, ppad, pairs, limbs, srows int)
 //
 // For each limb, rows two at a time (the last one of an odd count alone)
@@ -48,31 +71,12 @@ row:
 	XORQ  BX, BX // BX: row r+1 - row r in buf, bytes
 	LEAQ  1(AX), R13
 	CMPQ  R13, R8
-	JGE   wide16
+	JGE   widen
 	ADDQ  R9, R12
 	LEAQ  (R9)(R9*1), BX
 
-wide16:
-	CMPQ      R12, $16
-	JLT       widetail
-	VPMOVZXBW (CX), Y4
-	VMOVDQU   Y4, (R14)
-	ADDQ      $16, CX
-	ADDQ      $32, R14
-	SUBQ      $16, R12
-	JMP       wide16
+	WIDEN
 
-widetail:
-	TESTQ   R12, R12
-	JZ      widedone
-	MOVBLZX (CX), R13
-	MOVW    R13, (R14)
-	INCQ    CX
-	ADDQ    $2, R14
-	DECQ    R12
-	JMP     widetail
-
-widedone:
 	MOVL $0, (R14) // the word past an odd last row
 	XORQ CX, CX    // the vectors' offset in bytes
 
@@ -257,27 +261,7 @@ vrow:
 vcount:
 	IMULQ R9, R12
 
-vwide16:
-	CMPQ      R12, $16
-	JLT       vwidetail
-	VPMOVZXBW (CX), Y4
-	VMOVDQU   Y4, (R14)
-	ADDQ      $16, CX
-	ADDQ      $32, R14
-	SUBQ      $16, R12
-	JMP       vwide16
-
-vwidetail:
-	TESTQ   R12, R12
-	JZ      vzero
-	MOVBLZX (CX), R13
-	MOVW    R13, (R14)
-	INCQ    CX
-	ADDQ    $2, R14
-	DECQ    R12
-	JMP     vwidetail
-
-vzero:
+	WIDEN
 	LEAQ buf-4160(SP), R12
 	LEAQ 4(R12)(BX*8), R12 // past word 8 cols + 1
 
