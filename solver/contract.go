@@ -37,6 +37,8 @@ type contractor struct {
 	u8                  []uint8
 	sums                []int64
 	fx0, fxLast, fxKron fixedCache
+
+	routes *routes // the fit's route overrides (Workspace.ready sets it)
 }
 
 // fixedCache holds a vector in fixed point (kernel.FixedVec). Keyed by equality
@@ -257,7 +259,7 @@ func (c *contractor) partial(out []float64, x Block, n int, vs [][]float64) {
 // Kronecker product of the other modes' vectors (order >= 3, at most
 // kronMax values).
 func (c *contractor) byKron() bool {
-	return len(c.dims) >= 3 && len(c.a)/c.dims[0] <= kronMax
+	return len(c.dims) >= 3 && len(c.a)/c.dims[0] <= kronMax && !c.routes.noKron()
 }
 
 // kronecker returns vs[1] (x) ... (x) vs[N-1] (entry (i_1, ..., i_{N-1})
@@ -377,7 +379,7 @@ func (c *contractor) finishLead(out, cur []float64, cnt, k, n int, vs [][]float6
 		return
 	}
 	per, d := len(cur)/cnt, dims[n]
-	if hi == 1 && kernel.AxpySlabs(out[:cnt*d], cur, dims[0], d, cnt, rv[0]) {
+	if hi == 1 && !c.routes.noSlabs() && kernel.AxpySlabs(out[:cnt*d], cur, dims[0], d, cnt, rv[0]) {
 		// n = 1 of two modes left: finishOn's one step, each sample's
 		// axpyRows (the gait cache's 22 x 10 in mode 2), in one call
 		// with the same bits.
@@ -426,7 +428,7 @@ func (c *contractor) lead(dst []float64, x Block, cnt, k int, v []float64) {
 			xi, di := x.slice(i*size, (i+1)*size), dst[i*cols:(i+1)*cols]
 			if u, ok := c.sampleBytes(xi); ok {
 				xi = Block{U8: u}
-			} else if xi.F64 != nil && kernel.AxpySlabs(di, xi.F64, dims[k], inner, size/slab, v) {
+			} else if xi.F64 != nil && !c.routes.noSlabs() && kernel.AxpySlabs(di, xi.F64, dims[k], inner, size/slab, v) {
 				continue // the same bits as the loop below, in one call
 			}
 			for a := range size / slab {

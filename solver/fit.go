@@ -49,6 +49,7 @@ func newFitter(src Source, opts Options) (*fitter, error) {
 	f.scaled = &scaledSource{Source: f.narrow(src)}
 	f.run = newRunner(f.scaled, f.size, threads)
 	f.run.oneWay = opts.routes.noTurn()
+	f.run.routes = opts.routes
 	f.run.canceled = opts.Cancel
 	f.exec = f.run
 	return f, nil
@@ -233,6 +234,7 @@ func newFitterFor(shape []int, m int, opts Options) (*fitter, error) {
 		scatterUpdates: opts.ModeUpdates.Resolve(shape, m) == ModeUpdatesScatter,
 	}
 	f.c = newContractor(f.shape)
+	f.c.routes = opts.routes
 	return f, nil
 }
 

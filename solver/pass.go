@@ -138,6 +138,7 @@ type Pass struct {
 	// offset, when set (OpModeScatter, OpModeRows, by the local engine),
 	// has the pass compute Offset itself: see passOffset.
 	offset *passOffset
+	routes *routes // the fit's route overrides (runner.run sets it)
 }
 
 // passOffset lets a mode pass run on the local engine compute its Offset,
@@ -304,6 +305,7 @@ func (ws *Workspace) ready(p *Pass) {
 		ws.shapeOf = append(ws.shapeOf[:0], p.Shape...)
 		ws.c = newContractor(ws.shapeOf)
 	}
+	ws.c.routes, ws.sc.routes = p.routes, p.routes
 	g, size := p.grain(), p.size()
 	switch p.Op {
 	case OpModeScatter, OpModeRows:
@@ -487,7 +489,7 @@ func (p *Pass) sumLeaf(dst []float64, start int, x Block, cnt, size int) {
 	s := dst[:size]
 	clear(s)
 	bad, notF32 := -1, -1
-	if x.F64 == nil && x.F32 == nil && cnt < 1<<23 {
+	if x.F64 == nil && x.F32 == nil && cnt < 1<<23 && !p.routes.noSumU8() {
 		sumU8(s, x.U8, cnt, size)
 		cnt = 0
 	}
@@ -679,7 +681,13 @@ func (p *Pass) modeRows(ws *Workspace, rows []float64, start int, x Block, cnt i
 		// All the piece's rows in one call (kernel.SubRows), the same bits as
 		// floats.Sub on each row (gait: rows of 32, 22 or 10), whose
 		// calls and loop took 2 to 2.5 times the CPU (bench/MEASUREMENTS.md).
-		kernel.SubRows(rows[:cnt*In], p.Offset[:In])
+		if p.routes.noSubRows() {
+			for i := range cnt {
+				floats.Sub(rows[i*In:(i+1)*In], p.Offset[:In])
+			}
+		} else {
+			kernel.SubRows(rows[:cnt*In], p.Offset[:In])
+		}
 	}
 	if p.Deflate == nil {
 		return

@@ -154,7 +154,7 @@ func (f *fitter) pcaGram(P int) (*mat.Dense, []float64, error) {
 	var op *eigen.IntGram
 	var err error
 	if x16 != nil {
-		K, op, err = eigen.GramCentredInt(x16, ld, f.m, D, cancel, crew, eigen.LanczosFits(f.m, P))
+		K, op, err = eigen.GramCentredInt(x16, ld, f.m, D, cancel, crew, eigen.LanczosFits(f.m, P) && (f.opts.routes == nil || !f.opts.routes.eigen.NoLanczos))
 	} else {
 		K, err = eigen.GramUpper(X, cancel, crew)
 	}

@@ -147,6 +147,7 @@ type runner struct {
 	back [2]bool
 	// oneWay keeps every pass forward (tests compare it with the turns)
 	oneWay bool
+	routes *routes // the fit's route overrides (Options.routes), given to its passes
 }
 
 // job is one read's share of a pass, worked on by the whole pool. The
@@ -327,6 +328,7 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 	if r.isCanceled() {
 		return ErrCanceled
 	}
+	p.routes = r.routes
 	for _, ws := range r.ws {
 		ws.ready(p)
 	}
@@ -459,7 +461,7 @@ func (j *job) work(w int) {
 		var i, lo, hi int
 		var ok bool
 		if rows {
-			lo, hi, ok = j.deal.TakeRange(run, j.g, rowsPieceMin)
+			lo, hi, ok = j.deal.TakeRange(run, j.g, j.r.routes.pieceMin())
 			if j.back {
 				lo, hi = j.n-hi, j.n-lo
 			}

@@ -242,8 +242,9 @@ func projectModes(out, tmp, x []float64, dims []int, proj []*mat.Dense, sc *scra
 // scratch is the space modeProduct and modeGram transpose into.
 // cur is projectModes' result shape.
 type scratch struct {
-	a, b []float64
-	cur  []int
+	a, b   []float64
+	cur    []int
+	routes *routes // the fit's route overrides (Workspace.ready sets it)
 }
 
 // unfold copies the tensor src (pre, d, post) into dst as the d x
@@ -267,7 +268,7 @@ func modeProduct(dst, src []float64, pre, d, post int, U *mat.Dense, sc *scratch
 	ur := U.RawMatrix()
 	Um := blas64.General{Rows: d, Cols: r, Stride: ur.Stride, Data: ur.Data}
 	switch {
-	case post == 1 && r < modeProductNarrow:
+	case post == 1 && r < modeProductNarrow && !sc.routes.noNarrow():
 		narrowProduct(dst[:pre*r], src[:pre*d], pre, d, Um, sc)
 	case post == 1:
 		gemmSerial(blas.NoTrans, 1, blas64.General{Rows: pre, Cols: d, Stride: d, Data: src[:pre*d]}, Um,

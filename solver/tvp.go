@@ -412,7 +412,7 @@ func (t *tvpFit) quad(v []float64) float64 {
 // cache changes only the speed.
 func (t *tvpFit) lead(k, n int) int {
 	N := t.n
-	if N < 3 || t.float32Values {
+	if N < 3 || t.float32Values || t.opts.routes.noRotate() {
 		return 0
 	}
 	u := k*N + n

@@ -45,7 +45,7 @@ func TopEigenvectorsWith(S *mat.SymDense, op *IntGram, P int, cancel func() bool
 	} else {
 		n = op.n
 	}
-	if LanczosFits(n, P) {
+	if LanczosFits(n, P) && !rt.noLanczos() {
 		var a []float64
 		lda := 0
 		if op == nil {

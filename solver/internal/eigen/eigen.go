@@ -95,6 +95,8 @@ type Config struct {
 // Init sets e's configuration; call it before the first update.
 func (e *Solver) Init(c Config) {
 	e.threads, e.kr.cancel, e.fixedRows, e.team, e.block, e.routes = c.Threads, c.Cancel, c.FixedRows, c.Team, c.Block, c.Routes
+	e.kr.ritzEach = c.Routes != nil && c.Routes.RitzEveryProduct
+	e.work.small.plainRank2 = c.Routes != nil && c.Routes.PlainRank2
 }
 
 var errNoFreedom = errors.New("solver: no direction left outside the constraint")
@@ -133,12 +135,12 @@ func (e *Solver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []float
 	}
 	if n <= e.routes.denseLimit() {
 		val, err = e.denseFrom(u, S, R, warm)
-	} else if c == 0 && n <= smallTopMax && *hint >= smallDenseFrom(n) {
+	} else if c == 0 && n <= smallTopMax && *hint >= smallDenseFrom(n) && !e.routes.noSmallDense() {
 		if apply == nil {
 			apply = e.symApply(S)
 		}
 		val, err = e.smallDense(u, S, apply, warm, hint)
-	} else if c > 0 && e.fixedRows && useSmallComplement(n, c, *hint) {
+	} else if c > 0 && e.fixedRows && useSmallComplement(n, c, *hint) && !e.routes.noSmallComplement() {
 		if apply == nil {
 			apply = e.symApply(S)
 		}
@@ -260,7 +262,7 @@ func (e *Solver) TopGram(u []float64, Y []float64, R *mat.Dense, warm []float64,
 	if c >= n {
 		return 0, errNoFreedom
 	}
-	if n > e.routes.denseLimit() && *hint <= gramBudget(n) {
+	if n > e.routes.denseLimit() && *hint <= gramBudget(n) && !e.routes.formAlways() {
 		applies := 0
 		e.kr.expect = *hint
 		val, ok := e.kr.Top(u, e.gramApply(Y, n), constraint(R, n), warm, gramBudget(n), &applies)
@@ -302,7 +304,7 @@ func (e *Solver) FormS(Y []float64, m, n int) error {
 // the rows. Options.Cancel is polled before every chunk or block; once it
 // returns true formS returns par.ErrCanceled.
 func (e *Solver) formS(Y []float64, m, n int) error {
-	if chunks := (m + gramChunk - 1) / gramChunk; chunks > 1 && chunks*n*n <= formRowsMax {
+	if chunks := (m + gramChunk - 1) / gramChunk; chunks > 1 && chunks*n*n <= formRowsMax && !e.routes.noFormRows() {
 		return e.formRows(Y, m, n, chunks)
 	}
 	if !kernel.AVX2() || n < 8 {
@@ -672,7 +674,7 @@ func (e *Solver) fullApply(n int) func(dst, v []float64) {
 	if e.fullFn == nil {
 		e.fullFn = func(dst, v []float64) {
 			n := e.fullN
-			if kernel.AVX2() && n%4 == 0 {
+			if kernel.AVX2() && n%4 == 0 && !e.routes.noSymv() {
 				kernel.SymvUpper(dst, e.s, n, v)
 				return
 			}

@@ -48,6 +48,8 @@ type smallTop struct {
 	work      []float64 // Dsterf's copies of d and e
 	scr       []float64 // shiftedSolve's scratch (4n)
 	n         int
+
+	plainRank2 bool // Routes.PlainRank2
 }
 
 func (w *smallTop) Reserve(n int) {
@@ -199,7 +201,11 @@ func (w *smallTop) reduce(n int, d0 float64) {
 		}
 		// Rows 1.. less their first entries: the next B.
 		m2 := m1 - 1
-		kernel.Rank2Update(nxt[:m2*m2], B[m1+1:], m2, m2, m1, v[1:m1], z[1:m1])
+		if w.plainRank2 {
+			kernel.Rank2Go(nxt[:m2*m2], B[m1+1:], m2, m2, m1, v[1:m1], z[1:m1])
+		} else {
+			kernel.Rank2Update(nxt[:m2*m2], B[m1+1:], m2, m2, m1, v[1:m1], z[1:m1])
+		}
 		cur, nxt = nxt, cur
 	}
 	// The last 2 x 2 matrix.

@@ -56,6 +56,8 @@ type krylov struct {
 	// convergence, and sets canceled (reset by the next top).
 	cancel   func() bool
 	canceled bool
+
+	ritzEach bool // Routes.RitzEveryProduct
 }
 
 // reset sizes the workspace for operators of dimension n, reusing the
@@ -135,6 +137,10 @@ func (k *krylov) Top(u []float64, apply func(dst, v []float64), R blas64.General
 	steps := min(krylovSteps, dim)
 	theta := 0.0
 	gate := min(k.expect, steps) - krylovRitzLead // no Ritz estimate before basis size gate in the first cycle
+	every := krylovRitzEvery
+	if k.ritzEach {
+		gate, every = 0, 1
+	}
 	for *applies < maxApply {
 		if k.stop() {
 			break
@@ -162,7 +168,7 @@ func (k *krylov) Top(u []float64, apply func(dst, v []float64), R blas64.General
 				break
 			}
 			// The Ritz estimate of the residual decides when to restart.
-			if j%krylovRitzEvery == krylovRitzEvery-1 {
+			if j%every == every-1 {
 				if k.stop() {
 					copy(u, x)
 					return theta, false

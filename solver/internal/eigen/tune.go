@@ -245,11 +245,26 @@ type Routes struct {
 	LanczosGiveUp bool                         // block Lanczos gives up at its first check (the tridiagonal path then)
 	DenseRitz     bool                         // block Lanczos's Ritz step by Dsyev always
 	LanczosTrace  func(restarts, products int) // if set, gets the counts of every block Lanczos run
+
+	// Each switches one speed route off, for BenchmarkRouteBudget (solver)
+	// and tests: the problem takes the route the special one replaces.
+	NoDense           bool // no dense route up to denseLimit (Krylov or smallDense instead)
+	FormAlways        bool // TopGram forms S at once (no Krylov on Y)
+	NoFormRows        bool // S formed by 4 x 8 blocks only (no formRows)
+	NoSmallDense      bool // no smallDense (Krylov instead)
+	NoSmallComplement bool // no smallComplement (Krylov with the projection instead)
+	RitzEveryProduct  bool // Krylov's Ritz estimate after every product, from the first (no krylovRitzEvery, krylovRitzLead)
+	NoSymv            bool // S v by the row dot kernel (no kernel.SymvUpper)
+	PlainRank2        bool // smallTop's rank-2 updates by the Go loop (no rank2 assembly)
+	NoLanczos         bool // the top P eigenpairs never by block Lanczos (tridiagonal or dense instead)
 }
 
 func (r *Routes) denseLimit() int {
 	if r != nil && r.DenseAll {
 		return math.MaxInt
+	}
+	if r != nil && r.NoDense {
+		return 0
 	}
 	return denseLimit
 }
@@ -267,3 +282,10 @@ func (r *Routes) maxProducts() int {
 	}
 	return lanczosMaxProducts
 }
+
+func (r *Routes) formAlways() bool        { return r != nil && r.FormAlways }
+func (r *Routes) noFormRows() bool        { return r != nil && r.NoFormRows }
+func (r *Routes) noSmallDense() bool      { return r != nil && r.NoSmallDense }
+func (r *Routes) noSmallComplement() bool { return r != nil && r.NoSmallComplement }
+func (r *Routes) noLanczos() bool         { return r != nil && r.NoLanczos }
+func (r *Routes) noSymv() bool            { return r != nil && r.NoSymv }
