@@ -98,7 +98,6 @@ var budgetRoutesAll = []budgetRoute{
 	{"subRows", tvpRows, false, func(r *routes) { r.subRowsOff = true }},
 	{"keepStart", []string{"gait/uint8"}, false, func(r *routes) { r.keepStartOff = true }}, // not rotating, rest >= 128
 	{"rotate", []string{"gait/perturbed"}, false, func(r *routes) { r.rotateOff = true }},   // order >= 3, not float32 values
-	{"backwards", slices.Concat(tvpRows, mpcaRows), false, func(r *routes) { r.oneWay = true }},
 	{"rowsPieceMin", tvpRows, true, func(r *routes) { r.piecesOf = 4 }},
 	{"narrowProduct", mpcaRows, false, func(r *routes) { r.narrowOff = true }},
 	{"skip", mpcaRows, false, func(r *routes) { r.skipOff = true }},

@@ -48,7 +48,6 @@ func newFitter(src Source, opts Options) (*fitter, error) {
 	// samples in memory through an exact narrower copy when they allow it.
 	f.scaled = &scaledSource{Source: f.narrow(src)}
 	f.run = newRunner(f.scaled, f.size, threads)
-	f.run.oneWay = opts.routes.noTurn()
 	f.run.routes = opts.routes
 	f.run.canceled = opts.Cancel
 	f.exec = f.run

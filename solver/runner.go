@@ -91,8 +91,7 @@ func (f *Fold) Result() []float64 {
 // started once per fit (see team): member w takes the w-th run of the
 // read's leaves, the same samples in every pass (so its core's cache
 // keeps what it read and wrote, such as the cache z and the rows of a
-// rows pass), every other pass from its end (see run), then helps the
-// others. A leaf finished second of two
+// rows pass), then helps the others. A leaf finished second of two
 // siblings combines them, so the tree is folded in parallel; the subtrees
 // of a read are then added to a Fold in order. A rows pass has no tree:
 // its read is dealt by samples, in pieces of up to a grain that shrink
@@ -141,12 +140,6 @@ type runner struct {
 	j    job
 	fold Fold // reused by every pass
 
-	// back[k] is the direction of the next pass over the source (k = 0)
-	// or over the cache z (k = 1): each walks its samples the opposite
-	// way to the one before it (see run).
-	back [2]bool
-	// oneWay keeps every pass forward (tests compare it with the turns)
-	oneWay bool
 	routes *routes // the fit's route overrides (Options.routes), given to its passes
 }
 
@@ -159,7 +152,6 @@ type job struct {
 	n, size int   // samples of the read, elements per sample of x
 	x       Block // the read's samples (the cache z's when in == fromZ)
 	in      input
-	back    bool      // walk the read from its end (see runner.run)
 	out     []float64 // rows pass: the read's rows
 	deal    par.Deal  // the leaves, by member
 	leaves  int
@@ -339,24 +331,6 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 	}
 	fold.Pass = p
 	rows := p.Rows()
-	// Every other pass over the same data walks it backward, so that it
-	// starts on the samples the pass before it read last, still in the
-	// cache when the samples are larger than it (L3, 32 MB here, shared;
-	// a single core keeps much less of it: see docs/DESIGN.md, "The reduction tree").
-	// Backward, member w takes from the back of the run it takes from the
-	// front forward (about the same samples, which its core's cache
-	// keeps), and a rows pass over samples in memory takes the reads in
-	// reverse order too; other sources are read in increasing order, as
-	// Source promises, and a sum pass adds each read's spans to the Fold
-	// in order. Only the order changes: every leaf and row is the same
-	// function of its samples, and the tree of a sum pass is fixed.
-	k := 0
-	if in == fromZ {
-		k = 1
-	}
-	back := !r.oneWay && r.back[k]
-	r.back[k] = !r.back[k]
-	backReads := back && rows && (in == fromZ || inMemory(src))
 	block := r.block
 	if rows {
 		block = r.rowsBlock()
@@ -364,9 +338,6 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 	reads := (r.m + block - 1) / block
 	for b := range reads {
 		bs := b * block
-		if backReads {
-			bs = (reads - 1 - b) * block
-		}
 		bn := min(block, r.m-bs)
 		var x Block
 		if in == fromZ {
@@ -382,7 +353,7 @@ func (r *runner) run(p *Pass, out []float64, src Source, size int, in input) err
 			x = blk
 		}
 		j := &r.j
-		j.r, j.p, j.start, j.n, j.size, j.x, j.in, j.g, j.back = r, p, bs, bn, size, x, in, p.grain(), back
+		j.r, j.p, j.start, j.n, j.size, j.x, j.in, j.g = r, p, bs, bn, size, x, in, p.grain()
 		j.out, j.spans, j.panicV = nil, j.spans[:0], nil
 		if rows {
 			w := p.RowLen()
@@ -450,26 +421,14 @@ func (j *job) work(w int) {
 		zs = p.zRow()
 	}
 	rows := p.Rows()
-	// Backward (j.back), the positions the deal hands out are counted
-	// from the read's end, and member w takes from the run that then
-	// covers (about) the samples it takes forward.
 	run := w
-	if j.back {
-		run = j.deal.Len() - 1 - w
-	}
 	for {
 		var i, lo, hi int
 		var ok bool
 		if rows {
 			lo, hi, ok = j.deal.TakeRange(run, j.g, j.r.routes.pieceMin())
-			if j.back {
-				lo, hi = j.n-hi, j.n-lo
-			}
 		} else {
 			i, ok = j.deal.Take(run)
-			if j.back {
-				i = j.leaves - 1 - i
-			}
 			lo, hi = i*j.g, min((i+1)*j.g, j.n)
 		}
 		if !ok || r.isCanceled() {

@@ -93,7 +93,6 @@ const sumChunk = 1024
 // *routes or the zero value takes the routes the thresholds choose.
 type routes struct {
 	eigen          eigen.Routes // the eigen step's (internal/eigen)
-	oneWay         bool         // every pass walks its samples forward (runner.run)
 	complementsOff bool         // MPCA and CSA: no complement projections (fitTucker)
 	skipOff        bool         // MPCA and CSA: no mode update's pass is skipped (fitTucker)
 	keepStartOff   bool         // TVP: the partial projections at the uniform start are not kept (fitTVP)
@@ -116,7 +115,6 @@ func (r *routes) eigenRoutes() *eigen.Routes {
 	return &r.eigen
 }
 
-func (r *routes) noTurn() bool        { return r != nil && r.oneWay }
 func (r *routes) noComplements() bool { return r != nil && r.complementsOff }
 func (r *routes) noSkip() bool        { return r != nil && r.skipOff }
 func (r *routes) noKeepStart() bool   { return r != nil && r.keepStartOff }
