@@ -95,7 +95,6 @@ var budgetRoutesAll = []budgetRoute{
 	{"axpySlabs", []string{"gait/perturbed"}, false, func(r *routes) { r.slabsOff = true }}, // float64 cache rows
 	{"kron", gaitRows, false, func(r *routes) { r.kronOff = true }},                         // order >= 3
 	{"sumU8", uint8Rows, false, func(r *routes) { r.sumU8Off = true }},
-	{"subRows", tvpRows, false, func(r *routes) { r.subRowsOff = true }},
 	{"keepStart", []string{"gait/uint8"}, false, func(r *routes) { r.keepStartOff = true }}, // not rotating, rest >= 128
 	{"rotate", []string{"gait/perturbed"}, false, func(r *routes) { r.rotateOff = true }},   // order >= 3, not float32 values
 	{"rowsPieceMin", tvpRows, true, func(r *routes) { r.piecesOf = 4 }},

@@ -502,37 +502,6 @@ func TestAxpySlabsExact(t *testing.T) {
 	}
 }
 
-// TestSubRows checks kernel.SubRows against floats.Sub on each row (kernel.SubRowsGo,
-// the code it replaces), bit for bit, for rows of 1 to 40 columns (the
-// assembly's from 4: whole groups of 4 and a last overlapping group) and
-// 1 to 9 rows, values including signed zeros, and that nothing past the
-// rows is written.
-func TestSubRows(t *testing.T) {
-	rng := rand.New(rand.NewPCG(21, 6))
-	for cols := 1; cols <= 40; cols++ {
-		for _, rows := range []int{1, 2, 3, 9} {
-			off := make([]float64, cols)
-			x := make([]float64, rows*cols+1)
-			for i := range off {
-				off[i] = rng.NormFloat64()
-			}
-			for i := range x {
-				x[i] = rng.NormFloat64() * 100
-			}
-			x[0], off[cols-1] = math.Copysign(0, -1), 0
-			want := append([]float64(nil), x...)
-			kernel.SubRowsGo(want[:rows*cols], off)
-			got := append([]float64(nil), x...)
-			kernel.SubRows(got[:rows*cols], off)
-			for i := range got {
-				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
-					t.Fatalf("%d rows of %d: x[%d] = %v, floats.Sub gives %v (x[%d] is past the rows)", rows, cols, i, got[i], want[i], rows*cols)
-				}
-			}
-		}
-	}
-}
-
 // TestSumU8 checks sumU8 against the float64 loop it replaces in sumLeaf
 // (s[j] += float64(x) sample by sample from +0), bit for bit, on sizes
 // around and across its chunks, from 1 to 300 samples of values up to

@@ -678,15 +678,8 @@ func (p *Pass) modeRows(ws *Workspace, rows []float64, start int, x Block, cnt i
 		p.offset.wait()
 	}
 	if p.Offset != nil {
-		// All the piece's rows in one call (kernel.SubRows), the same bits as
-		// floats.Sub on each row (gait: rows of 32, 22 or 10), whose
-		// calls and loop took 2 to 2.5 times the CPU (bench/MEASUREMENTS.md).
-		if p.routes.noSubRows() {
-			for i := range cnt {
-				floats.Sub(rows[i*In:(i+1)*In], p.Offset[:In])
-			}
-		} else {
-			kernel.SubRows(rows[:cnt*In], p.Offset[:In])
+		for i := range cnt {
+			floats.Sub(rows[i*In:(i+1)*In], p.Offset[:In])
 		}
 	}
 	if p.Deflate == nil {

@@ -99,13 +99,12 @@ type routes struct {
 
 	// Each switches one kernel route off, for BenchmarkRouteBudget: the
 	// work takes the route the special one replaces.
-	kronOff    bool // mode 0 contracted by axpyRows, not the Kronecker vector (contractor.byKron)
-	slabsOff   bool // a sample's slices by one axpyRows call each (no kernel.AxpySlabs)
-	sumU8Off   bool // the mean's uint8 sums by the float64 loop (no sumU8)
-	subRowsOff bool // the offset subtracted row by row by floats.Sub (no kernel.SubRows)
-	narrowOff  bool // MPCA/CSA's last-mode products by gemmSerial (no narrowProduct)
-	piecesOf   int  // > 0: the smallest piece of a rows pass (else rowsPieceMin)
-	rotateOff  bool // TVP: the cache's mode does not rotate (tvpFit.lead is 0)
+	kronOff   bool // mode 0 contracted by axpyRows, not the Kronecker vector (contractor.byKron)
+	slabsOff  bool // a sample's slices by one axpyRows call each (no kernel.AxpySlabs)
+	sumU8Off  bool // the mean's uint8 sums by the float64 loop (no sumU8)
+	narrowOff bool // MPCA/CSA's last-mode products by gemmSerial (no narrowProduct)
+	piecesOf  int  // > 0: the smallest piece of a rows pass (else rowsPieceMin)
+	rotateOff bool // TVP: the cache's mode does not rotate (tvpFit.lead is 0)
 }
 
 func (r *routes) eigenRoutes() *eigen.Routes {
@@ -121,7 +120,6 @@ func (r *routes) noKeepStart() bool   { return r != nil && r.keepStartOff }
 func (r *routes) noKron() bool        { return r != nil && r.kronOff }
 func (r *routes) noSlabs() bool       { return r != nil && r.slabsOff }
 func (r *routes) noSumU8() bool       { return r != nil && r.sumU8Off }
-func (r *routes) noSubRows() bool     { return r != nil && r.subRowsOff }
 func (r *routes) noNarrow() bool      { return r != nil && r.narrowOff }
 func (r *routes) noRotate() bool      { return r != nil && r.rotateOff }
 

@@ -150,15 +150,6 @@ func GramColsGo(S, Y []float64, m, n int) {
 	}
 }
 
-// SubRowsGo subtracts off from each of the len(x)/len(off) rows of x, by
-// floats.Sub on each row (SubRows' reference: the same bits).
-func SubRowsGo(x, off []float64) {
-	cols := len(off)
-	for i := 0; i+cols <= len(x); i += cols {
-		floats.Sub(x[i:i+cols], off)
-	}
-}
-
 // Gram3x4Go is Gram3x4 in Go, in the kernel's order: lane l of each sum
 // takes the terms c = l mod 4 in order, the lanes are added as
 // (l0 + l1) + (l2 + l3).

@@ -158,27 +158,6 @@ func GramCols4x8(out []float64, ldo int, a, b []float64, ld, m int) {
 }
 
 //go:noescape
-func subRowsAVX2(x *float64, off *float64, rows, cols int)
-
-// SubRows subtracts off from each of the len(x)/len(off) rows of x (a
-// whole number of them): in one assembly call when avx2 and rows have
-// 4 columns or more, else by floats.Sub on each row; the same bits.
-func SubRows(x, off []float64) {
-	cols := len(off)
-	if !avx2 || cols < 4 {
-		SubRowsGo(x, off)
-		return
-	}
-	rows := len(x) / cols
-	if rows == 0 {
-		return
-	}
-	// The assembly reads off[:cols] and updates x[:rows*cols].
-	_, _ = x[rows*cols-1], off[cols-1]
-	subRowsAVX2(&x[0], &off[0], rows, cols)
-}
-
-//go:noescape
 func sumU8AVX2(s *float64, x *uint8, cnt, size, n int)
 
 // SumU8Head sets s[j] for the first size rounded down to 32 columns j of

@@ -1013,46 +1013,6 @@ slab:
 	VZEROUPPER
 	RET
 
-// func subRowsAVX2(x *float64, off *float64, rows, cols int)
-//
-// x[r*cols+c] -= off[c] for r < rows, c < cols (cols >= 4): a mode pass's
-// offset (the mean's partial projection) taken from every sample's row,
-// one call for all the rows of a piece (Pass.modeRows) where floats.Sub
-// was called on each row. Each element is one subtraction, as in
-// floats.Sub (whose AxpyUnitaryTo adds -1 * off[c], the same value):
-// the same bits. A row is done by 4 columns, then its last 4 columns
-// once more, computed from the values loaded before the row's first
-// store, so that the columns done twice (cols mod 4 != 0) are stored
-// twice with the same value. Registers: SI the row, DX off, R8 rows
-// left, R9 cols, R10 cols rounded down to 4, CX the column, Y1 the last
-// 4 columns' result.
-TEXT ·subRowsAVX2(SB), NOSPLIT, $0-32
-	MOVQ x+0(FP), SI
-	MOVQ off+8(FP), DX
-	MOVQ rows+16(FP), R8
-	MOVQ cols+24(FP), R9
-	MOVQ R9, R10
-	ANDQ $-4, R10
-
-subRow:
-	VMOVUPD -32(SI)(R9*8), Y1
-	VSUBPD  -32(DX)(R9*8), Y1, Y1
-	XORQ    CX, CX
-
-subBy4:
-	VMOVUPD (SI)(CX*8), Y0
-	VSUBPD  (DX)(CX*8), Y0, Y0
-	VMOVUPD Y0, (SI)(CX*8)
-	ADDQ    $4, CX
-	CMPQ    CX, R10
-	JLT     subBy4
-	VMOVUPD Y1, -32(SI)(R9*8)
-	LEAQ    (SI)(R9*8), SI
-	DECQ    R8
-	JNZ     subRow
-	VZEROUPPER
-	RET
-
 // func sumU8AVX2(s *float64, x *uint8, cnt, size, n int)
 //
 // s[j] = sum_{i < cnt} x[i*size+j] for j < n (n a positive multiple of

@@ -38,8 +38,5 @@ func GramCols4x8(out []float64, ldo int, a, b []float64, ld, m int) {
 // CentreU8Head writes nothing: there is no assembly here.
 func CentreU8Head(dst []float64, x []uint8, mean []float64) int { return 0 }
 
-// SubRows is SubRowsGo: there is no assembly here.
-func SubRows(x, off []float64) { SubRowsGo(x, off) }
-
 // SumU8Head sets nothing: there is no assembly here.
 func SumU8Head(s []float64, x []uint8, cnt, size int) int { return 0 }
