@@ -51,8 +51,8 @@ type beforeCase struct {
 // beforeCases: every method with and without relaxed start, orders 1 to 4,
 // the three element types, 1 and 2 threads, AllModes fusion, both mode
 // updates, and sizes that reach each eigen route of a fit: the dense
-// solve (n <= 16), the small dense and small complement solves (up to 32,
-// the gait-like 32 x 22 x 10 uint8 samples), the complement basis (n >= 64
+// solve (n <= 16), Krylov iterations on modes up to 32 (the gait-like
+// 32 x 22 x 10 uint8 samples), the complement basis (n >= 64
 // with many constraints), Krylov iterations with the projection, PCA's
 // block Lanczos (P <= 6% of n) and partial and full dense eigensolvers.
 var beforeCases = []beforeCase{
@@ -75,8 +75,8 @@ var beforeCases = []beforeCase{
 	{Name: "mpca/u8/3d", M: 100, Shape: []int{12, 10, 6}, Elem: Uint8, Ints: true, Method: MPCA, Threads: 2, Q: 0.8},
 	{Name: "mpca/f32/4d", M: 60, Shape: []int{5, 4, 6, 3}, Elem: Float32, Method: MPCA, Threads: 1, Q: 0.7},
 	{Name: "csa/f64/2d", M: 90, Shape: []int{20, 16}, Elem: Float64, Method: CSA, Threads: 2, Q: 0.99},
-	// gait-like: 64 samples of 32 x 22 x 10 uint8 (small dense and small
-	// complement solves in modes of 32 and 22).
+	// gait-like: 64 samples of 32 x 22 x 10 uint8 (modes of 32 and 22,
+	// many constrained updates).
 	{Name: "gait/sompca-rs/u8/t1", M: 64, Shape: []int{32, 22, 10}, Elem: Uint8, Ints: true, Method: SOMPCA, RS: true, P: 32, Threads: 1},
 	{Name: "gait/sompca-rs/u8/t2", M: 64, Shape: []int{32, 22, 10}, Elem: Uint8, Ints: true, Method: SOMPCA, RS: true, P: 32, Threads: 2},
 	{Name: "gait/fompca/u8", M: 64, Shape: []int{32, 22, 10}, Elem: Uint8, Ints: true, Method: FOMPCA, P: 10, Threads: 2},
@@ -293,9 +293,28 @@ func TestBeforeSplit(t *testing.T) {
 			t.Errorf("%s: no fit in %s", c.Name, path)
 			continue
 		}
+		tol := beforeLoose[variant][c.Name]
+		dev := 0.0 // the largest deviation relative to its array's scale
 		same := func(what string, a, b []float64) {
 			if len(a) != len(b) {
 				t.Errorf("%s: %s has %d values, before %d", c.Name, what, len(a), len(b))
+				return
+			}
+			if tol > 0 {
+				scale := 0.0
+				for _, x := range b {
+					scale = max(scale, math.Abs(x))
+				}
+				for i := range a {
+					d := math.Abs(a[i] - b[i])
+					if !(d <= tol*scale) {
+						t.Errorf("%s: %s[%d] = %v, before %v (scale %g)", c.Name, what, i, a[i], b[i], scale)
+						return
+					}
+					if scale > 0 {
+						dev = max(dev, d/scale)
+					}
+				}
 				return
 			}
 			for i := range a {
@@ -317,9 +336,13 @@ func TestBeforeSplit(t *testing.T) {
 					scale = max(scale, math.Abs(b[i]))
 				}
 				for i := p; i < len(a); i += P {
-					if !(math.Abs(a[i]-b[i]) <= 1e-12*scale) {
+					d := math.Abs(a[i] - b[i])
+					if !(d <= max(1e-12, tol)*scale) {
 						t.Errorf("%s: %s[%d] = %v, before %v (scale %g)", c.Name, what, i, a[i], b[i], scale)
 						return
+					}
+					if tol > 0 && scale > 0 {
+						dev = max(dev, d/scale)
 					}
 				}
 			}
@@ -352,7 +375,51 @@ func TestBeforeSplit(t *testing.T) {
 			fmt.Sprint(w.Mode, w.FeatureModes, w.Extraction, w.Iterations, w.Ranks); a != b {
 			t.Errorf("%s: mode/feature modes/extraction/iterations/ranks %s, before %s", c.Name, a, b)
 		}
+		if tol > 0 {
+			t.Logf("%s (%s): largest relative deviation %.2g", c.Name, variant, dev)
+		}
 	}
+}
+
+// beforeLoose: the cases, per kernel variant, whose fits moved when the
+// eigen step's small dense and small complement routes, the AVX2
+// symmetric product S v from the upper triangle and smallTop's AVX2
+// rank-2 update were removed (issue 33's complexity budget): the general
+// paths round differently, and the alternating updates of the later,
+// weakly determined EMPs carry a one-ulp change of the eigen step to
+// about 1e-11. Their mean, variances, projections, histories and
+// features are compared within this relative tolerance (the fixtures'
+// 1e-10) of each array's scale (its largest |value|; per feature for
+// the features), instead of bit for bit. SO-MPCA-RS on the gait-like and
+// faces-like samples moves further: their later EMPs are weakly
+// determined, as the kernel variants show (the stored AVX2 and portable
+// fits' features differ by up to 2.2e-5 of a feature's scale in the gait
+// case, EMP 20 of 32 from 64 samples, and 2.7e-10 in the faces case),
+// and the removal moves them by as much (1.0e-5 and 4.0e-10 at most), so
+// those cases get 1e-4 and 1e-9. The largest deviations
+// measured (go test -v -run TestBeforeSplit, with and without -tags
+// purego) are logged by the test and recorded in bench/MEASUREMENTS.md;
+// every other case stays bit-exact.
+var beforeLoose = map[string]map[string]float64{
+	"avx2":     looseCases(1e-10, "faces/sompca-rs/u8", "faces/sompca/f32/scatter", "faces/trod/f64", "fompca-rs/u8/3d", "fompca/f64/2d", "gait/fompca/u8", "gait/sompca-rs/u8/t1", "gait/sompca-rs/u8/t2", "gait/umpca-rs/f64", "sompca-rs/f32/2d", "sompca-rs/f32/2d/t2", "sompca-rs/u8/3d/allmodes", "sompca-rs/u8/4d/mode2", "sompca/f32/2d/allmodes", "sompca/f64/1d", "sompca/f64/3d/rows", "sompca/f64/3d/scatter", "trod-rs/u8/2d", "trod/f32/3d", "umpca-rs/f32/2d", "umpca/f64/3d"),
+	"portable": looseCases(1e-10, "gait/fompca/u8", "gait/sompca-rs/u8/t1", "gait/sompca-rs/u8/t2", "sompca-rs/f32/2d", "sompca-rs/f32/2d/t2"),
+}
+
+func init() {
+	for _, v := range beforeLoose {
+		v["gait/sompca-rs/u8/t1"], v["gait/sompca-rs/u8/t2"] = 1e-4, 1e-4
+		if _, ok := v["faces/sompca-rs/u8"]; ok {
+			v["faces/sompca-rs/u8"] = 1e-9
+		}
+	}
+}
+
+func looseCases(tol float64, names ...string) map[string]float64 {
+	m := map[string]float64{}
+	for _, n := range names {
+		m[n] = tol
+	}
+	return m
 }
 
 func readBefore(b []byte, all *map[string]map[string]beforeFit) error {

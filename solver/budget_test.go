@@ -17,7 +17,7 @@ import (
 // of `make bench-engine`, by
 //
 //	go test -run '^$' -bench RouteBudget -benchtime 1x -timeout 0 ./solver \
-//	    [-args -budget.routes=smallDense,rank2 -budget.rows=gait/uint8 -budget.threads=1,2 -budget.pairs=7]
+//	    [-args -budget.routes=dense,formRows -budget.rows=gait/uint8 -budget.threads=1,2 -budget.pairs=7]
 //
 // For each route and row it fits the row's samples with the route on and
 // off alternately (on-off, off-on, ...: pairs), and prints the process CPU
@@ -86,12 +86,8 @@ var budgetRoutesAll = []budgetRoute{
 	{"dense", gaitRows, false, func(r *routes) { r.eigen.NoDense = true }}, // n <= 16: gait's mode of 10
 	{"krylovOnY", tvpRows, false, func(r *routes) { r.eigen.FormAlways = true }},
 	{"formRows", tvpRows, false, func(r *routes) { r.eigen.NoFormRows = true }},
-	{"smallDense", tvpRows, false, func(r *routes) { r.eigen.NoSmallDense = true }},
-	{"smallComplement", tvpRows, false, func(r *routes) { r.eigen.NoSmallComplement = true }},
 	{"topComplement", nil, false, func(r *routes) { r.eigen.Complement = -1 }}, // n >= 64: no row
 	{"ritzEveryLead", tvpRows, false, func(r *routes) { r.eigen.RitzEveryProduct = true }},
-	{"symvUpper", tvpRows, false, func(r *routes) { r.eigen.NoSymv = true }},
-	{"rank2", tvpRows, false, func(r *routes) { r.eigen.PlainRank2 = true }},
 	{"axpySlabs", []string{"gait/perturbed"}, false, func(r *routes) { r.slabsOff = true }}, // float64 cache rows
 	{"kron", gaitRows, false, func(r *routes) { r.kronOff = true }},                         // order >= 3
 	{"sumU8", uint8Rows, false, func(r *routes) { r.sumU8Off = true }},

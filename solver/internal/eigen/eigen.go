@@ -96,7 +96,6 @@ type Config struct {
 func (e *Solver) Init(c Config) {
 	e.threads, e.kr.cancel, e.fixedRows, e.team, e.block, e.routes = c.Threads, c.Cancel, c.FixedRows, c.Team, c.Block, c.Routes
 	e.kr.ritzEach = c.Routes != nil && c.Routes.RitzEveryProduct
-	e.work.small.plainRank2 = c.Routes != nil && c.Routes.PlainRank2
 }
 
 var errNoFreedom = errors.New("solver: no direction left outside the constraint")
@@ -123,31 +122,8 @@ func (e *Solver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []float
 	}
 	var val float64
 	var err error
-	if c == 0 && e.routes.denseLimit() < n && n <= smallTopMax {
-		// smallDense's workspace, sized whichever path the first problems
-		// take, so that a fit's allocations do not depend on which updates
-		// go dense (TestAllocations).
-		e.work.small.Reserve(n)
-	}
-	if c > 0 && e.fixedRows && n <= smallTopMax {
-		// smallComplement's, likewise.
-		e.comp.Reserve(n, &e.work)
-	}
 	if n <= e.routes.denseLimit() {
 		val, err = e.denseFrom(u, S, R, warm)
-	} else if c == 0 && n <= smallTopMax && *hint >= smallDenseFrom(n) && !e.routes.noSmallDense() {
-		if apply == nil {
-			apply = e.symApply(S)
-		}
-		val, err = e.smallDense(u, S, apply, warm, hint)
-	} else if c > 0 && e.fixedRows && useSmallComplement(n, c, *hint) && !e.routes.noSmallComplement() {
-		if apply == nil {
-			apply = e.symApply(S)
-		}
-		var ok bool
-		if val, ok = e.smallComplement(u, e.fullS(S), apply, R, warm, hint); !ok {
-			val, err = e.dense(u, S, R)
-		}
 	} else {
 		var ok bool
 		applies := 0
@@ -173,71 +149,6 @@ func (e *Solver) topWith(u []float64, S *mat.SymDense, apply func(dst, v []float
 	}
 	FixSign(u)
 	return val, nil
-}
-
-// smallDenseFrom is the count of Krylov products (the previous update's,
-// Solver.topWith's *hint) from which an unconstrained problem of
-// order n, up to smallTopMax, is solved by smallTop instead: 3/4 of n.
-// A Krylov iteration that needs that many products has spanned most of
-// the space, and then the dense Householder reduction does the same work
-// with less arithmetic (no reorthogonalisation, no Ritz steps). On one
-// gait uint8 fit's 620 22 x 22 updates (20 products each on average,
-// replayed, chrt, min of 5) smallTop took 6.6 us an update, the Krylov
-// iteration 7.9.
-func smallDenseFrom(n int) int { return n - n/4 }
-
-// smallDense is topWith's dense path for an unconstrained problem whose
-// previous update needed many Krylov products (smallDenseFrom). As
-// krylov.Top's first product does, it first tests the warm vector's
-// residual ||S x - theta x|| <= krylovTol theta explicitly (one product,
-// apply): a converged warm start is the answer, and *hint = 1 hands the
-// next update back to the Krylov iteration. Else smallTop (from warm)
-// solves it and *hint is set to n, so the next update of the mode comes
-// here again.
-func (e *Solver) smallDense(u []float64, S *mat.SymDense, apply func(dst, v []float64), warm []float64, hint *int) (float64, error) {
-	n := len(u)
-	if warm != nil {
-		e.kr.reset(n)
-		x, w := e.kr.x, e.kr.w
-		copy(x, warm)
-		if nx := norm2(x); nx > 0 && !math.IsInf(nx, 0) {
-			floats.Scale(1/nx, x)
-			apply(w, x)
-			theta := floats.Dot(w, x)
-			floats.AddScaled(w, -theta, x)
-			if norm2(w) <= krylovTol*math.Abs(theta) {
-				copy(u, x)
-				*hint = 1
-				return theta, nil
-			}
-		}
-	}
-	*hint = n
-	raw := S.RawSymmetric()
-	if val, ok := e.work.small.Top(u, raw.Data, raw.Stride, n, warm); ok {
-		return val, nil
-	}
-	return e.dense(u, S, nil)
-}
-
-// fullS returns the storage of S (n x n, row-major) with both
-// triangles: e.s when S is the scatter topGram formed (e.sym, as
-// kernel.GramCols and formS leave it), else a copy in e.comp.full with the
-// lower triangle mirrored from the upper.
-func (e *Solver) fullS(S *mat.SymDense) []float64 {
-	n := S.SymmetricDim()
-	if S == &e.sym {
-		return e.s[:n*n]
-	}
-	raw := S.RawSymmetric()
-	f := e.comp.full[:n*n]
-	for i := range n {
-		copy(f[i*n+i:(i+1)*n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
-		for j := i + 1; j < n; j++ {
-			f[j*n+i] = f[i*n+j]
-		}
-	}
-	return f[:n*n]
 }
 
 // krylovMaxApply bounds the products krylov may spend on an n x n
@@ -674,10 +585,6 @@ func (e *Solver) fullApply(n int) func(dst, v []float64) {
 	if e.fullFn == nil {
 		e.fullFn = func(dst, v []float64) {
 			n := e.fullN
-			if kernel.AVX2() && n%4 == 0 && !e.routes.noSymv() {
-				kernel.SymvUpper(dst, e.s, n, v)
-				return
-			}
 			kernel.DotRowsF64(dst, e.s[:n*n], n, n, v, false)
 		}
 	}

@@ -32,13 +32,8 @@ import (
 // K = 20: the 10 x 10 and 22 x 22 scatters of its mode updates, with
 // their warm starts, recorded and replayed by a Go benchmark not kept,
 // chrt) it took 3.2 and 12 us a problem where tridiagWork.Top took 8.7
-// and 38. The reduction's rank-2 updates are kernel.Rank2Update's (an AVX2
-// kernel, two FMAs an entry) since 2026-11-27, where a Go loop rounded
-// each product: the 22 x 22 problems 8.6 -> 6.6 us (replay, min of 7),
-// against 7.9 for the Krylov iteration on the formed scatter, which
-// they now leave to smallTop when it needs many products
-// (smallDenseFrom). Its vectors agree with Dsyev's to 2.7e-15 (10 x 10)
-// and 1.4e-14 (22 x 22), the Krylov iteration's to 2e-14.
+// and 38. Its vectors agree with Dsyev's to 2.7e-15 (10 x 10) and
+// 1.4e-14 (22 x 22), the Krylov iteration's to 2e-14.
 type smallTop struct {
 	a, b      []float64 // the trailing blocks of the reduction, in turn (compact)
 	v         []float64 // reflector k's vector v_k (n-k-1 values, v_k[0] = 1) at k*n
@@ -48,8 +43,6 @@ type smallTop struct {
 	work      []float64 // Dsterf's copies of d and e
 	scr       []float64 // shiftedSolve's scratch (4n)
 	n         int
-
-	plainRank2 bool // Routes.PlainRank2
 }
 
 func (w *smallTop) Reserve(n int) {
@@ -201,11 +194,7 @@ func (w *smallTop) reduce(n int, d0 float64) {
 		}
 		// Rows 1.. less their first entries: the next B.
 		m2 := m1 - 1
-		if w.plainRank2 {
-			kernel.Rank2Go(nxt[:m2*m2], B[m1+1:], m2, m2, m1, v[1:m1], z[1:m1])
-		} else {
-			kernel.Rank2Update(nxt[:m2*m2], B[m1+1:], m2, m2, m1, v[1:m1], z[1:m1])
-		}
+		rank2Update(nxt[:m2*m2], B[m1+1:], m2, m2, m1, v[1:m1], z[1:m1])
 		cur, nxt = nxt, cur
 	}
 	// The last 2 x 2 matrix.
@@ -339,4 +328,19 @@ func tridiagTopIsolated(d, e []float64, norm, lo float64, s, scratch []float64) 
 		}
 	}
 	return tridiagTopPair(d, e, norm, s, scratch)
+}
+
+// rank2Update sets out[i*cols+j] = in[i*inStride+j] - v[i] z[j] - z[i]
+// v[j] for i < rows, j < cols: reduce's symmetric rank-2 update of a
+// trailing block, written compact.
+func rank2Update(out, in []float64, rows, cols, inStride int, v, z []float64) {
+	v, z = v[:max(rows, cols)], z[:max(rows, cols)]
+	vt, zt := v[:cols], z[:cols]
+	for i := range rows {
+		row, o := in[i*inStride:i*inStride+cols], out[i*cols:(i+1)*cols]
+		vi, zi := v[i], z[i]
+		for j := range o {
+			o[j] = row[j] - vi*zt[j] - zi*vt[j]
+		}
+	}
 }

@@ -9,8 +9,6 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/sompca/sompca/solver/internal/kernel"
 )
 
 // TestSmallTop: smallTop's top pair against gonum's EigenSym (Dsyev) on
@@ -156,54 +154,6 @@ func TestTridiagSolve(t *testing.T) {
 		}
 		if x[0] != 1 {
 			t.Errorf("d %v e %v: x changed on failure: %v", c.d, c.e, x)
-		}
-	}
-}
-
-// TestRank2Update: kernel.Rank2Update (the AVX2 kernel where there is one)
-// against its Go loop, kernel.Rank2Go, for every shape up to 13 x 13 with row
-// strides past the columns: each entry to 4 eps of the sum of its three
-// terms' magnitudes (the kernel rounds each product with its subtraction,
-// the loop separately: at most 2 roundings apart per term), with the
-// input rows' padding and the output's tail (past rows x cols) left as
-// they were.
-func TestRank2Update(t *testing.T) {
-	if !kernel.AVX2() {
-		t.Skip("no assembly kernel to compare")
-	}
-	const eps = 2.220446049250313e-16
-	rng := rand.New(rand.NewPCG(9, 10))
-	for rows := 1; rows <= 13; rows++ {
-		for cols := 1; cols <= 13; cols++ {
-			for _, pad := range []int{0, 1, 3} {
-				stride := cols + pad
-				in := make([]float64, rows*stride)
-				v, z := make([]float64, max(rows, cols)), make([]float64, max(rows, cols))
-				for _, s := range [][]float64{in, v, z} {
-					for i := range s {
-						s[i] = rng.NormFloat64()
-					}
-				}
-				want, got := make([]float64, rows*cols+4), make([]float64, rows*cols+4)
-				for i := range got {
-					got[i], want[i] = -7, -7
-				}
-				kernel.Rank2Go(want, in, rows, cols, stride, v, z)
-				kernel.Rank2Update(got, in, rows, cols, stride, v, z)
-				for i := range rows {
-					for j := range cols {
-						mag := math.Abs(in[i*stride+j]) + math.Abs(v[i]*z[j]) + math.Abs(z[i]*v[j])
-						if d := math.Abs(got[i*cols+j] - want[i*cols+j]); d > 4*eps*mag {
-							t.Fatalf("%d x %d stride %d: entry %d,%d = %v, Go loop %v", rows, cols, stride, i, j, got[i*cols+j], want[i*cols+j])
-						}
-					}
-				}
-				for _, x := range got[rows*cols:] {
-					if x != -7 {
-						t.Fatalf("%d x %d stride %d: wrote past the output", rows, cols, stride)
-					}
-				}
-			}
 		}
 	}
 }

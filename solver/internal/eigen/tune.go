@@ -248,15 +248,11 @@ type Routes struct {
 
 	// Each switches one speed route off, for BenchmarkRouteBudget (solver)
 	// and tests: the problem takes the route the special one replaces.
-	NoDense           bool // no dense route up to denseLimit (Krylov or smallDense instead)
-	FormAlways        bool // TopGram forms S at once (no Krylov on Y)
-	NoFormRows        bool // S formed by 4 x 8 blocks only (no formRows)
-	NoSmallDense      bool // no smallDense (Krylov instead)
-	NoSmallComplement bool // no smallComplement (Krylov with the projection instead)
-	RitzEveryProduct  bool // Krylov's Ritz estimate after every product, from the first (no krylovRitzEvery, krylovRitzLead)
-	NoSymv            bool // S v by the row dot kernel (no kernel.SymvUpper)
-	PlainRank2        bool // smallTop's rank-2 updates by the Go loop (no rank2 assembly)
-	NoLanczos         bool // the top P eigenpairs never by block Lanczos (tridiagonal or dense instead)
+	NoDense          bool // no dense route up to denseLimit (Krylov instead)
+	FormAlways       bool // TopGram forms S at once (no Krylov on Y)
+	NoFormRows       bool // S formed by 4 x 8 blocks only (no formRows)
+	RitzEveryProduct bool // Krylov's Ritz estimate after every product, from the first (no krylovRitzEvery, krylovRitzLead)
+	NoLanczos        bool // the top P eigenpairs never by block Lanczos (tridiagonal or dense instead)
 }
 
 func (r *Routes) denseLimit() int {
@@ -283,9 +279,6 @@ func (r *Routes) maxProducts() int {
 	return lanczosMaxProducts
 }
 
-func (r *Routes) formAlways() bool        { return r != nil && r.FormAlways }
-func (r *Routes) noFormRows() bool        { return r != nil && r.NoFormRows }
-func (r *Routes) noSmallDense() bool      { return r != nil && r.NoSmallDense }
-func (r *Routes) noSmallComplement() bool { return r != nil && r.NoSmallComplement }
-func (r *Routes) noLanczos() bool         { return r != nil && r.NoLanczos }
-func (r *Routes) noSymv() bool            { return r != nil && r.NoSymv }
+func (r *Routes) formAlways() bool { return r != nil && r.FormAlways }
+func (r *Routes) noFormRows() bool { return r != nil && r.NoFormRows }
+func (r *Routes) noLanczos() bool  { return r != nil && r.NoLanczos }

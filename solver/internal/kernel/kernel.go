@@ -216,17 +216,3 @@ func DotsI32Tail(out []float64, a []int32, lda, ni int, z []float64, ldz, k4, k 
 		}
 	}
 }
-
-// Rank2Go is Rank2Update's Go loop (each product rounded, then
-// subtracted).
-func Rank2Go(out, in []float64, rows, cols, inStride int, v, z []float64) {
-	v, z = v[:max(rows, cols)], z[:max(rows, cols)]
-	vt, zt := v[:cols], z[:cols]
-	for i := range rows {
-		row, o := in[i*inStride:i*inStride+cols], out[i*cols:(i+1)*cols]
-		vi, zi := v[i], z[i]
-		for j := range o {
-			o[j] = row[j] - vi*zt[j] - zi*vt[j]
-		}
-	}
-}
