@@ -150,9 +150,6 @@ func (c *contractor) mode0(dst []float64, x Block, cnt int, v []float64) {
 	var f *kernel.FixedVec
 	for i := range cnt {
 		xi, di := x.slice(i*size, (i+1)*size), dst[i*cols:(i+1)*cols]
-		if cnt > 1 {
-			prefetchRow(dst, i, cols)
-		}
 		if u, ok := c.sampleBytes(xi); ok {
 			if f == nil {
 				f = c.fx0.get(v)
@@ -164,21 +161,6 @@ func (c *contractor) mode0(dst []float64, x Block, cnt int, v []float64) {
 			xi = Block{U8: u}
 		}
 		axpyRowsStream(di, xi, c.dims[0], cols, v)
-	}
-}
-
-// prefetchRow asks for the lines of rows i (when i = 0) and i+1 of dst
-// (rows of cols values) before mode0 computes row i: the rows of the
-// cache of X x_1 u^(1) are written once per fill, and when the cache is
-// larger than L2 (16 x the gait samples: 20 MB) each sample's stores
-// otherwise wait on their misses (kernel.PrefetchWrite; figures in
-// bench/MEASUREMENTS.md). A hint: no value changes.
-func prefetchRow(dst []float64, i, cols int) {
-	if i == 0 {
-		kernel.PrefetchWrite(dst[:cols])
-	}
-	if (i+2)*cols <= len(dst) {
-		kernel.PrefetchWrite(dst[(i+1)*cols : (i+2)*cols])
 	}
 }
 
