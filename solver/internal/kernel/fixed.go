@@ -48,6 +48,9 @@ type FixedVec struct {
 	// tab holds, for n <= FixedQuadMax, the limbs in the order the short
 	// rows' dotRows kernel multiplies them (see setTab); else it is empty.
 	tab []int16
+	// bytes holds, for n <= FixedQuadMax, each q[i] as eight signed bytes
+	// in the order the short rows' VNNI kernel takes them (see setBytes).
+	bytes []int8
 }
 
 // NewFixedVec returns an empty FixedVec whose storage holds vectors of up
@@ -57,6 +60,7 @@ func NewFixedVec(n int) FixedVec {
 	f := FixedVec{limbs: make([]int16, 0, FixedLimbs*ld)}
 	if n <= FixedQuadMax {
 		f.tab = make([]int16, 0, FixedTabLen(n))
+		f.bytes = make([]int8, 0, 8*ld)
 	}
 	return f
 }
@@ -104,6 +108,7 @@ func (f *FixedVec) Set(v []float64) {
 	f.ok = true
 	if top == 0 {
 		f.setTab() // every q[i] is 0
+		f.setBytes()
 		return
 	}
 	_, e := math.Frexp(top) // top in [2^(e-1), 2^e)
@@ -122,6 +127,7 @@ func (f *FixedVec) Set(v []float64) {
 		f.limbs[3*ld+i] = int16(q & 0x7fff)
 	}
 	f.setTab()
+	f.setBytes()
 }
 
 // setTab sets f.tab from the limbs when f.n <= FixedQuadMax, in the order
@@ -161,6 +167,33 @@ func (f *FixedVec) setTab() {
 			}
 		}
 		c += w
+	}
+}
+
+// setBytes sets f.bytes from the limbs when f.n <= FixedQuadMax: q[i] =
+// sum_k d_k 256^k with digits d_k in [-128, 128) (|q| < 2^60 needs
+// eight), as VPDPBUSD multiplies them with unsigned bytes. For each
+// block of 16 entries, 128 bytes: digit k of entries 16b..16b+15 at
+// 16k (zero past n), the order of a vector that holds 16 bytes of a row
+// four times over.
+func (f *FixedVec) setBytes() {
+	f.bytes = f.bytes[:0]
+	if f.n > FixedQuadMax {
+		return
+	}
+	need := 8 * f.ld
+	if cap(f.bytes) < need {
+		f.bytes = make([]int8, need)
+	}
+	f.bytes = f.bytes[:need]
+	clear(f.bytes)
+	for i := range f.n {
+		q, at := f.q(i), (i/16)*128+i%16
+		for k := range 8 {
+			d := int8(q) // q's low byte, as a digit in [-128, 128)
+			f.bytes[at+16*k] = d
+			q = (q - int64(d)) >> 8
+		}
 	}
 }
 

@@ -11,13 +11,18 @@ package kernel
 // lanes. Cycle counts and the variants tried are in bench/MEASUREMENTS.md
 // ("Moved from code comments"). On a CPU with AVX512-VNNI (vnni) their
 // loops add the products by VPDPWSSD, one instruction for VPMADDWD and
-// VPADDD: the same sums, so the same bits.
+// VPADDD, and the short rows take q as eight signed bytes
+// (FixedVec.bytes) by VPDPBUSD on 512 bits, with no widening and no
+// transposes: the same integer x . q, so the same bits.
 
 //go:noescape
 func dotRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64, vnni bool)
 
 //go:noescape
-func dotRowsFixedQuadAVX2(dst *float64, x *uint8, tab *int16, rows, cols int, scale float64, vnni bool)
+func dotRowsFixedQuadAVX2(dst *float64, x *uint8, tab *int16, rows, cols int, scale float64)
+
+//go:noescape
+func dotRowsFixedQuadVNNI(dst *float64, x *uint8, digits *int8, rows, cols int, scale float64)
 
 //go:noescape
 func axpyRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64, sums *int64, vnni bool)
@@ -41,14 +46,15 @@ func dotRowsFixedAsm(dst []float64, x []uint8, rows, cols int, f *FixedVec, vnni
 }
 
 // dotRowsFixedQuad is dotRowsFixedAsm for cols <= FixedQuadMax, four rows
-// at a time by dotRowsFixedQuadAVX2, which reads each row's blocks of 16
-// bytes whole (f.tab's limbs are zero past cols): the rows whose blocks
+// at a time by dotRowsFixedQuadAVX2 (dotRowsFixedQuadVNNI when vnni),
+// which reads each row's blocks of 16 bytes whole (f.tab's limbs and
+// f.bytes's digits are zero past cols): the rows whose blocks
 // end inside x in place, the last few (fewer than 4 + 16/cols) copied
 // four at a time to a buffer with zeros after them. Each row's result is
 // its own, so the rows a call groups together cannot change a bit.
 func dotRowsFixedQuad(dst []float64, x []uint8, rows, cols int, f *FixedVec, vnni bool) {
 	span := (cols + FixedPad - 1) / FixedPad * FixedPad
-	_ = f.tab[span*16-1] // FixedTabLen(cols)
+	_, _ = f.tab[span*16-1], f.bytes[span*8-1] // FixedTabLen(cols), 8 ld
 	// Row r's blocks end inside x when r*cols + span <= rows*cols.
 	inside := 0
 	if n := rows * cols; n >= span {
@@ -57,7 +63,7 @@ func dotRowsFixedQuad(dst []float64, x []uint8, rows, cols int, f *FixedVec, vnn
 	quads := inside &^ 3
 	if quads > 0 {
 		_, _ = dst[quads-1], x[quads*cols-1]
-		dotRowsFixedQuadAVX2(&dst[0], &x[0], &f.tab[0], quads, cols, f.scale, vnni)
+		f.quads(&dst[0], &x[0], quads, cols, vnni)
 	}
 	var buf [3*FixedQuadMax + 256]uint8 // 3 cols + span
 	var out [4]float64
@@ -65,8 +71,18 @@ func dotRowsFixedQuad(dst []float64, x []uint8, rows, cols int, f *FixedVec, vnn
 		k := min(4, rows-r)
 		m := copy(buf[:], x[r*cols:(r+k)*cols])
 		clear(buf[m : 3*cols+span])
-		dotRowsFixedQuadAVX2(&out[0], &buf[0], &f.tab[0], 4, cols, f.scale, vnni)
+		f.quads(&out[0], &buf[0], 4, cols, vnni)
 		copy(dst[r:r+k], out[:k])
+	}
+}
+
+// quads contracts rows (a multiple of 4) rows of cols bytes at x with f
+// into dst, by the assembly of dotRowsFixedQuad.
+func (f *FixedVec) quads(dst *float64, x *uint8, rows, cols int, vnni bool) {
+	if vnni {
+		dotRowsFixedQuadVNNI(dst, x, &f.bytes[0], rows, cols, f.scale)
+	} else {
+		dotRowsFixedQuadAVX2(dst, x, &f.tab[0], rows, cols, f.scale)
 	}
 }
 

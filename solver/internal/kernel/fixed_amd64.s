@@ -598,29 +598,12 @@ aret:
 	VPUNPCKHBW Y12, v, Y13 \
 	QUAD_MADD(Y13, off+128)
 
-// QUAD_DP(t, off, a0, a1, a2, a3) is QUAD_MADD by VPDPWSSD (MADD_VNNI)
-// into the accumulators a0-a3.
-#define QUAD_DP(t, off, a0, a1, a2, a3) \
-	VPDPWSSD off(R9), t, a0 \
-	VPDPWSSD off+32(R9), t, a1 \
-	VPDPWSSD off+64(R9), t, a2 \
-	VPDPWSSD off+96(R9), t, a3
-
-// QUAD_WIDEN_VNNI(v, off) is QUAD_WIDEN by QUAD_DP, the low bytes into
-// Y0-Y3 and the high ones into Y8-Y11: two chains of VPDPWSSD a limb, as
-// each waits for the one before (5 cycles on Sapphire Rapids).
-#define QUAD_WIDEN_VNNI(v, off) \
-	VPUNPCKLBW Y12, v, Y13 \
-	QUAD_DP(Y13, off, Y0, Y1, Y2, Y3) \
-	VPUNPCKHBW Y12, v, Y13 \
-	QUAD_DP(Y13, off+128, Y8, Y9, Y10, Y11)
-
 // quadAhead is how many quads of rows ahead of the one it contracts
 // dotRowsFixedQuadAVX2 prefetches (4 x 4 x cols bytes: 3.5 KiB for the
 // gait's rows of 220).
 #define quadAhead 4
 
-// func dotRowsFixedQuadAVX2(dst *float64, x *uint8, tab *int16, rows, cols int, scale float64, vnni bool)
+// func dotRowsFixedQuadAVX2(dst *float64, x *uint8, tab *int16, rows, cols int, scale float64)
 //
 // Short rows (cols <= fixedQuadMax, 240) four at a time, with no sums
 // across lanes: the four rows' bytes are transposed so that a vector
@@ -651,16 +634,11 @@ aret:
 // fits each, lower in every pair: about 4% of the kernel, 1% of the fit).
 // A prefetch past x does not fault.
 //
-// With vnni a quad takes qdoublevnni and qsinglevnni: the same products
-// by QUAD_DP into two sets of accumulators (Y0-Y3, Y8-Y11, added before
-// qsums), the transposes in place with Y14 and Y15 as scratch (reloaded
-// for qsums).
-//
 // Registers: DI dst, SI row 0 of the quad, BX/R12/R13 rows 1-3, DX table,
 // R9 table at the block, CX column, R8 cols - 16, R10 cols, R11 3 cols,
 // R14 the quad quadAhead ahead, AX rows left; Y12 zero, Y14 2^15 x 4,
 // Y15 scale x 4.
-TEXT ·dotRowsFixedQuadAVX2(SB), NOSPLIT, $0-49
+TEXT ·dotRowsFixedQuadAVX2(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), DI
 	MOVQ x+8(FP), SI
 	MOVQ tab+16(FP), DX
@@ -685,8 +663,6 @@ qquad:
 	LEAQ  (SI)(R11*1), R13
 	MOVQ  DX, R9
 	XORQ  CX, CX
-	CMPB  vnni+48(FP), $0
-	JNE   qvnni
 
 qdouble:
 	CMPQ CX, R8
@@ -735,66 +711,6 @@ qsingle:
 	QUAD_MADD(Y7, 384)
 	JMP qsums
 
-qvnni:
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPXOR Y10, Y10, Y10
-	VPXOR Y11, Y11, Y11
-
-qdoublevnni:
-	CMPQ CX, R8
-	JGE  qsinglevnni
-	PREFETCHT0  (R14)(CX*4)
-	PREFETCHT0  64(R14)(CX*4)
-	VMOVDQU     (SI)(CX*1), Y4
-	VMOVDQU     (BX)(CX*1), Y5
-	VMOVDQU     (R12)(CX*1), Y6
-	VMOVDQU     (R13)(CX*1), Y7
-	VPUNPCKLWD  Y5, Y4, Y14
-	VPUNPCKHWD  Y5, Y4, Y15
-	VPUNPCKLWD  Y7, Y6, Y4
-	VPUNPCKHWD  Y7, Y6, Y5
-	VPUNPCKLDQ  Y4, Y14, Y6
-	VPUNPCKHDQ  Y4, Y14, Y7
-	VPUNPCKLDQ  Y5, Y15, Y14
-	VPUNPCKHDQ  Y5, Y15, Y4
-	QUAD_WIDEN_VNNI(Y6, 0)
-	QUAD_WIDEN_VNNI(Y7, 256)
-	QUAD_WIDEN_VNNI(Y14, 512)
-	QUAD_WIDEN_VNNI(Y4, 768)
-	ADDQ $1024, R9
-	ADDQ $32, CX
-	JMP  qdoublevnni
-
-qsinglevnni:
-	CMPQ CX, R10
-	JGE  qsumsvnni
-	PREFETCHT0  (R14)(CX*4)
-	VPMOVZXBW   (SI)(CX*1), Y4
-	VPMOVZXBW   (BX)(CX*1), Y5
-	VPMOVZXBW   (R12)(CX*1), Y6
-	VPMOVZXBW   (R13)(CX*1), Y7
-	VPUNPCKLDQ  Y5, Y4, Y14
-	VPUNPCKHDQ  Y5, Y4, Y15
-	VPUNPCKLDQ  Y7, Y6, Y4
-	VPUNPCKHDQ  Y7, Y6, Y5
-	VPUNPCKLQDQ Y4, Y14, Y6
-	VPUNPCKHQDQ Y4, Y14, Y7
-	VPUNPCKLQDQ Y5, Y15, Y14
-	VPUNPCKHQDQ Y5, Y15, Y4
-	QUAD_DP(Y6, 0, Y0, Y1, Y2, Y3)
-	QUAD_DP(Y7, 128, Y8, Y9, Y10, Y11)
-	QUAD_DP(Y14, 256, Y0, Y1, Y2, Y3)
-	QUAD_DP(Y4, 384, Y8, Y9, Y10, Y11)
-
-qsumsvnni:
-	VPADDD Y8, Y0, Y0
-	VPADDD Y9, Y1, Y1
-	VPADDD Y10, Y2, Y2
-	VPADDD Y11, Y3, Y3
-	VBROADCASTSD scale+40(FP), Y15
-	VBROADCASTSD pow15<>(SB), Y14
-
 qsums:
 	// s_l of the four rows: the halves added, converted exactly; then
 	// t1 = s0 2^15 + s1 and t2 = s2 2^15 + s3 (exact, below 2^53),
@@ -821,5 +737,165 @@ qsums:
 	LEAQ (R14)(R10*4), R14
 	SUBQ $4, AX
 	JGT  qquad
+	VZEROUPPER
+	RET
+
+// The powers of two that dotRowsFixedQuadVNNI combines its digits' sums
+// with.
+DATA pow8<>+0(SB)/8, $0x4070000000000000
+GLOBL pow8<>(SB), RODATA|NOPTR, $8
+DATA pow16<>+0(SB)/8, $0x40f0000000000000
+GLOBL pow16<>(SB), RODATA|NOPTR, $8
+DATA pow32<>+0(SB)/8, $0x41f0000000000000
+GLOBL pow32<>(SB), RODATA|NOPTR, $8
+
+// BYTE_BLOCK(off, a0, ..., a7) adds the products of the 16 bytes at
+// column CX+off of the quad's four rows (each broadcast to the four
+// 128-bit lanes) with the digits at off*8(R9) (digits 0-3, one a lane)
+// and off*8+64(R9) (digits 4-7) to the int32 accumulators: a(2r) row r's
+// digits 0-3, a(2r+1) its digits 4-7, by VPDPBUSD (unsigned bytes times
+// signed bytes, four products a lane).
+#define BYTE_BLOCK(off, a0, a1, a2, a3, a4, a5, a6, a7) \
+	VBROADCASTI32X4 off(SI)(CX*1), Z8 \
+	VBROADCASTI32X4 off(BX)(CX*1), Z9 \
+	VBROADCASTI32X4 off(R12)(CX*1), Z10 \
+	VBROADCASTI32X4 off(R13)(CX*1), Z11 \
+	VMOVDQU64       (off*8)(R9), Z12 \
+	VMOVDQU64       (off*8+64)(R9), Z13 \
+	VPDPBUSD        Z12, Z8, a0 \
+	VPDPBUSD        Z13, Z8, a1 \
+	VPDPBUSD        Z12, Z9, a2 \
+	VPDPBUSD        Z13, Z9, a3 \
+	VPDPBUSD        Z12, Z10, a4 \
+	VPDPBUSD        Z13, Z10, a5 \
+	VPDPBUSD        Z12, Z11, a6 \
+	VPDPBUSD        Z13, Z11, a7
+
+// BYTE_RED(a0, a1, a2, a3, out) sums the four int32 lanes of each 128-bit
+// lane of the rows' accumulators a0-a3 (rows 0-3, one digit group):
+// 128-bit lane k of out holds rows 0-3's sums of that group's digit k.
+// Z8-Z10 scratch.
+#define BYTE_RED(a0, a1, a2, a3, out) \
+	VPUNPCKLDQ  a1, a0, Z8 \
+	VPUNPCKHDQ  a1, a0, Z9 \
+	VPADDD      Z9, Z8, Z8 \
+	VPUNPCKLDQ  a3, a2, Z9 \
+	VPUNPCKHDQ  a3, a2, Z10 \
+	VPADDD      Z10, Z9, Z9 \
+	VPUNPCKLQDQ Z9, Z8, Z10 \
+	VPUNPCKHQDQ Z9, Z8, Z8 \
+	VPADDD      Z10, Z8, out
+
+// BYTE_HALF(z, y, t) sets the float64 lanes of t to rows 0-3's
+// s_0 + s_1 2^8 + s_2 2^16 + s_3 2^24 from the sums s_k of one digit
+// group in z (BYTE_RED; y is its low half): exact, |s_k| < 2^23 so each
+// step is an integer below 2^48. Z9-Z11 scratch.
+#define BYTE_HALF(z, y, t) \
+	VCVTDQ2PD     y, Z9 \
+	VEXTRACTI64X4 $1, z, Y10 \
+	VCVTDQ2PD     Y10, Z10 \
+	VFMADD231PD   Z25, Z10, Z9 \
+	VEXTRACTF64X4 $1, Z9, Y11 \
+	VFMADD231PD   Y24, Y11, Y9 \
+	VMOVAPD       Y9, t
+
+// func dotRowsFixedQuadVNNI(dst *float64, x *uint8, digits *int8, rows, cols int, scale float64)
+//
+// dotRowsFixedQuadAVX2 on AVX-512 VNNI, from FixedVec.bytes: q[i] as
+// eight signed digits (q = sum d_k 256^k), so the rows' bytes multiply
+// the digits as they are, four columns a lane, with no widening and no
+// transposes: for each 16 columns, each row's 16 bytes are broadcast to
+// the four 128-bit lanes and multiplied by digits 0-3 (one a lane) and
+// 4-7, two VPDPBUSD a row. Blocks of 16 columns alternate between two
+// sets of accumulators (Z0-Z7, Z16-Z23) to cover VPDPBUSD's latency. At
+// the quad's end the lanes are summed (BYTE_RED), converted exactly, and
+// t_lo = sum_{k<4} s_k 2^8k and t_hi = sum_{k<4} s_{k+4} 2^8k (exact,
+// below 2^48) give t_hi 2^32 + t_lo = x . q rounded once, times scale:
+// the bits of fixedVec.combine. Bounds: a lane adds 4 products of at
+// most 255 x 128 a block, the sums of a row at most 240 x 255 x 128 <
+// 2^23. The caller's guarantees are dotRowsFixedQuadAVX2's; prefetching
+// is too.
+//
+// Registers: DI dst, SI row 0 of the quad, BX/R12/R13 rows 1-3, DX
+// digits, R9 digits at the block, CX column, R8 cols - 16, R10 cols, R11
+// 3 cols, R14 the quad quadAhead ahead, AX rows left; Z24 2^8, Z25 2^16,
+// Z26 2^32, Z27 scale.
+TEXT ·dotRowsFixedQuadVNNI(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         digits+16(FP), DX
+	MOVQ         rows+24(FP), AX
+	MOVQ         cols+32(FP), R10
+	VBROADCASTSD scale+40(FP), Z27
+	VBROADCASTSD pow8<>(SB), Z24
+	VBROADCASTSD pow16<>(SB), Z25
+	VBROADCASTSD pow32<>(SB), Z26
+	LEAQ         -16(R10), R8
+	LEAQ         (R10)(R10*2), R11
+	MOVQ         R10, R14
+	IMULQ        $(4*quadAhead), R14
+	ADDQ         SI, R14
+
+bquad:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	LEAQ   (SI)(R10*1), BX
+	LEAQ   (SI)(R10*2), R12
+	LEAQ   (SI)(R11*1), R13
+	MOVQ   DX, R9
+	XORQ   CX, CX
+
+bdouble:
+	CMPQ       CX, R8
+	JGE        bsingle
+	PREFETCHT0 (R14)(CX*4)
+	PREFETCHT0 64(R14)(CX*4)
+	BYTE_BLOCK(0, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	BYTE_BLOCK(16, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23)
+	ADDQ       $256, R9
+	ADDQ       $32, CX
+	JMP        bdouble
+
+bsingle:
+	CMPQ       CX, R10
+	JGE        bsums
+	PREFETCHT0 (R14)(CX*4)
+	BYTE_BLOCK(0, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+
+bsums:
+	VPADDD Z16, Z0, Z0
+	VPADDD Z17, Z1, Z1
+	VPADDD Z18, Z2, Z2
+	VPADDD Z19, Z3, Z3
+	VPADDD Z20, Z4, Z4
+	VPADDD Z21, Z5, Z5
+	VPADDD Z22, Z6, Z6
+	VPADDD Z23, Z7, Z7
+	BYTE_RED(Z0, Z2, Z4, Z6, Z12)
+	BYTE_RED(Z1, Z3, Z5, Z7, Z13)
+	BYTE_HALF(Z12, Y12, Y14)
+	BYTE_HALF(Z13, Y13, Y15)
+	VFMADD231PD Y26, Y15, Y14
+	VMULPD      Y27, Y14, Y14
+	VMOVUPD     Y14, (DI)
+	ADDQ        $32, DI
+	LEAQ        (SI)(R10*4), SI
+	LEAQ        (R14)(R10*4), R14
+	SUBQ        $4, AX
+	JGT         bquad
 	VZEROUPPER
 	RET

@@ -82,6 +82,7 @@ func TestFixedVecSet(t *testing.T) {
 			}
 		}
 		checkFixedTab(t, &f)
+		checkFixedBytes(t, &f)
 	}
 	var f FixedVec
 	for _, v := range [][]float64{{1, math.NaN()}, {math.Inf(-1)}, {math.Ldexp(1, -1000)}} {
@@ -96,6 +97,39 @@ func TestFixedVecSet(t *testing.T) {
 		t.Errorf("set(zeros): ok %v, q %d %d; want ok and zeros", f.ok, f.q(0), f.q(2))
 	}
 	checkFixedTab(t, &f)
+	checkFixedBytes(t, &f)
+}
+
+// checkFixedBytes checks f.bytes against its definition (setBytes):
+// for each 16 entries, digit k of entry 16b+j at 128b+16k+j, digits in
+// [-128, 128) with sum_k d_k 256^k = q (an identity checked in big
+// integers), zero past n; empty past FixedQuadMax entries.
+func checkFixedBytes(t *testing.T, f *FixedVec) {
+	t.Helper()
+	if f.n > FixedQuadMax {
+		if len(f.bytes) != 0 {
+			t.Fatalf("n=%d: %d digit bytes past FixedQuadMax", f.n, len(f.bytes))
+		}
+		return
+	}
+	if len(f.bytes) != 8*f.ld {
+		t.Fatalf("n=%d: %d digit bytes, want %d", f.n, len(f.bytes), 8*f.ld)
+	}
+	for i := range f.ld {
+		sum, weight := new(big.Int), big.NewInt(1)
+		for k := range 8 {
+			d := f.bytes[(i/16)*128+16*k+i%16]
+			sum.Add(sum, new(big.Int).Mul(big.NewInt(int64(d)), weight))
+			weight.Lsh(weight, 8)
+		}
+		want := int64(0)
+		if i < f.n {
+			want = f.q(i)
+		}
+		if !sum.IsInt64() || sum.Int64() != want {
+			t.Fatalf("n=%d: digits of entry %d make %v, want %d", f.n, i, sum, want)
+		}
+	}
 }
 
 // checkFixedTab checks f.tab against its definition (setTab): column
