@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -653,9 +654,23 @@ func (w *wire) f64s(v []float64) {
 	at := len(w.b)
 	w.b = slices.Grow(w.b, 8*len(v))[:at+8*len(v)]
 	b := w.b[at:]
+	if littleEndian {
+		copy(b, f64Bytes(v))
+		return
+	}
 	for i, x := range v {
 		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
 	}
+}
+
+// littleEndian reports whether this machine lays out a float64 as the
+// wire does, so that runs of values are copied whole (the rows of a rows
+// pass are most of a session's bytes).
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// f64Bytes returns the bytes of v in memory.
+func f64Bytes(v []float64) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 8*len(v))
 }
 
 func (w *wire) ints(v []int) {
@@ -704,10 +719,7 @@ func (r *wireReader) f64s() []float64 {
 		return nil
 	}
 	v := make([]float64, n)
-	for i := range v {
-		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(r.b[8*i:]))
-	}
-	r.b = r.b[8*n:]
+	r.take(v)
 	return v
 }
 
@@ -719,11 +731,21 @@ func (r *wireReader) f64sInto(dst []float64) int {
 	if r.err != nil || n != len(dst) {
 		return n
 	}
-	for i := range dst {
-		dst[i] = math.Float64frombits(binary.LittleEndian.Uint64(r.b[8*i:]))
+	r.take(dst)
+	return n
+}
+
+// take reads len(dst) float64s (their count read and checked already).
+func (r *wireReader) take(dst []float64) {
+	n := len(dst)
+	if littleEndian {
+		copy(f64Bytes(dst), r.b[:8*n])
+	} else {
+		for i := range dst {
+			dst[i] = math.Float64frombits(binary.LittleEndian.Uint64(r.b[8*i:]))
+		}
 	}
 	r.b = r.b[8*n:]
-	return n
 }
 
 func (r *wireReader) ints() []int {
