@@ -16,8 +16,8 @@ The fits: SO-MPCA-RS, P = 10, K = 20, tol = 0, of
             scatter);
   - dask:   da.from_array over the h5py dataset in blocks of whole grains,
             persisted on a LocalCluster of 2 worker processes x 1 thread,
-            then fit with the default mode updates (one round per pass: an
-            Actor call per worker, tasks for the first round);
+            then fit with the default mode updates (one round per pass: a
+            message to each worker's block server, tasks for the first round);
   - with --compare-driver FILE, also the dask fit by another version of
             sompca/_dask.py (e.g. git show REV:bindings/python/sompca/_dask.py
             > /tmp/before.py), loaded here and on the workers as

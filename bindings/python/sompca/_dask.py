@@ -11,22 +11,26 @@ module only moves requests and partials; nothing of the algorithm is here.
   ``dask.distributed.Client`` active, else in this process by Dask's local
   scheduler), then every pass is one round. With a client, a block's first
   partial is computed by a task on the persisted block, which also keeps
-  the block in its worker's process; from then on each worker's blocks are
-  served by one Dask Actor per worker (``_BlockServer``), called directly
-  by the driver once per round with the requests of that worker's blocks:
-  no task, no graph and no scheduler round trip per pass, which is what a
-  round of tasks costs on small blocks. Without a client, one task per
-  block on Dask's local scheduler.
+  the block in its worker's process and starts that process's block
+  server: a thread listening on a socket of the worker's host (an
+  authenticated ``multiprocessing.connection``, its key random per
+  process and given to the driver by the task). From then on the driver
+  sends each worker the requests of the blocks it keeps, once per round,
+  and reads back their partials as bytes: no task, no graph, no scheduler
+  and no Dask message per pass, which cost more than the partials of small
+  blocks (bench/MEASUREMENTS.md, "Dask: a socket per worker"). Workers
+  whose address is not TCP (TLS, UCX) are served by tasks. Without a
+  client, one task per block on Dask's local scheduler.
 - Partials are folded in block order, so the model does not depend on
   where or in which order the tasks ran. Blocks that start at multiples
   of ``BLOCK_MULTIPLE`` samples give the model of an in-memory fit bit for
   bit; other blocks agree to rounding (about 1e-12).
 - Faults: a partial is a pure function of the request and the block.
-  When a worker dies, its Actor's calls fail and the blocks it served go
+  When a worker dies, its connection breaks and the blocks it served go
   back to tasks on the persisted array: Dask recomputes the lost blocks
   from the array's graph, the tasks keep them on the workers they ran on,
-  and Actors serve them again from the next round. The fit goes on with
-  the same result.
+  and those workers' block servers serve them from the next round. The
+  fit goes on with the same result.
 - Workers may keep a per-block cache between passes (for samples of order
   3 or more: the contraction with the first mode's vector, which the
   mode-2 pass fills and which saves reading the samples in the passes of
@@ -37,9 +41,9 @@ module only moves requests and partials; nothing of the algorithm is here.
   result.
 """
 
-import asyncio
 import collections
 import concurrent.futures
+import secrets
 import sys
 import threading
 import time
@@ -138,7 +142,7 @@ def _cache_for(token, first, n, size):
         return cache
 
 
-# Per-process blocks kept for the Actors: fit token -> {block index: array},
+# Per-process blocks kept for the block server: fit token -> {block index: array},
 # filled by the tasks that computed a block's partial (held_partials), kept
 # like the caches (a few fits, least recently used dropped).
 _HELD: "collections.OrderedDict[object, dict]" = collections.OrderedDict()
@@ -203,19 +207,20 @@ def narrow(block):
 def held_partials(token, items):
     """A task: the partials of (index, request, block) triples, keeping the blocks in this process.
 
-    Returns this worker's address and the partials in the order of
-    ``items``; the worker's ``_BlockServer`` serves the kept blocks from
-    then on.
+    Returns this worker's address, its block server's (address, key) or
+    None (see _serve), and the partials in the order of ``items``; the
+    block server serves the kept blocks from then on.
     """
     from distributed import get_worker
 
     held = _held(token)
     for i, _, block in items:
         held[i] = narrow(block)
-    return get_worker().address, block_partials(token, [(request, held[i]) for i, request, _ in items])
+    address = get_worker().address
+    return address, _serve(address), block_partials(token, [(request, held[i]) for i, request, _ in items])
 
 
-_POOL = None  # the threads an Actor computes its blocks on (as many as the worker's)
+_POOL = None  # the threads the block server computes blocks on (as many as the worker's)
 
 
 def _pool(threads):
@@ -242,41 +247,84 @@ def _split(blocks, parts, lengths):
     return runs
 
 
-class _BlockServer:
-    """A Dask Actor, one per worker: the partials of the blocks its process keeps for one fit.
+def _partials_of(token, items, threads):
+    """The partials of the (index, request) items whose blocks this process keeps for the fit ``token``.
 
-    Called by the driver directly (worker <-> client, without the
-    scheduler) once per round. ``partials`` returns (i, j, partial)
-    triples: the partial of blocks i..j-1, a run of neighbouring blocks it
-    holds, joined into one (sompca_partials_join: the subtrees of the
-    reduction tree they complete together are folded here, and the driver
-    receives and feeds one partial per run). A block it does not hold (its
-    process restarted, or the block was never computed here) is left out,
-    and the driver computes it by a task instead.
+    Returns (i, j, partial) triples: the partial of blocks i..j-1, a run of
+    neighbouring blocks kept here, joined into one (sompca_partials_join:
+    the subtrees of the reduction tree they complete together are folded
+    here, and the driver receives and feeds one partial per run). A block
+    not kept here (its process restarted, or the block was never computed
+    here) is left out, and the driver computes it by a task instead.
     """
+    held = _held(token)
+    here = {i: request for i, request in items if i in held}
+    pool = _pool(threads)
+    groups = [[(i, here[i]) for i in group]
+              for group in _split(sorted(here), threads, {i: len(held[i]) for i in here})]
+    results = pool.map(lambda group: block_partials(token, [(request, held[i]) for i, request in group]), groups)
+    partials = {i: partial for group, result in zip(groups, results) for (i, _), partial in zip(group, result)}
+    runs = _runs(sorted(partials))
+    joined = iter(pool.map(lambda run: _lib.partials_join(here[run[0]], [partials[i] for i in run]),
+                           [run for run in runs if len(run) > 1]))
+    return [(run[0], run[-1] + 1, next(joined) if len(run) > 1 else partials[run[0]]) for run in runs]
 
-    def __init__(self, token, threads):
-        self.token = token
-        self.threads = max(1, int(threads))
 
-    async def partials(self, items):
-        held = _held(self.token)
-        here = {i: request for i, request in items if i in held}
-        # The worker's threads share the blocks; the event loop stays free.
-        groups = [[(i, here[i]) for i in group]
-                  for group in _split(sorted(here), self.threads, {i: len(held[i]) for i in here})]
-        loop = asyncio.get_running_loop()
-        pool = _pool(self.threads)
-        results = await asyncio.gather(*[
-            loop.run_in_executor(pool, block_partials, self.token, [(request, held[i]) for i, request in group])
-            for group in groups])
-        partials = {i: partial for group, result in zip(groups, results) for (i, _), partial in zip(group, result)}
-        runs = _runs(sorted(partials))
-        joined = await asyncio.gather(*[
-            loop.run_in_executor(pool, _lib.partials_join, here[run[0]], [partials[i] for i in run])
-            for run in runs if len(run) > 1])
-        joined = iter(joined)
-        return [(run[0], run[-1] + 1, next(joined) if len(run) > 1 else partials[run[0]]) for run in runs]
+_SERVER = None  # this process's block server: (listener address, key)
+
+
+def _serve(worker_address):
+    """Start this process's block server once; its (address, key), or None when the worker's comm is not TCP.
+
+    A daemon thread accepts connections (the driver's, authenticated by a
+    key random per process); each is served by its own thread, which
+    answers every message (token, items, threads) with
+    ("ok", [(i, j, nbytes)]) and then each partial's bytes
+    (_partials_of), or ("error", exception).
+    """
+    global _SERVER
+    from multiprocessing.connection import Listener
+
+    scheme, _, rest = worker_address.partition("://")
+    if scheme == "inproc":
+        host = "127.0.0.1"
+    elif scheme == "tcp" and not rest.startswith("["):  # IPv4 or a name; not IPv6
+        host = rest.rsplit(":", 1)[0]
+    else:
+        return None
+    with _CACHES_LOCK:
+        if _SERVER is None:
+            key = secrets.token_bytes(32)
+            listener = Listener((host, 0), authkey=key)
+            threading.Thread(target=_accept, args=(listener,), daemon=True, name="sompca-server").start()
+            _SERVER = (listener.address, key)
+        return _SERVER
+
+
+def _accept(listener):
+    while True:
+        try:
+            conn = listener.accept()
+        except Exception:  # a client that failed authentication, or the listener closed
+            continue
+        threading.Thread(target=_answer, args=(conn,), daemon=True, name="sompca-conn").start()
+
+
+def _answer(conn):
+    with conn:
+        while True:
+            try:
+                token, items, threads = conn.recv()
+            except (EOFError, OSError):  # the driver closed the connection, or went away
+                return
+            try:
+                pieces = _partials_of(token, items, threads)
+            except Exception as err:  # the driver raises it, as a task's error
+                conn.send(("error", err))
+                continue
+            conn.send(("ok", [(i, j, len(partial)) for i, j, partial in pieces]))
+            for _, _, partial in pieces:
+                conn.send_bytes(partial)
 
 
 def _runs(indices):
@@ -311,7 +359,7 @@ def fit(X, options, report=None, rounds=None, partial_bytes=None, stats=None):
     brought to the driver; ``stats``, if a dict, gets "fed", the partials
     fed to the session (a worker's neighbouring blocks are joined into one
     partial), and with a client "served" and "tasked", the block partials
-    computed by Actors and by tasks.
+    computed by block servers and by tasks.
     Returns a :class:`sompca._lib.Model`.
     """
     X = _prepare(X)
@@ -408,20 +456,20 @@ class _LocalRounds:
 
 
 class _ClusterRounds:
-    """Rounds on a dask.distributed cluster: an Actor per worker serves the blocks that worker keeps.
+    """Rounds on a dask.distributed cluster: each worker's block server serves the blocks that worker keeps.
 
     The array is persisted once; its blocks stay on the workers as futures.
-    A block whose partial no Actor can give (the first round, a worker
-    lost, a block Dask moved) is computed by a task on its persisted future
-    (one task per worker thread over the blocks that worker holds, as Dask
-    reports), which keeps the block in the process it ran in and tells the
-    driver where; the driver then starts an Actor on that worker if it has
-    none. A round in which every block has a live Actor is one direct call
-    per worker. ``served`` and ``tasked`` count the partials each way (for
-    tests and the benchmark).
+    A block whose partial no block server can give (the first round, a
+    worker lost, a block Dask moved) is computed by a task on its
+    persisted future (one task per worker thread over the blocks that
+    worker holds, as Dask reports), which keeps the block in the process
+    it ran in and tells the driver where, and how to reach that process's
+    block server; the driver connects once. A round in which every block
+    is served is one message to and from each worker. ``served`` and
+    ``tasked`` count the partials each way (for tests and the benchmark).
     """
 
-    ACTOR_START_SECONDS = 30.0  # an Actor that does not start in time is not used (its blocks stay on tasks)
+    CONNECT_SECONDS = 30.0  # a block server not reached in time is not used (its blocks stay on tasks)
 
     def __init__(self, client, X):
         from distributed import futures_of, wait
@@ -434,7 +482,8 @@ class _ClusterRounds:
         self.futures = [by_key[key] for key in _flat_keys(X)]
         self.lengths = [int(n) for n in X.chunks[0]]  # samples per block
         self.owner = [None] * len(self.futures)  # the worker whose process keeps block i
-        self.servers = {}  # worker address -> (actor future, Actor)
+        self.channels = {}  # worker address -> connection to its block server
+        self.threads = {}  # worker address -> its threads
         self.served = self.tasked = 0
 
     def round(self, token, requests):
@@ -442,19 +491,23 @@ class _ClusterRounds:
         done = [request is None for request in requests]  # the blocks with a partial (or none to make)
         by_owner = collections.defaultdict(list)
         for i, request in enumerate(requests):
-            if request is not None and self.owner[i] in self.servers:
+            if request is not None and self.owner[i] in self.channels:
                 by_owner[self.owner[i]].append(i)
-        calls = {}
+        asked = []
         for address, blocks in by_owner.items():
-            future, actor = self.servers[address]
-            if future.status != "finished":  # its worker was lost
-                self._lost(address)
-                continue
-            calls[address] = actor.partials([(i, requests[i]) for i in blocks])
-        for address, call in calls.items():
             try:
-                got = call.result()
+                self.channels[address].send((token, [(i, requests[i]) for i in blocks], self.threads[address]))
+                asked.append(address)
             except OSError:  # the worker cannot be reached: its blocks go to tasks
+                self._lost(address)
+        for address in asked:
+            channel = self.channels[address]
+            try:
+                status, got = channel.recv()
+                if status == "error":
+                    raise got
+                got = [(i, j, channel.recv_bytes()) for i, j, _ in got]
+            except (EOFError, OSError):  # the worker died mid-round: its blocks go to tasks
                 self._lost(address)
                 continue
             for i, j, partial in got:
@@ -466,11 +519,12 @@ class _ClusterRounds:
             partials = [None] * len(requests)
             self._tasks(token, requests, rest, partials)
             pieces.update((i, (i + 1, partials[i])) for i in rest)
-            self._start_servers(token)
         return [(i, j, partial) for i, (j, partial) in sorted(pieces.items())]
 
     def _lost(self, address):
-        self.servers.pop(address, None)
+        channel = self.channels.pop(address, None)
+        if channel is not None:
+            channel.close()
         self.owner = [None if owner == address else owner for owner in self.owner]
 
     def _tasks(self, token, requests, blocks, partials):
@@ -486,7 +540,7 @@ class _ClusterRounds:
         threads = {address: max(1, int(worker.get("nthreads", 1))) for address, worker in info.items()}
         who = self.client.who_has([self.futures[i] for i in blocks])
         load = dict.fromkeys(threads, 0)
-        for i, owner in enumerate(self.owner):  # the blocks Actors still serve
+        for i, owner in enumerate(self.owner):  # the blocks block servers still serve
             if owner in load and i not in blocks:
                 load[owner] += self.lengths[i]
         share = (sum(load.values()) + sum(self.lengths[i] for i in blocks)) / max(1, sum(threads.values()))
@@ -514,38 +568,31 @@ class _ClusterRounds:
         submitted = [self.client.submit(held_partials, token, [(i, requests[i], self.futures[i]) for i in group],
                                         workers=[address] if address else None, allow_other_workers=True,
                                         pure=False) for address, group in groups]
-        for (_, group), (address, result) in zip(groups, self.client.gather(submitted)):
+        for (_, group), (address, server, result) in zip(groups, self.client.gather(submitted)):
             for i, partial in zip(group, result):
                 partials[i] = partial
                 self.owner[i] = address
             self.tasked += len(group)
+            if server is not None and address not in self.channels:
+                self._connect(address, server, threads.get(address, 1))
 
-    def _start_servers(self, token):
-        """An Actor on every worker that keeps blocks and has none yet."""
-        from distributed import wait
+    def _connect(self, address, server, threads):
+        """Connect to the block server of the worker at address (its blocks stay on tasks if it cannot be reached)."""
+        import socket
+        from multiprocessing.connection import Client
 
-        info = self.client.scheduler_info().get("workers", {})
-        new = {}
-        for address in set(self.owner) - set(self.servers) - {None}:
-            if address in info:
-                new[address] = self.client.submit(_BlockServer, token, info[address].get("nthreads", 1),
-                                                   workers=[address], allow_other_workers=False, actor=True,
-                                                   pure=False)
-        if not new:
-            return
+        (host, port), key = server
         try:
-            with self.client.as_current():
-                wait(list(new.values()), timeout=self.ACTOR_START_SECONDS)
-        except TimeoutError:
+            # Client has no timeout: first check that the port answers.
+            socket.create_connection((host, port), timeout=self.CONNECT_SECONDS).close()
+            self.channels[address] = Client((host, port), authkey=key)
+            self.threads[address] = threads
+        except OSError:
             pass
-        for address, future in new.items():
-            if future.status == "finished":
-                self.servers[address] = (future, future.result())
-            else:  # not started (its worker gone): its blocks stay on tasks
-                future.cancel()
 
     def drop(self, token):
-        self.servers.clear()  # releases the Actors
+        for address in list(self.channels):
+            self._lost(address)
         try:
             self.client.run(drop_caches, token)
         except Exception:  # a worker gone: its caches went with it

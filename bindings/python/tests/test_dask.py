@@ -242,7 +242,7 @@ def test_a_worker_killed_mid_fit_changes_nothing(client, X):
         est._set_model(_dask.fit(dX, est._options(), report=kill_after_first_emp, stats=stats, rounds=rounds))
     assert killed
     assert_identical(est, local)
-    # The killed worker's blocks went back to tasks (recomputed by Dask), then to Actors again.
+    # The killed worker's blocks went back to tasks (recomputed by Dask), then to block servers again.
     blocks = len(dX.chunks[0])
     assert stats["tasked"] > blocks and stats["served"] + stats["tasked"] == blocks * len(rounds)
     # The cluster heals: both workers are back (the killed one restarted by its Nanny).
@@ -250,8 +250,8 @@ def test_a_worker_killed_mid_fit_changes_nothing(client, X):
     assert set(client.run(os.getpid).values()) != set(pids.values())
 
 
-def test_rounds_after_the_first_are_served_by_actors(client, X):
-    """Tasks compute the first round only; every later round is one Actor call per worker."""
+def test_rounds_after_the_first_are_served_by_block_servers(client, X):
+    """Tasks compute the first round only; every later round is one message to each worker's block server."""
     est, stats, rounds = small(sompca.SOMPCA), {}, []
     dX = da.from_array(X, chunks=(B,) + SHAPE)
     with client.as_current():
@@ -263,7 +263,7 @@ def test_rounds_after_the_first_are_served_by_actors(client, X):
 
 @pytest.mark.parametrize("mode_updates", ["rows", "scatter"])
 def test_a_workers_neighbouring_blocks_are_joined(client, X, mode_updates):
-    """An Actor sends one partial per run of neighbouring blocks it holds, and the model keeps its bits.
+    """A block server sends one partial per run of neighbouring blocks it holds, and the model keeps its bits.
 
     The 14 blocks of BLOCK_MULTIPLE samples (4 leaves of the reduction tree
     each) are placed in 4 runs on the 2 workers: blocks 0-2 (leaves 0-11,
@@ -282,6 +282,37 @@ def test_a_workers_neighbouring_blocks_are_joined(client, X, mode_updates):
     assert stats == {"tasked": len(plan), "served": len(plan) * (len(rounds) - 1), "fed": len(plan) + 4 * (len(rounds) - 1)}
     del futures  # held until the fit's end, so that Dask keeps the blocks where they were put
     assert_identical(est, small(sompca.SOMPCA, mode_updates=mode_updates).fit(X))
+
+
+def test_block_server_answers_only_its_key(X):
+    """The block server (in this process): the partials of block_partials, errors sent back, other keys refused."""
+    from multiprocessing import AuthenticationError
+    from multiprocessing.connection import Client
+
+    token = "test-block-server"
+    block = np.ascontiguousarray(X[:B])
+    _dask._held(token)[0] = block
+    session = _lib.Session(M, SHAPE, small(sompca.SOMPCA)._options())
+    try:
+        assert session.next()
+        request = session.request(0, B)
+        (host, port), key = _dask._serve("tcp://127.0.0.1:1")
+        with Client((host, port), authkey=key) as conn:
+            conn.send((token, [(0, request), (5, request)], 2))  # block 5 is not held here: left out
+            status, pieces = conn.recv()
+            assert status == "ok" and [(i, j) for i, j, _ in pieces] == [(0, 1)]
+            assert conn.recv_bytes() == _dask.block_partials(token, [(request, block)])[0]
+            conn.send((token, [(0, b"not a request")], 1))
+            status, err = conn.recv()
+            assert status == "error" and isinstance(err, ValueError)
+            conn.send((token, [(0, request)], 1))  # the connection still serves
+            assert conn.recv()[0] == "ok" and len(conn.recv_bytes()) == pieces[0][2]
+        with pytest.raises(AuthenticationError):
+            Client((host, port), authkey=b"another key")
+        assert _dask._serve("tls://127.0.0.1:1") is None  # not TCP: tasks serve such workers
+    finally:
+        session.close()
+        _dask.drop_caches(token)
 
 
 def test_bad_dask_input(X):
