@@ -13,7 +13,9 @@ package kernel
 // loops add the products by VPDPWSSD, one instruction for VPMADDWD and
 // VPADDD, and the short rows take q as eight signed bytes
 // (FixedVec.bytes) by VPDPBUSD on 512 bits, with no widening and no
-// transposes: the same integer x . q, so the same bits.
+// transposes: the same integer x . q, so the same bits. axpyRows takes its
+// blocks of 32 columns on 512-bit registers then, twice the multiply-adds
+// a cycle.
 
 //go:noescape
 func dotRowsFixedAVX2(dst *float64, x *uint8, limbs *int16, ld, rows, cols int, scale float64, vnni bool)

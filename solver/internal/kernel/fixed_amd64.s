@@ -325,6 +325,50 @@ ddone:
 	ADDQ $8, DX \
 	SUBQ $2, CX
 
+// AXPY_PAIR_Z(xb, off) is AXPY_PAIR by VPDPWSSD on 512 bits, for a
+// block of 32 columns: Y8 and xb are Z registers of 32 words, Z0-Z7 the
+// accumulators. The unpacks work within 128-bit lanes, so the low half of
+// Z(2l) (Z(2l+1)) is AXPY_PAIR's Y(2l) (Y(2l+1)) for the block's first 16
+// columns and the high half that of its last 16.
+#define AXPY_PAIR_Z(xb, off) \
+	VPUNPCKLWD   xb, Z8, Z10 \
+	VPUNPCKHWD   xb, Z8, Z11 \
+	VPBROADCASTD off(DX), Z12 \
+	VPDPWSSD     Z12, Z10, Z0 \
+	VPDPWSSD     Z12, Z11, Z1 \
+	VPBROADCASTD off(DX)(R8*1), Z12 \
+	VPDPWSSD     Z12, Z10, Z2 \
+	VPDPWSSD     Z12, Z11, Z3 \
+	VPBROADCASTD off(DX)(R8*2), Z12 \
+	VPDPWSSD     Z12, Z10, Z4 \
+	VPDPWSSD     Z12, Z11, Z5 \
+	VPBROADCASTD off(DX)(R9*1), Z12 \
+	VPDPWSSD     Z12, Z10, Z6 \
+	VPDPWSSD     Z12, Z11, Z7
+
+// AXPY_PAIRS2_Z is AXPY_PAIRS2 by AXPY_PAIR_Z: 32 bytes of each of the
+// four rows, and two lines prefetched (the columns are twice as many).
+#define AXPY_PAIRS2_Z \
+	VPMOVZXBW  (SI), Z8 \
+	VPMOVZXBW  (SI)(R10*1), Z9 \
+	AXPY_PAIR_Z(Z9, 0) \
+	PREFETCHT0 (R14) \
+	PREFETCHT0 64(R14) \
+	VPMOVZXBW  (SI)(R11*1), Z8 \
+	VPMOVZXBW  (SI)(BX*1), Z9 \
+	AXPY_PAIR_Z(Z9, 4) \
+	LEAQ       (SI)(R11*2), SI \
+	ADDQ       $128, R14 \
+	ADDQ       $8, DX \
+	SUBQ       $2, CX
+
+// AXPY_STORE_Z(z, y, off) stores the int32 sums of z as those of two
+// blocks of 16 columns: its low half y at off(R13)(CX*1), the high half
+// at the next block's, 256 bytes on.
+#define AXPY_STORE_Z(z, y, off) \
+	VMOVDQU       y, off(R13)(CX*1) \
+	VEXTRACTI64X4 $1, z, off+256(R13)(CX*1)
+
 // AXPY_FLUSH1(acc, xacc, lo, hi) adds the int32 lanes of acc, converted
 // exactly to float64, to the sums at lo(SP) (its low half) and hi(SP).
 #define AXPY_FLUSH1(acc, xacc, lo, hi) \
@@ -387,20 +431,24 @@ ddone:
 // and convert them at the block's end. The caller guarantees cols >= 16,
 // 1 <= rows <= 2^15, rows <= ld, ld a multiple of 16, the limbs zero
 // past rows, and sums of at least 4 cols int64 (scratch). With vnni the
-// loop of two pairs takes MADD_VNNI.
+// loop of two pairs takes MADD_VNNI, and when rows <= 255 the columns go
+// by blocks of 32 while they fit (zblock: AXPY_PAIR on Z registers, the
+// sums stored as two blocks of 16 each), then by 16 as above.
 //
 // Each iteration (4 rows x 16 columns, 64 bytes of x) prefetches the next
-// 64 bytes after x, so a call brings the rows*cols bytes that follow x
-// (the next sample, when a pass contracts sample after sample) into L1
-// while it works: x is read by 16 columns down all rows, as many strided
-// streams as rows, which the hardware prefetchers do not follow, and in a
-// fit the samples come from L3. A prefetch never faults, past x or not.
+// 64 bytes after x (zblock's, of 32 columns, 128), so a call brings the
+// rows*cols bytes that follow x (the next sample, when a pass contracts
+// sample after sample) into L1 while it works: x is read by 16 columns
+// down all rows, as many strided streams as rows, which the hardware
+// prefetchers do not follow, and in a fit the samples come from L3. A
+// prefetch never faults, past x or not.
 //
 // Registers: DI dst, SI row r at the block, DX limb pairs of r, R8 the
 // limb rows' stride, R9 3 strides, R10 cols, R11 2 cols, BX 3 cols, R14
-// the next line to prefetch, AX pairs left, CX pairs left in the chunk,
-// R12 block column, R13 flushed (then the sums' address); in aconv SI
-// the block's sums, R12 16b, CX its column, R13 cols - 16.
+// the next line to prefetch, AX pairs left (zblock: cols - 32), CX pairs
+// left in the chunk, R12 block column, R13 flushed (then the sums'
+// address); in aconv SI the block's sums, R12 16b, CX its column, R13
+// cols - 16.
 TEXT ·axpyRowsFixedAVX2(SB), 0, $512-65
 	MOVQ dst+0(FP), DI
 	MOVQ ld+24(FP), R8
@@ -415,6 +463,71 @@ TEXT ·axpyRowsFixedAVX2(SB), 0, $512-65
 	VBROADCASTSD scale+48(FP), Y15
 	VBROADCASTSD pow15<>(SB), Y14
 	XORQ R12, R12
+	CMPB vnni+64(FP), $0
+	JEQ  ablock
+	CMPQ rows+32(FP), $255
+	JGT  ablock
+	LEAQ -32(R10), AX
+	TESTQ AX, AX
+	JL   ablock
+
+zblock:
+	// Blocks of 32 columns on Z registers while they fit (R12 <= AX =
+	// cols - 32); rows <= 255 is one chunk, stored as two blocks of 16.
+	MOVQ x+8(FP), SI
+	ADDQ R12, SI
+	MOVQ limbs+16(FP), DX
+	MOVQ rows+32(FP), CX
+	SHRQ $1, CX
+	ZERO_Y0_Y7 // a VEX write zeroes the Z register above its Y too
+	// An odd pair first, then two pairs an iteration, as in achunk.
+	TESTQ $1, CX
+	JZ    zpairs
+	VPMOVZXBW (SI), Z8
+	VPMOVZXBW (SI)(R10*1), Z9
+	AXPY_PAIR_Z(Z9, 0)
+	ADDQ R11, SI
+	ADDQ $4, DX
+	DECQ CX
+
+zpairs:
+	TESTQ CX, CX
+	JZ    zlast
+
+zpair2:
+	AXPY_PAIRS2_Z
+	JNZ zpair2
+
+zlast:
+	// The odd last row against zero words, as in alast.
+	TESTQ $1, rows+32(FP)
+	JZ    zout
+	VPMOVZXBW (SI), Z8
+	VPXORD Z9, Z9, Z9
+	AXPY_PAIR_Z(Z9, 0)
+
+zout:
+	MOVQ sums+56(FP), R13
+	MOVQ R12, CX
+	SHLQ $4, CX
+	AXPY_STORE_Z(Z0, Y0, 0)
+	AXPY_STORE_Z(Z1, Y1, 32)
+	AXPY_STORE_Z(Z2, Y2, 64)
+	AXPY_STORE_Z(Z3, Y3, 96)
+	AXPY_STORE_Z(Z4, Y4, 128)
+	AXPY_STORE_Z(Z5, Y5, 160)
+	AXPY_STORE_Z(Z6, Y6, 192)
+	AXPY_STORE_Z(Z7, Y7, 224)
+	ADDQ $32, R12
+	CMPQ R12, AX
+	JLE  zblock
+	// The columns left (fewer than 32) by blocks of 16, the first one
+	// clamped already if fewer than 16 are left.
+	CMPQ R12, R10
+	JGE  adone
+	LEAQ -16(R10), R13
+	CMPQ R12, R13
+	CMOVQGT R13, R12
 
 ablock:
 	MOVQ x+8(FP), SI

@@ -338,8 +338,8 @@ func fixedCheckVariant(t *testing.T, rng *rand.Rand, x []uint8, rows, cols int, 
 // where the CPU has it, against the Go loops bit for bit (their results are exact, so any difference is a bug) at
 // shapes that take every path: odd and even rows, pairs of rows two at a
 // time (dotRows' short rows), rows past a chunk of 127 row pairs
-// (axpyRows: 254-257, 300), columns below and above 16, tails of every
-// length, rows about the int32 short path's limit (240) and the chunks of
+// (axpyRows: 254-257, 300), columns below and above 16 and 32 (axpyRows'
+// VNNI blocks of 32, then of 16), tails of every length, rows about the int32 short path's limit (240) and the chunks of
 // 496 columns (496, 497, 1008, 2032, 2033, 4096, 5000), with random bytes
 // and with all bytes 255; each x is a slice of exactly rows*cols bytes
 // (the guard page test checks that nothing past it is read). Small shapes
@@ -350,7 +350,7 @@ func TestFixedKernelsAVX2(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	allRows := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 32, 80, 254, 255, 256, 257, 300}
-	allCols := []int{60, 128, 220, 239, 240, 241, 256, 496, 497, 512, 1008, 2032, 2033, 4096, 5000}
+	allCols := []int{48, 60, 63, 64, 95, 128, 220, 239, 240, 241, 256, 496, 497, 512, 1008, 2032, 2033, 4096, 5000}
 	for c := 1; c <= 40; c++ {
 		allCols = append(allCols, c)
 	}

@@ -17,9 +17,11 @@ import "golang.org/x/sys/cpu"
 var avx2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 // vnni reports whether the exact uint8 kernels (fixed_amd64.s) may add
-// their products by VPDPWSSD on 256 bits (AVX512-VNNI, EVEX-encoded, so
-// AVX512VL too): read once, never changed.
-var vnni = avx2 && cpu.X86.HasAVX512VNNI && cpu.X86.HasAVX512VL
+// their products by VPDPWSSD (AVX512-VNNI) on 256 bits (EVEX-encoded, so
+// AVX512VL too) and on 512 (AVX512F, and AVX512BW for the word shuffles):
+// read once, never changed.
+var vnni = avx2 && cpu.X86.HasAVX512VNNI && cpu.X86.HasAVX512VL &&
+	cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW
 
 //go:noescape
 func dotRowsU8AVX2(dst *float64, x *uint8, v *float64, rows, cols int)
