@@ -193,6 +193,7 @@ def test_a_fifo_is_refused_at_once(tmp_path):
 SLOW_FIT = """
 import os, signal, threading, time
 import numpy as np, sompca
+sompca.SOMPCA  # the estimators (and scikit-learn) are imported on first use: before the interrupt
 sent = []
 def interrupt():
     time.sleep(1.0)
