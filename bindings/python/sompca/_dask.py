@@ -43,6 +43,7 @@ module only moves requests and partials; nothing of the algorithm is here.
 
 import collections
 import concurrent.futures
+import os
 import secrets
 import sys
 import threading
@@ -307,7 +308,21 @@ def _accept(listener):
             conn = listener.accept()
         except Exception:  # a client that failed authentication, or the listener closed
             continue
+        _no_delay(conn)
         threading.Thread(target=_answer, args=(conn,), daemon=True, name="sompca-conn").start()
+
+
+def _no_delay(conn):
+    """Send a connection's messages at once (TCP_NODELAY).
+
+    A message goes out in a few writes (a header, then the bytes), and a
+    reply in several messages; with Nagle's algorithm the last short
+    write waits for the peer's delayed ACK, about 40 ms a round.
+    """
+    import socket
+
+    with socket.socket(fileno=os.dup(conn.fileno())) as sock:  # the same socket; its options are shared
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def _answer(conn):
@@ -586,6 +601,7 @@ class _ClusterRounds:
             # Client has no timeout: first check that the port answers.
             socket.create_connection((host, port), timeout=self.CONNECT_SECONDS).close()
             self.channels[address] = Client((host, port), authkey=key)
+            _no_delay(self.channels[address])
             self.threads[address] = threads
         except OSError:
             pass
