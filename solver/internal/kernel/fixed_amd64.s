@@ -716,6 +716,24 @@ aret:
 // gait's rows of 220).
 #define quadAhead 4
 
+// QUAD_START sets, for the four-row kernels (SI the first row, R10 cols),
+// R8 = cols - 16, R11 = 3 cols and R14 the quad quadAhead ahead.
+#define QUAD_START \
+	LEAQ  -16(R10), R8 \
+	LEAQ  (R10)(R10*2), R11 \
+	MOVQ  R10, R14 \
+	IMULQ $(4*quadAhead), R14 \
+	ADDQ  SI, R14
+
+// QUAD_ROWS sets BX, R12, R13 to rows 1-3 of the quad at SI, R9 to the
+// table at DX and CX to column 0.
+#define QUAD_ROWS \
+	LEAQ (SI)(R10*1), BX \
+	LEAQ (SI)(R10*2), R12 \
+	LEAQ (SI)(R11*1), R13 \
+	MOVQ DX, R9 \
+	XORQ CX, CX
+
 // func dotRowsFixedQuadAVX2(dst *float64, x *uint8, tab *int16, rows, cols int, scale float64)
 //
 // Short rows (cols <= fixedQuadMax, 240) four at a time, with no sums
@@ -760,22 +778,14 @@ TEXT ·dotRowsFixedQuadAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSD scale+40(FP), Y15
 	VBROADCASTSD pow15<>(SB), Y14
 	VPXOR Y12, Y12, Y12
-	LEAQ -16(R10), R8
-	LEAQ (R10)(R10*2), R11
-	MOVQ R10, R14
-	IMULQ $(4*quadAhead), R14
-	ADDQ SI, R14
+	QUAD_START
 
 qquad:
 	VPXOR Y0, Y0, Y0
 	VPXOR Y1, Y1, Y1
 	VPXOR Y2, Y2, Y2
 	VPXOR Y3, Y3, Y3
-	LEAQ  (SI)(R10*1), BX
-	LEAQ  (SI)(R10*2), R12
-	LEAQ  (SI)(R11*1), R13
-	MOVQ  DX, R9
-	XORQ  CX, CX
+	QUAD_ROWS
 
 qdouble:
 	CMPQ CX, R8
@@ -943,11 +953,7 @@ TEXT ·dotRowsFixedQuadVNNI(SB), NOSPLIT, $0-48
 	VBROADCASTSD pow8<>(SB), Z24
 	VBROADCASTSD pow16<>(SB), Z25
 	VBROADCASTSD pow32<>(SB), Z26
-	LEAQ         -16(R10), R8
-	LEAQ         (R10)(R10*2), R11
-	MOVQ         R10, R14
-	IMULQ        $(4*quadAhead), R14
-	ADDQ         SI, R14
+	QUAD_START
 
 bquad:
 	VPXORD Z0, Z0, Z0
@@ -966,11 +972,7 @@ bquad:
 	VPXORD Z21, Z21, Z21
 	VPXORD Z22, Z22, Z22
 	VPXORD Z23, Z23, Z23
-	LEAQ   (SI)(R10*1), BX
-	LEAQ   (SI)(R10*2), R12
-	LEAQ   (SI)(R11*1), R13
-	MOVQ   DX, R9
-	XORQ   CX, CX
+	QUAD_ROWS
 
 bdouble:
 	CMPQ       CX, R8
