@@ -306,7 +306,8 @@ def _accept(listener):
     while True:
         try:
             conn = listener.accept()
-        except Exception:  # a client that failed authentication, or the listener closed
+        except Exception:  # a client that failed authentication, or no file descriptor left
+            time.sleep(0.01)
             continue
         _no_delay(conn)
         threading.Thread(target=_answer, args=(conn,), daemon=True, name="sompca-conn").start()
@@ -335,7 +336,10 @@ def _answer(conn):
             try:
                 pieces = _partials_of(token, items, threads)
             except Exception as err:  # the driver raises it, as a task's error
-                conn.send(("error", err))
+                try:
+                    conn.send(("error", err))
+                except Exception:  # an error that does not pickle: its words
+                    conn.send(("error", RuntimeError(f"{type(err).__name__}: {err}")))
                 continue
             conn.send(("ok", [(i, j, len(partial)) for i, j, partial in pieces]))
             for _, _, partial in pieces:
