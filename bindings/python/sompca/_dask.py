@@ -271,7 +271,7 @@ def _partials_of(token, items, threads):
     return [(run[0], run[-1] + 1, next(joined) if len(run) > 1 else partials[run[0]]) for run in runs]
 
 
-_SERVER = None  # this process's block server: (listener address, key)
+_SERVER = None  # this process's block server: (pid, listener address, key)
 
 
 def _serve(worker_address):
@@ -294,12 +294,12 @@ def _serve(worker_address):
     else:
         return None
     with _CACHES_LOCK:
-        if _SERVER is None:
+        if _SERVER is None or _SERVER[0] != os.getpid():  # a forked child has no thread of its parent's
             key = secrets.token_bytes(32)
             listener = Listener((host, 0), authkey=key)
             threading.Thread(target=_accept, args=(listener,), daemon=True, name="sompca-server").start()
-            _SERVER = (listener.address, key)
-        return _SERVER
+            _SERVER = (os.getpid(), listener.address, key)
+        return _SERVER[1:]
 
 
 def _accept(listener):

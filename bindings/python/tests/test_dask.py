@@ -310,6 +310,18 @@ def test_block_server_answers_only_its_key(X):
         with pytest.raises(AuthenticationError):
             Client((host, port), authkey=b"another key")
         assert _dask._serve("tls://127.0.0.1:1") is None  # not TCP: tasks serve such workers
+        assert _dask._serve("tcp://127.0.0.1:2") == ((host, port), key)  # one server a process
+        # A forked child (no thread of its parent's) starts its own.
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.write(write, repr(_dask._serve("tcp://127.0.0.1:1")[0]).encode())
+            os._exit(0)
+        os.close(write)
+        assert os.waitpid(pid, 0)[1] == 0
+        child = os.read(read, 200).decode()
+        os.close(read)
+        assert child.startswith("('127.0.0.1', ") and child != repr((host, port))
     finally:
         session.close()
         _dask.drop_caches(token)
