@@ -132,15 +132,31 @@ def _per_fit(store, token):
         return mine
 
 
-def _cache_for(token, first, n, size):
-    if size == 0:
-        return None
+def _kept(token, key, size, dtype):
+    """The array of ``size`` values that this process keeps for the fit ``token`` under ``key``.
+
+    Made (zeros) when missing or of another size. Besides the block caches
+    (key (first, n)), the buffers the block server writes a block's partial
+    and a run's joined partial in (bench/MEASUREMENTS.md, "Dask: partials
+    in kept buffers").
+    """
     with _CACHES_LOCK:
-        caches = _per_fit(_CACHES, token)
-        cache = caches.get((first, n))
-        if cache is None or cache.size != size:
-            cache = caches[(first, n)] = np.zeros(size, dtype=np.float64)
-        return cache
+        kept = _per_fit(_CACHES, token)
+        array = kept.get(key)
+        if array is None or array.size != size:
+            array = kept[key] = np.zeros(size, dtype=dtype)
+        return array
+
+
+def _cache_for(token, first, n, size):
+    return _kept(token, (first, n), size, np.float64) if size else None
+
+
+def _out_for(token, key, size):
+    """A kept buffer of at least size bytes (see _kept): the largest asked for so far."""
+    with _CACHES_LOCK:
+        array = _per_fit(_CACHES, token).get(key)
+    return array if array is not None and array.size >= size else _kept(token, key, size, np.uint8)
 
 
 # Per-process blocks kept for the block server: fit token -> {block index: array},
@@ -160,11 +176,13 @@ def drop_caches(token):
         _HELD.pop(token, None)
 
 
-def block_partials(token, items):
+def block_partials(token, items, kept=False):
     """The partials of (request, block) pairs, computed in this process.
 
     ``block`` is the numpy array of a block's samples; the result is the
-    list of the partials' bytes, in the order of ``items``.
+    list of the partials' bytes, in the order of ``items``; with ``kept``,
+    of views of buffers this process keeps for the blocks (valid until the
+    block's next partial).
     """
     out = []
     for request, block in items:
@@ -176,7 +194,8 @@ def block_partials(token, items):
         # is kept only when it is at most the block's size (uint8 samples of a
         # short first mode would make it larger than the data).
         cache = _cache_for(token, first, n, cache_size) if 8 * cache_size <= max(array.nbytes, 1) else None
-        out.append(_lib.pass_partial(request, array, _library_dtype(array.dtype), cache, partial_size))
+        buffer = _out_for(token, ("partial", first, n), partial_size) if kept else None
+        out.append(_lib.pass_partial(request, array, _library_dtype(array.dtype), cache, partial_size, out=buffer))
     return out
 
 
@@ -256,19 +275,32 @@ def _partials_of(token, items, threads):
     the subtrees of the reduction tree they complete together are folded
     here, and the driver receives and feeds one partial per run). A block
     not kept here (its process restarted, or the block was never computed
-    here) is left out, and the driver computes it by a task instead.
+    here) is left out, and the driver computes it by a task instead. The
+    partials are views of buffers kept for the fit (see _kept), valid
+    until the next call for the same blocks.
     """
     held = _held(token)
     here = {i: request for i, request in items if i in held}
     pool = _pool(threads)
     groups = [[(i, here[i]) for i in group]
               for group in _split(sorted(here), threads, {i: len(held[i]) for i in here})]
-    results = pool.map(lambda group: block_partials(token, [(request, held[i]) for i, request in group]), groups)
+    results = _map(pool, lambda group: block_partials(token, [(request, held[i]) for i, request in group], kept=True),
+                   groups)
     partials = {i: partial for group, result in zip(groups, results) for (i, _), partial in zip(group, result)}
     runs = _runs(sorted(partials))
-    joined = iter(pool.map(lambda run: _lib.partials_join(here[run[0]], [partials[i] for i in run]),
-                           [run for run in runs if len(run) > 1]))
+
+    def join(run):
+        parts = [partials[i] for i in run]
+        return _lib.partials_join(here[run[0]], parts, out=_out_for(token, ("joined", run[0]), sum(map(len, parts))))
+
+    joined = iter(_map(pool, join, [run for run in runs if len(run) > 1]))
     return [(run[0], run[-1] + 1, next(joined) if len(run) > 1 else partials[run[0]]) for run in runs]
+
+
+def _map(pool, fn, items):
+    """pool.map(fn, items) as a list; in this thread when there is one item (a hand-off to the pool is
+    two thread wake-ups, about 0.1-0.3 ms a round on a worker of one thread)."""
+    return [fn(item) for item in items] if len(items) <= 1 else list(pool.map(fn, items))
 
 
 _SERVER = None  # this process's block server: (pid, listener address, key)
@@ -280,8 +312,8 @@ def _serve(worker_address):
     A daemon thread accepts connections (the driver's, authenticated by a
     key random per process); each is served by its own thread, which
     answers every message (token, items, threads) with
-    ("ok", [(i, j, nbytes)]) and then each partial's bytes
-    (_partials_of), or ("error", exception).
+    ("ok", [(i, j, nbytes)]) and then each partial's nbytes bytes, raw on
+    the connection's socket (_partials_of, _raw), or ("error", exception).
     """
     global _SERVER
     from multiprocessing.connection import Listener
@@ -309,25 +341,39 @@ def _accept(listener):
         except Exception:  # a client that failed authentication, or no file descriptor left
             time.sleep(0.01)
             continue
-        _no_delay(conn)
-        threading.Thread(target=_answer, args=(conn,), daemon=True, name="sompca-conn").start()
+        threading.Thread(target=_answer, args=(conn, _raw(conn)), daemon=True, name="sompca-conn").start()
 
 
-def _no_delay(conn):
-    """Send a connection's messages at once (TCP_NODELAY).
+def _raw(conn):
+    """A socket object on a connection's socket (a duplicate descriptor), for the partials' bytes.
 
-    A message goes out in a few writes (a header, then the bytes), and a
-    reply in several messages; with Nagle's algorithm the last short
-    write waits for the peer's delayed ACK, about 40 ms a round.
+    Partials go as raw bytes after the message that gives their sizes: the
+    receiver reads them into kept buffers (socket.recv_into), where
+    Connection.recv_bytes_into reads a message in fresh chunks and copies
+    them twice (bench/MEASUREMENTS.md, "Dask: partials in kept buffers").
+    It also sends a connection's messages at once (TCP_NODELAY): a
+    message goes out in a few writes, and with Nagle's algorithm the last
+    short write waits for the peer's delayed ACK, about 40 ms a round.
     """
     import socket
 
-    with socket.socket(fileno=os.dup(conn.fileno())) as sock:  # the same socket; its options are shared
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock = socket.socket(fileno=os.dup(conn.fileno()))  # the same socket: options and bytes are shared
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
 
 
-def _answer(conn):
-    with conn:
+def _read_into(sock, view):
+    """Fill the buffer view from sock (EOFError if the peer closes first)."""
+    done = 0
+    while done < len(view):
+        n = sock.recv_into(view[done:])
+        if n == 0:
+            raise EOFError("sompca: the block server's connection closed")
+        done += n
+
+
+def _answer(conn, sock):
+    with conn, sock:
         while True:
             try:
                 token, items, threads = conn.recv()
@@ -343,7 +389,7 @@ def _answer(conn):
                 continue
             conn.send(("ok", [(i, j, len(partial)) for i, j, partial in pieces]))
             for _, _, partial in pieces:
-                conn.send_bytes(partial)
+                sock.sendall(partial)
 
 
 def _runs(indices):
@@ -502,6 +548,8 @@ class _ClusterRounds:
         self.lengths = [int(n) for n in X.chunks[0]]  # samples per block
         self.owner = [None] * len(self.futures)  # the worker whose process keeps block i
         self.channels = {}  # worker address -> connection to its block server
+        self.sockets = {}  # worker address -> the socket of its connection, for the partials' bytes (_raw)
+        self.inbox = {}  # (worker address, k): the kept buffer that worker's k-th partial of a round is read into
         self.threads = {}  # worker address -> its threads
         self.served = self.tasked = 0
 
@@ -525,7 +573,7 @@ class _ClusterRounds:
                 status, got = channel.recv()
                 if status == "error":
                     raise got
-                got = [(i, j, channel.recv_bytes()) for i, j, _ in got]
+                got = [(i, j, self._receive(address, k, size)) for k, (i, j, size) in enumerate(got)]
             except (EOFError, OSError):  # the worker died mid-round: its blocks go to tasks
                 self._lost(address)
                 continue
@@ -540,10 +588,20 @@ class _ClusterRounds:
             pieces.update((i, (i + 1, partials[i])) for i in rest)
         return [(i, j, partial) for i, (j, partial) in sorted(pieces.items())]
 
+    def _receive(self, address, k, size):
+        """The next size bytes from a worker, read into a kept buffer: a view of it, valid for this round."""
+        buffer = self.inbox.get((address, k))
+        if buffer is None or buffer.size < size:
+            buffer = self.inbox[(address, k)] = np.empty(size, dtype=np.uint8)
+        _read_into(self.sockets[address], memoryview(buffer)[:size])
+        return buffer[:size]
+
     def _lost(self, address):
+        self.inbox = {key: buffer for key, buffer in self.inbox.items() if key[0] != address}
         channel = self.channels.pop(address, None)
         if channel is not None:
             channel.close()
+            self.sockets.pop(address).close()
         self.owner = [None if owner == address else owner for owner in self.owner]
 
     def _tasks(self, token, requests, blocks, partials):
@@ -604,9 +662,9 @@ class _ClusterRounds:
         try:
             # Client has no timeout: first check that the port answers.
             socket.create_connection((host, port), timeout=self.CONNECT_SECONDS).close()
-            self.channels[address] = Client((host, port), authkey=key)
-            _no_delay(self.channels[address])
-            self.threads[address] = threads
+            channel = Client((host, port), authkey=key)
+            self.sockets[address] = _raw(channel)
+            self.channels[address], self.threads[address] = channel, threads
         except OSError:
             pass
 

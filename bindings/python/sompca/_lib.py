@@ -940,8 +940,8 @@ class Session:
         return buffer.raw[:length.value]
 
     def feed(self, first, n_samples, partial):
-        """Feed the partial (bytes) of the block [first, first + n_samples), in block order."""
-        check(lib.sompca_session_feed(self._handle, first, n_samples, partial, len(partial)))
+        """Feed the partial (bytes or a buffer of them) of the block [first, first + n_samples), in block order."""
+        check(lib.sompca_session_feed(self._handle, first, n_samples, _chars(partial), _nbytes(partial)))
 
     def finish(self):
         """The fitted :class:`Model` of a finished session."""
@@ -966,20 +966,27 @@ def pass_info(request):
     return first.value, n.value, partial.value, cache.value
 
 
-def pass_partial(request, array, dtype, cache=None, size=None):
-    """The partial result (bytes) of a block of samples (a C-contiguous array) for a request.
+def pass_partial(request, array, dtype, cache=None, size=None, out=None):
+    """The partial result of a block of samples (a C-contiguous array) for a request.
 
     ``cache`` is an optional float64 array that the caller keeps for this
-    block between passes (see sompca_pass_partial).
+    block between passes (see sompca_pass_partial). The partial is new
+    bytes, or, with ``out`` (a uint8 array of at least ``size`` bytes,
+    kept by the caller), written there and returned as a view of it: a
+    block's partials take fresh pages each pass otherwise, whose faults
+    cost more than a rows pass's copy (bench/MEASUREMENTS.md, "Dask:
+    partials in kept buffers").
     """
     if size is None:
         size = pass_info(request)[2]
-    buffer = _partial_buffer(size)
     length = c_size_t()
+    buffer = _partial_buffer(size) if out is None else out.ctypes.data_as(c_void_p)
+    if out is not None and out.nbytes < size:
+        raise ValueError(f"sompca: a partial of {size} bytes does not fit the {out.nbytes} bytes of out")
     cache_p, cache_len = (None, 0) if cache is None else (cache.ctypes.data_as(_doubles), cache.size)
     check(lib.sompca_pass_partial(buffer, size, byref(length), request, len(request),
                                   array.ctypes.data_as(c_void_p), dtype, cache_p, cache_len))
-    return ctypes.string_at(buffer, length.value)
+    return ctypes.string_at(buffer, length.value) if out is None else out[:length.value]
 
 
 _partial_buffers = threading.local()
@@ -997,20 +1004,42 @@ def _partial_buffer(size):
     return buffer
 
 
-def partials_join(request, partials):
-    """The partial (bytes) of the union of consecutive blocks of one pass, from their partials in order.
+def _chars(data):
+    """A char * to the bytes of ``data`` (bytes, or a contiguous buffer such as a uint8 array), for one call."""
+    if isinstance(data, bytes):
+        return data
+    view = memoryview(data)
+    if not view.c_contiguous:
+        raise ValueError("sompca: a partial must be contiguous bytes")
+    return np.frombuffer(view, dtype=np.uint8).ctypes.data_as(c_char_p)
 
-    ``request`` is the request of any of the blocks (see sompca_partials_join).
+
+def _nbytes(data):
+    return data.nbytes if isinstance(data, (memoryview, np.ndarray)) else len(data)
+
+
+def partials_join(request, partials, out=None):
+    """The partial of the union of consecutive blocks of one pass, from their partials in order.
+
+    ``request`` is the request of any of the blocks (see
+    sompca_partials_join); the partials are bytes or buffers of them. As
+    for :func:`pass_partial`, the result is new bytes, or, with ``out`` (a
+    uint8 array of at least the partials' total size), written there and
+    returned as a view of it. One partial is returned as it is.
     """
     if len(partials) == 1:
         return partials[0]
     count = len(partials)
-    size = sum(len(partial) for partial in partials)
-    buffer = _partial_buffer(size)
+    lengths = [_nbytes(partial) for partial in partials]
+    size = sum(lengths)
+    if out is not None and out.nbytes < size:
+        raise ValueError(f"sompca: partials of {size} bytes do not fit the {out.nbytes} bytes of out")
+    buffer = _partial_buffer(size) if out is None else out.ctypes.data_as(c_void_p)
     length = c_size_t()
-    check(lib.sompca_partials_join(buffer, size, byref(length), request, len(request), (c_char_p * count)(*partials),
-                                   (c_size_t * count)(*(len(partial) for partial in partials)), count))
-    return ctypes.string_at(buffer, length.value)
+    check(lib.sompca_partials_join(buffer, size, byref(length), request, len(request),
+                                   (c_char_p * count)(*(_chars(partial) for partial in partials)),
+                                   (c_size_t * count)(*lengths), count))
+    return ctypes.string_at(buffer, length.value) if out is None else out[:length.value]
 
 
 def sample_stride(array):

@@ -284,6 +284,41 @@ def test_a_workers_neighbouring_blocks_are_joined(client, X, mode_updates):
     assert_identical(est, small(sompca.SOMPCA, mode_updates=mode_updates).fit(X))
 
 
+@pytest.mark.parametrize("mode_updates", ["rows", "scatter"])
+def test_partials_in_kept_buffers_are_the_partials(X, mode_updates):
+    """A block's partial written into a kept buffer (the block server's way) has the bytes of a fresh one.
+
+    Over a whole session: every pass's blocks computed both ways, joined
+    both ways, and the kept ones fed (as numpy views); the model is then
+    the in-memory fit's bit for bit (blocks of whole grains).
+    """
+    token = "test-kept-buffers"
+    est = small(sompca.SOMPCA, mode_updates=mode_updates)
+    session = _lib.Session(M, SHAPE, est._options())
+    spans = [(first, min(B, M - first)) for first in range(0, M, B)]
+    try:
+        while session.next():
+            requests = [session.request(first, n) for first, n in spans]
+            items = [(request, X[first:first + n]) for request, (first, n) in zip(requests, spans)]
+            fresh = _dask.block_partials(token, items)
+            kept = _dask.block_partials(token, items, kept=True)
+            assert all(isinstance(p, np.ndarray) and bytes(p) == f for p, f in zip(kept, fresh))
+            out = np.empty(sum(map(len, kept)), dtype=np.uint8)
+            joined = _lib.partials_join(requests[0], kept[:2], out=out)
+            assert joined.base is out and bytes(joined) == _lib.partials_join(requests[0], fresh[:2])
+            with pytest.raises(ValueError, match="do not fit"):
+                _lib.partials_join(requests[0], kept[:2], out=out[:len(kept[0])])
+            with pytest.raises(ValueError, match="does not fit"):
+                _lib.pass_partial(requests[0], items[0][1], _lib.FLOAT64, out=np.empty(1, dtype=np.uint8))
+            for (first, n), partial in zip(spans, kept):
+                session.feed(first, n, partial)
+        est._set_model(session.finish())
+    finally:
+        session.close()
+        _dask.drop_caches(token)
+    assert_identical(est, small(sompca.SOMPCA, mode_updates=mode_updates).fit(X))
+
+
 def test_block_server_answers_only_its_key(X):
     """The block server (in this process): the partials of block_partials, errors sent back, other keys refused."""
     from multiprocessing import AuthenticationError
@@ -297,16 +332,21 @@ def test_block_server_answers_only_its_key(X):
         assert session.next()
         request = session.request(0, B)
         (host, port), key = _dask._serve("tcp://127.0.0.1:1")
-        with Client((host, port), authkey=key) as conn:
+        with Client((host, port), authkey=key) as conn, _dask._raw(conn) as sock:
             conn.send((token, [(0, request), (5, request)], 2))  # block 5 is not held here: left out
             status, pieces = conn.recv()
             assert status == "ok" and [(i, j) for i, j, _ in pieces] == [(0, 1)]
-            assert conn.recv_bytes() == _dask.block_partials(token, [(request, block)])[0]
+            partial = bytearray(pieces[0][2])  # the partial's bytes follow the message, raw
+            _dask._read_into(sock, memoryview(partial))
+            assert bytes(partial) == _dask.block_partials(token, [(request, block)])[0]
             conn.send((token, [(0, b"not a request")], 1))
             status, err = conn.recv()
             assert status == "error" and isinstance(err, ValueError)
             conn.send((token, [(0, request)], 1))  # the connection still serves
-            assert conn.recv()[0] == "ok" and len(conn.recv_bytes()) == pieces[0][2]
+            status, again = conn.recv()
+            assert status == "ok" and again == pieces
+            _dask._read_into(sock, memoryview(partial))
+            assert bytes(partial) == _dask.block_partials(token, [(request, block)])[0]
         with pytest.raises(AuthenticationError):
             Client((host, port), authkey=b"another key")
         assert _dask._serve("tls://127.0.0.1:1") is None  # not TCP: tasks serve such workers
