@@ -979,10 +979,10 @@ def pass_partial(request, array, dtype, cache=None, size=None, out=None):
     """
     if size is None:
         size = pass_info(request)[2]
-    length = c_size_t()
-    buffer = _partial_buffer(size) if out is None else out.ctypes.data_as(c_void_p)
     if out is not None and out.nbytes < size:
         raise ValueError(f"sompca: a partial of {size} bytes does not fit the {out.nbytes} bytes of out")
+    buffer = _partial_buffer(size) if out is None else out.ctypes.data_as(c_void_p)
+    length = c_size_t()
     cache_p, cache_len = (None, 0) if cache is None else (cache.ctypes.data_as(_doubles), cache.size)
     check(lib.sompca_pass_partial(buffer, size, byref(length), request, len(request),
                                   array.ctypes.data_as(c_void_p), dtype, cache_p, cache_len))
